@@ -1,0 +1,161 @@
+//! The whole `h5perf` program as a function of its arguments: environment, command
+//! line, parameter checks, report header, the run, and the exit status. `main.rs` is a
+//! thin wrapper around [`run_program`]; the C API's program entry point will reuse it.
+#![forbid(unsafe_code)]
+
+use crate::cli::{self, Command};
+use crate::engine::{self, Output, RunEnv};
+use crate::env;
+use crate::error::{Error, Result};
+use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
+use crate::ffi::posix::{Fd, OpenMode};
+use crate::ffi::hdf5;
+use crate::params::Params;
+use crate::report;
+
+/// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
+pub const HDF5_BUILD_VERSION: &str = env!("H5PERF_HDF5_VERSION");
+
+/// The text world rank 0 prints on stderr for an error (one message, spec §10 fixed).
+pub fn error_message(e: &Error) -> String {
+    match e {
+        Error::Usage(m) => m.clone(),
+        Error::Invalid(ms) => ms
+            .iter()
+            .map(|m| if m.starts_with("h5perf: ") { m.clone() } else { format!("h5perf: {m}") })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => format!("h5perf: {other}"),
+    }
+}
+
+/// Run h5perf with `args` (without argv[0]) on `MPI_COMM_WORLD`, initialising MPI if
+/// needed. Returns the process exit status: 0 on success (also for `--help` and
+/// `--version`), 1 on any error (printed once on stderr by world rank 0).
+pub fn run_program(args: &[String]) -> i32 {
+    let universe = match Universe::init() {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("{}", error_message(&e));
+            return 1;
+        }
+    };
+    let world = universe.world();
+    let rank = world.rank().unwrap_or(0);
+    let code = match program(&world, args) {
+        Ok(()) => 0,
+        Err(e) => {
+            if rank == 0 {
+                eprintln!("{}", error_message(&e));
+            }
+            1
+        }
+    };
+    drop(world);
+    drop(universe);
+    code
+}
+
+fn program(world: &Comm, args: &[String]) -> Result<()> {
+    let rank = world.rank()?;
+    let size = world.size()?;
+    // HDF5_MPI_INFO is read before the options, as in the C tool (spec §1.1)
+    let info_pairs = match std::env::var("HDF5_MPI_INFO") {
+        Ok(v) => Some(env::parse_mpi_info_with_limits(
+            &v,
+            mpi_sys::MPI_MAX_INFO_KEY as usize - 1,
+            mpi_sys::MPI_MAX_INFO_VAL as usize - 1,
+        )?),
+        Err(std::env::VarError::NotPresent) => None,
+        Err(std::env::VarError::NotUnicode(_)) => {
+            return Err(Error::Usage("h5perf: HDF5_MPI_INFO is not valid UTF-8".into()))
+        }
+    };
+    let opts = match cli::parse(args)? {
+        Command::Help => {
+            if rank == 0 {
+                engine::write_stdout(&cli::help_text())?;
+            }
+            return Ok(());
+        }
+        Command::Version => {
+            if rank == 0 {
+                engine::write_stdout(&version_text())?;
+            }
+            return Ok(());
+        }
+        Command::Run(o) => o,
+    };
+    let params = Params::resolve(&opts, size);
+    let problems = params.problems(size);
+    if !problems.is_empty() {
+        return Err(Error::Invalid(problems));
+    }
+
+    // report file: rank 0 truncates, then every rank appends its own blocks
+    let out = match &params.output {
+        None => Output::stdout(),
+        Some(path) => {
+            let first = if rank == 0 { Fd::open_str(path, OpenMode::CreateReport).map(Some) } else { Ok(None) };
+            let first = agree_value(world, first, path)?;
+            let fd = match first {
+                Some(fd) => fd,
+                None => agree_value(world, Fd::open_str(path, OpenMode::Append), path)?,
+            };
+            Output::file(fd)
+        }
+    };
+
+    hdf5::init();
+    let info = match &info_pairs {
+        Some(p) => Info::from_pairs(p),
+        None => Ok(Info::null()),
+    };
+    let info = agree_value(world, info, "HDF5_MPI_INFO")?;
+
+    let env = RunEnv::from_process();
+    if params.debug.level >= 1 || rank == 0 {
+        let dump = report::info_dump(info_pairs.as_deref(), mpi_sys::MPI_MAX_INFO_VAL);
+        let block = report::param_block(
+            &params,
+            &report::ParamEnv { rank, paraprefix: env.paraprefix.as_deref(), info_dump: &dump },
+        );
+        let version = report::version_line(HDF5_BUILD_VERSION);
+        if out.is_file() {
+            // stdout keeps what the C tool prints there; the file gets the whole block
+            engine::write_stdout(&format!("{version}{dump}"))?;
+            out.write(&block)?;
+        } else {
+            out.write(&format!("{version}{block}"))?;
+        }
+    }
+
+    let outcome = engine::run(&params, world, &info, &env, &out)?;
+    let wrong = world.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
+    if wrong > 0 {
+        return Err(Error::Verify(wrong));
+    }
+    Ok(())
+}
+
+/// Agree on a per-rank result that carries a value; the error names `what`.
+fn agree_value<T>(world: &Comm, r: Result<T>, what: &str) -> Result<T> {
+    let (unit, val) = match r {
+        Ok(v) => (Ok(()), Some(v)),
+        Err(e) => (Err(Error::Other(format!("{what}: {e}"))), None),
+    };
+    engine::agree(world, unit)?;
+    Ok(val.expect("agreement succeeded, so this rank succeeded"))
+}
+
+/// The `--version` text: h5perf's version and the HDF5 and MPI libraries it runs with.
+pub fn version_text() -> String {
+    format!(
+        "h5perf {} (Rust re-implementation of the HDF5 {} h5perf benchmark)\nHDF5 library: {} (compiled against {})\nMPI library: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        HDF5_BUILD_VERSION,
+        hdf5::library_version(),
+        HDF5_BUILD_VERSION,
+        mpi::library_version()
+    )
+}

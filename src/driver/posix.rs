@@ -1,0 +1,99 @@
+//! POSIX driver: `open(O_CREAT|O_TRUNC|O_RDWR, 0600)` then a barrier, one `pwrite`
+//! (`pread`) per piece of a transfer at the offsets of spec §6.2–§6.3, `close`.
+//! `-C` does not apply to POSIX.
+#![forbid(unsafe_code)]
+
+use std::ffi::CString;
+
+use super::{Ctx, Driver, Phase};
+use crate::error::{Error, Result};
+use crate::ffi::posix::{self, Fd, OpenMode};
+
+/// State of the POSIX driver: the open file and the current dataset's base offset.
+#[derive(Default)]
+pub struct PosixDriver {
+    fd: Option<Fd>,
+    base: u64,
+    path: Option<CString>,
+}
+
+impl PosixDriver {
+    fn fd(&self) -> Result<&Fd> {
+        self.fd.as_ref().ok_or_else(|| Error::Other("POSIX file is not open".into()))
+    }
+
+    fn with_path(&self, e: Error) -> Error {
+        match e {
+            Error::Posix { call, errno, path: None } => Error::Posix {
+                call,
+                errno,
+                path: self.path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            },
+            e => e,
+        }
+    }
+}
+
+impl Driver for PosixDriver {
+    fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()> {
+        let how = match phase {
+            Phase::Write => OpenMode::CreateRw,
+            Phase::Read => OpenMode::Read,
+        };
+        self.path = Some(path.clone());
+        self.fd = Some(Fd::open(path, how)?);
+        let _ = ctx;
+        Ok(())
+    }
+
+    fn begin_phase(&mut self, _ctx: &Ctx<'_>, _phase: Phase) -> Result<()> {
+        Ok(())
+    }
+
+    fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Phase) -> Result<()> {
+        self.base = ctx.dataset_base(d);
+        Ok(())
+    }
+
+    fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {
+        let p = &ctx.pattern;
+        let fd = self.fd()?;
+        for j in 0..p.pieces_per_transfer() {
+            let pc = p.piece(k, j);
+            let src = &buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
+            fd.pwrite_all(src, self.base + pc.file_off).map_err(|e| self.with_path(e))?;
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()> {
+        let p = ctx.pattern;
+        let base = self.base;
+        for j in 0..p.pieces_per_transfer() {
+            let pc = p.piece(k, j);
+            let dst = &mut buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
+            let res = self.fd()?.pread_exact(dst, base + pc.file_off);
+            res.map_err(|e| self.with_path(e))?;
+        }
+        Ok(())
+    }
+
+    fn end_dataset(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn end_phase(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<()> {
+        match self.fd.take() {
+            Some(fd) => fd.close().map_err(|e| self.with_path(e)),
+            None => Ok(()),
+        }
+    }
+
+    fn remove(&mut self, _ctx: &Ctx<'_>, path: &str) -> Result<()> {
+        posix::remove(path)
+    }
+}

@@ -1,0 +1,429 @@
+//! The run loops (spec §3) and the per-iteration engine (spec §5.2, §7, §8): process
+//! counts over sub-communicators, transfer sizes, APIs, iterations, files, datasets and
+//! transfers; timers; reduction; verification; failure agreement.
+//!
+//! Failure agreement: every step that can fail on one rank ends at an agreement point
+//! ([`agree`]) where all ranks of the communicator learn whether any rank failed and
+//! leave together with the first failing rank's message. Ranks outside a
+//! sub-communicator meet the others at the world-level agreement after each
+//! process-count step, so no rank is left waiting in a collective call.
+#![forbid(unsafe_code)]
+
+use std::ffi::CString;
+
+use crate::driver::{self, Ctx, Driver, Phase};
+use crate::error::{Error, Result};
+use crate::ffi::mem::AlignedBuf;
+use crate::ffi::mpi::{wtime, Comm, Info, Op};
+use crate::ffi::posix::Fd;
+use crate::params::{Api, Params};
+use crate::pattern::Pattern1D;
+use crate::report::{self, ApiResults};
+use crate::timer::{IterStat, Timer, Times, COUNT};
+
+/// Where the report goes: standard output, or the `-o` file (opened by every rank in
+/// append mode after rank 0 truncated it, so blocks of different ranks do not clobber
+/// each other). Each call writes one whole block.
+pub struct Output {
+    file: Option<Fd>,
+}
+
+impl Output {
+    /// Report to standard output.
+    pub fn stdout() -> Output {
+        Output { file: None }
+    }
+
+    /// Report to an already opened file.
+    pub fn file(fd: Fd) -> Output {
+        Output { file: Some(fd) }
+    }
+
+    /// Whether the report goes to a file (`-o`).
+    pub fn is_file(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Write one block of text. Errors: the report file cannot be written.
+    pub fn write(&self, s: &str) -> Result<()> {
+        match &self.file {
+            Some(fd) => fd.write_all(s.as_bytes()),
+            None => write_stdout(s),
+        }
+    }
+}
+
+/// Write a block to standard output and flush it.
+pub fn write_stdout(s: &str) -> Result<()> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    o.write_all(s.as_bytes())
+        .and_then(|_| o.flush())
+        .map_err(|e| Error::Other(format!("cannot write the report to standard output: {e}")))
+}
+
+/// Environment settings read once at start-up (spec §5.1, §5.2, §2.4).
+pub struct RunEnv {
+    /// `HDF5_PARAPREFIX` (None if unset).
+    pub paraprefix: Option<String>,
+    /// `$USER`, else `$LOGIN`.
+    pub user: Option<String>,
+    /// `HDF5_NOCLEANUP` is set (any value): keep the data files.
+    pub nocleanup: bool,
+}
+
+impl RunEnv {
+    /// Read the variables from the process environment.
+    pub fn from_process() -> RunEnv {
+        let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
+        RunEnv {
+            paraprefix: var("HDF5_PARAPREFIX"),
+            user: var("USER").or_else(|| var("LOGIN")),
+            nocleanup: std::env::var_os("HDF5_NOCLEANUP").is_some(),
+        }
+    }
+}
+
+/// What a whole run produced on this rank.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Outcome {
+    /// Bytes that this rank read back wrong with `-D v` (0 without verification).
+    pub wrong_bytes: u64,
+}
+
+/// Agreement point: every rank of `comm` learns whether any rank failed. If one did,
+/// all return `Error::Remote` with the message of the lowest failing rank
+/// (`rank R: <error>`). Collective over `comm`.
+pub fn agree(comm: &Comm, res: Result<()>) -> Result<()> {
+    let failed = u64::from(res.is_err());
+    if comm.allreduce_u64(failed, Op::Max)? == 0 {
+        return Ok(());
+    }
+    const NONE: u64 = 1 << 40;
+    let me = comm.rank()?;
+    let first = comm.allreduce_u64(if failed == 1 { u64::from(me) } else { NONE }, Op::Min)?;
+    let msg = match &res {
+        Err(Error::Remote(m)) => m.clone(),
+        Err(e) => format!("rank {me}: {e}"),
+        Ok(()) => String::new(),
+    };
+    let text = comm.bcast_bytes(first as u32, msg.as_bytes())?;
+    Err(Error::Remote(String::from_utf8_lossy(&text).into_owned()))
+}
+
+/// Run the whole benchmark on `world` (spec §3). Collective over `world`; world rank 0
+/// prints the headers and results to `out`.
+///
+/// Errors: any failure on any rank, agreed on by all ranks.
+pub fn run(p: &Params, world: &Comm, info: &Info, env: &RunEnv, out: &Output) -> Result<Outcome> {
+    let wrank = world.rank()?;
+    let mut outcome = Outcome::default();
+    let dir = driver::data_dir(env.paraprefix.as_deref(), env.user.as_deref());
+    for n in p.proc_counts() {
+        let sub = world.split(wrank < n, wrank)?;
+        let step = match &sub {
+            Some(comm) => {
+                let r = run_step(p, comm, n, info, env, &dir, out, &mut outcome);
+                agree(comm, r)
+            }
+            None => Ok(()),
+        };
+        drop(sub);
+        agree(world, step)?;
+    }
+    Ok(outcome)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_step(
+    p: &Params,
+    comm: &Comm,
+    n: u32,
+    info: &Info,
+    env: &RunEnv,
+    dir: &str,
+    out: &Output,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    let rank = comm.rank()?;
+    if rank == 0 {
+        out.write(&report::procs_header(n))?;
+    }
+    for buf in p.buf_sizes() {
+        let pattern = Pattern1D {
+            bpp: p.num_bytes,
+            buf,
+            blk: p.blk_size,
+            nprocs: u64::from(n),
+            rank: u64::from(rank),
+            interleaved: p.interleaved,
+        };
+        if rank == 0 {
+            out.write(&report::xfer_header_1d(buf, pattern.dataset_bytes(), p))?;
+        }
+        // one page-aligned transfer buffer per configuration, outside every timer
+        let alloc = AlignedBuf::new(buf);
+        let alloc_res = alloc.as_ref().map(|_| ()).map_err(Clone::clone);
+        agree(comm, alloc_res)?;
+        let mut tbuf = alloc?;
+        let ctx = Ctx { comm, info, params: p, pattern };
+        for api in p.apis.iter() {
+            if rank == 0 {
+                out.write(&report::api_header(api))?;
+            }
+            let results = run_api(api, &ctx, tbuf.as_mut_slice(), env, dir, out, outcome)?;
+            if rank == 0 {
+                out.write(&report::api_results(p, &results))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One verification finding of one transfer, recorded inside the raw-read timer
+/// without formatting; turned into text after the timer stops.
+#[derive(Clone, Copy)]
+struct Mismatch {
+    dataset: u64,
+    transfer: u64,
+    count: u64,
+    first_index: u64,
+    got: [u8; 19],
+}
+
+/// All iterations of one API for the current (N, transfer size).
+fn run_api(
+    api: Api,
+    ctx: &Ctx<'_>,
+    buf: &mut [u8],
+    env: &RunEnv,
+    dir: &str,
+    out: &Output,
+    outcome: &mut Outcome,
+) -> Result<ApiResults> {
+    let p = ctx.params;
+    let comm = ctx.comm;
+    let rank = comm.rank()?;
+    let mut drv = driver::new_driver(api);
+    let mut stats: Vec<Vec<IterStat>> = vec![Vec::with_capacity(p.num_iters as usize); COUNT];
+    let mut mismatches: Vec<Mismatch> = Vec::with_capacity(64);
+    let fill = (rank as u8).wrapping_add(1);
+    for it in 0..p.num_iters {
+        let _ = it;
+        comm.barrier()?;
+        if p.debug.level >= 4 && rank == 0 {
+            out.write("Timer details:\n")?;
+        }
+        let mut t: Times = [0.0; COUNT];
+        for f in 1..=p.num_files {
+            let path = driver::data_file_name(dir, f, api)?;
+            let cpath = CString::new(path.clone())
+                .map_err(|_| Error::Other(format!("data file name contains a NUL byte: {path:?}")))?;
+            let res = one_file(&mut *drv, ctx, &path, &cpath, buf, fill, &mut t, out, &mut mismatches);
+            if let Err(e) = agree(comm, res) {
+                // leave together: release everything, remove what was created
+                drop(drv);
+                comm.barrier()?;
+                if rank == 0 && !env.nocleanup {
+                    let mut d = driver::new_driver(api);
+                    let _ = d.remove(ctx, &path);
+                }
+                return Err(e);
+            }
+            report_mismatches(ctx, &path, api, &mut mismatches, outcome, out)?;
+            comm.barrier()?;
+            if rank == 0 && !env.nocleanup {
+                // a failed removal only leaves a file behind; the next run truncates it
+                let _ = drv.remove(ctx, &path);
+            }
+        }
+        let mut mx = [0.0; COUNT];
+        let mut mn = [0.0; COUNT];
+        let mut sm = [0.0; COUNT];
+        comm.allreduce_f64(&t, &mut mx, Op::Max)?;
+        comm.allreduce_f64(&t, &mut mn, Op::Min)?;
+        comm.allreduce_f64(&t, &mut sm, Op::Sum)?;
+        for i in 0..COUNT {
+            stats[i].push(IterStat { min: mn[i], max: mx[i], sum: sm[i] });
+        }
+    }
+    let dset = ctx.pattern.dataset_bytes();
+    Ok(ApiResults {
+        stats,
+        bytes: p.num_files * p.num_dsets * dset,
+        iters: p.num_iters,
+        files: p.num_files,
+    })
+}
+
+/// Write (and unless `-w` read back) one file, accumulating into `t` exactly as spec
+/// §8.1 says: barrier → gross start → open → fine start → datasets (raw timers around
+/// the transfer loops) → fine stop → close → gross stop.
+#[allow(clippy::too_many_arguments)]
+fn one_file(
+    drv: &mut dyn Driver,
+    ctx: &Ctx<'_>,
+    path: &str,
+    cpath: &CString,
+    buf: &mut [u8],
+    fill: u8,
+    t: &mut Times,
+    out: &Output,
+    mismatches: &mut Vec<Mismatch>,
+) -> Result<()> {
+    let p = ctx.params;
+    let comm = ctx.comm;
+    let rank = comm.rank()?;
+    let pat = ctx.pattern;
+    let trace = format!(
+        "{rank}: Debug(do_write): buf_size={}, bytes_begin={}, bytes_count={}\n",
+        pat.buf,
+        pat.begin(),
+        pat.bpp
+    );
+    if p.debug.level >= 1 {
+        out.write(&format!("rank {rank}: data filename={path}\n"))?;
+    }
+    if p.debug.verify {
+        buf.fill(fill);
+    }
+    if p.debug.level >= 4 {
+        out.write(&trace)?;
+    }
+    comm.barrier()?;
+
+    // ---- write phase ----
+    let g0 = wtime();
+    let opened = drv.open(ctx, cpath, Phase::Write);
+    agree(comm, opened)?;
+    let g1 = wtime();
+    t[Timer::WriteOpen as usize] += g1 - g0;
+    let wres = write_phase(drv, ctx, buf, t);
+    let g2 = wtime();
+    t[Timer::WriteFine as usize] += g2 - g1;
+    let cres = drv.close();
+    let g3 = wtime();
+    t[Timer::WriteGross as usize] += g3 - g0;
+    t[Timer::WriteClose as usize] += g3 - g2;
+    agree(comm, wres.and(cres))?;
+    if p.write_only {
+        return Ok(());
+    }
+
+    // ---- read phase ----
+    if p.debug.level >= 4 {
+        out.write(&trace)?;
+    }
+    comm.barrier()?;
+    let g0 = wtime();
+    let opened = drv.open(ctx, cpath, Phase::Read);
+    agree(comm, opened)?;
+    let g1 = wtime();
+    t[Timer::ReadOpen as usize] += g1 - g0;
+    let rres = read_phase(drv, ctx, buf, fill, t, mismatches);
+    let g2 = wtime();
+    t[Timer::ReadFine as usize] += g2 - g1;
+    let cres = drv.close();
+    let g3 = wtime();
+    t[Timer::ReadGross as usize] += g3 - g0;
+    t[Timer::ReadClose as usize] += g3 - g2;
+    agree(comm, rres.and(cres))
+}
+
+fn write_phase(drv: &mut dyn Driver, ctx: &Ctx<'_>, buf: &[u8], t: &mut Times) -> Result<()> {
+    let n = ctx.pattern.transfers();
+    drv.begin_phase(ctx, Phase::Write)?;
+    for d in 0..ctx.params.num_dsets {
+        drv.begin_dataset(ctx, d, Phase::Write)?;
+        let r0 = wtime();
+        for k in 0..n {
+            drv.write(ctx, k, buf)?;
+        }
+        t[Timer::WriteRaw as usize] += wtime() - r0;
+        drv.end_dataset()?;
+    }
+    drv.end_phase()
+}
+
+fn read_phase(
+    drv: &mut dyn Driver,
+    ctx: &Ctx<'_>,
+    buf: &mut [u8],
+    fill: u8,
+    t: &mut Times,
+    mismatches: &mut Vec<Mismatch>,
+) -> Result<()> {
+    let n = ctx.pattern.transfers();
+    let verify = ctx.params.debug.verify;
+    drv.begin_phase(ctx, Phase::Read)?;
+    for d in 0..ctx.params.num_dsets {
+        drv.begin_dataset(ctx, d, Phase::Read)?;
+        let r0 = wtime();
+        for k in 0..n {
+            drv.read(ctx, k, buf)?;
+            if verify && !buf.iter().all(|&b| b == fill) {
+                mismatches.push(find_mismatch(buf, fill, d, k));
+            }
+        }
+        t[Timer::ReadRaw as usize] += wtime() - r0;
+        drv.end_dataset()?;
+    }
+    drv.end_phase()
+}
+
+#[cold]
+fn find_mismatch(buf: &[u8], fill: u8, dataset: u64, transfer: u64) -> Mismatch {
+    let mut m = Mismatch { dataset, transfer, count: 0, first_index: 0, got: [0; 19] };
+    for (i, &b) in buf.iter().enumerate() {
+        if b != fill {
+            if m.count == 0 {
+                m.first_index = i as u64;
+            }
+            if (m.count as usize) < m.got.len() {
+                m.got[m.count as usize] = b;
+            }
+            m.count += 1;
+        }
+    }
+    m
+}
+
+/// Print the verification findings of one file (the C tool's lines, kept for scripts
+/// that grep them, plus one summary per transfer) and add them to the outcome.
+fn report_mismatches(
+    ctx: &Ctx<'_>,
+    path: &str,
+    api: Api,
+    mismatches: &mut Vec<Mismatch>,
+    outcome: &mut Outcome,
+    out: &Output,
+) -> Result<()> {
+    if mismatches.is_empty() {
+        return Ok(());
+    }
+    let rank = ctx.comm.rank()?;
+    let expected = (rank as u8).wrapping_add(1);
+    let mut s = String::new();
+    for m in mismatches.iter() {
+        use std::fmt::Write;
+        for g in m.got.iter().take((m.count as usize).min(19)) {
+            let _ = writeln!(s, "{rank}: read data error, expected ({expected}), got ({g})");
+        }
+        if m.count >= 20 {
+            let _ = writeln!(s, "{rank}: ...total read data errors={}", m.count);
+        }
+        let in_dset = ctx.pattern.dataset_offset_of(m.transfer, m.first_index);
+        let place = match api {
+            Api::Phdf5 => format!("Dataset_{}, element offset {in_dset}", m.dataset + 1),
+            _ => format!("dataset {}, file offset {}", m.dataset + 1, ctx.dataset_base(m.dataset) + in_dset),
+        };
+        let _ = writeln!(
+            s,
+            "rank {rank}: verification failed in {path}, {place}: {} of {} bytes wrong in transfer {}",
+            m.count, ctx.pattern.buf, m.transfer
+        );
+        outcome.wrong_bytes += m.count;
+    }
+    mismatches.clear();
+    out.write(&s)
+}

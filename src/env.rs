@@ -1,0 +1,203 @@
+//! Pure parsing of environment-variable values (spec §2.4).
+//!
+//! Only the text is handled here: reading the variable, creating the `MPI_Info` object and
+//! calling `MPI_Info_set` is the caller's business. Unlike the reference, which silently
+//! skipped pieces without `=` and let Open MPI abort the whole job on an empty key or
+//! value, every malformed entry is refused here with one message naming `HDF5_MPI_INFO`
+//! (the same defect class as spec §11 item 18: user typos must not be ignored silently).
+#![forbid(unsafe_code)]
+
+use crate::error::Error;
+
+/// Longest accepted `HDF5_MPI_INFO` key, in bytes, used by [`parse_mpi_info`].
+///
+/// Open MPI (the reference MPI) defines `MPI_MAX_INFO_KEY` as 36 including the
+/// terminating NUL, and `MPI_Info_set` raises a fatal error for keys of 36 bytes or more,
+/// so 35 bytes is the longest key that can be passed on. Use
+/// [`parse_mpi_info_with_limits`] with `MPI_MAX_INFO_KEY - 1` of another MPI library.
+pub const MAX_INFO_KEY_LEN: usize = 35;
+
+/// Longest accepted `HDF5_MPI_INFO` value, in bytes, used by [`parse_mpi_info`]
+/// (`MPI_MAX_INFO_VAL - 1` of Open MPI, whose `MPI_MAX_INFO_VAL` is 256).
+pub const MAX_INFO_VAL_LEN: usize = 255;
+
+/// Parse the value of `HDF5_MPI_INFO` (spec §2.4) into `(key, value)` pairs, in order,
+/// with the Open MPI length limits [`MAX_INFO_KEY_LEN`] and [`MAX_INFO_VAL_LEN`].
+///
+/// Syntax: entries separated by `;`; each entry is `KEY=VALUE`, split at the first `=`
+/// (later `=` belong to the value). Spaces and tabs around entries, keys and values are
+/// removed; spaces inside a value are kept. Empty and blank entries (`;;`, a leading or
+/// trailing `;`) are skipped, so `""` gives no pairs.
+///
+/// # Errors
+/// [`Error::Usage`] (one line starting with `h5perf: `) for an entry without `=`, an empty
+/// key, an empty value, or a key or value longer than the limits.
+pub fn parse_mpi_info(s: &str) -> Result<Vec<(String, String)>, Error> {
+    parse_mpi_info_with_limits(s, MAX_INFO_KEY_LEN, MAX_INFO_VAL_LEN)
+}
+
+/// Like [`parse_mpi_info`], with explicit limits: keys may be at most `max_key` bytes and
+/// values at most `max_val` bytes long (normally `MPI_MAX_INFO_KEY - 1` and
+/// `MPI_MAX_INFO_VAL - 1` of the MPI library in use).
+///
+/// # Errors
+/// As [`parse_mpi_info`].
+pub fn parse_mpi_info_with_limits(
+    s: &str,
+    max_key: usize,
+    max_val: usize,
+) -> Result<Vec<(String, String)>, Error> {
+    let blank: &[char] = &[' ', '\t'];
+    let mut out = Vec::new();
+    for raw in s.split(';') {
+        let piece = raw.trim_matches(blank);
+        if piece.is_empty() {
+            continue;
+        }
+        let refuse = |why: String| {
+            Error::Usage(format!(
+                "h5perf: invalid HDF5_MPI_INFO entry '{}': {why}",
+                printable(piece)
+            ))
+        };
+        let Some((k, v)) = piece.split_once('=') else {
+            return Err(refuse(
+                "expected KEY=VALUE (entries are separated by ';')".to_string(),
+            ));
+        };
+        let key = k.trim_matches(blank);
+        let value = v.trim_matches(blank);
+        if key.is_empty() {
+            return Err(refuse("empty key".to_string()));
+        }
+        if value.is_empty() {
+            return Err(refuse("empty value".to_string()));
+        }
+        if key.len() > max_key {
+            return Err(refuse(format!(
+                "the key is {} bytes long, the MPI library accepts at most {max_key}",
+                key.len()
+            )));
+        }
+        if value.len() > max_val {
+            return Err(refuse(format!(
+                "the value is {} bytes long, the MPI library accepts at most {max_val}",
+                value.len()
+            )));
+        }
+        out.push((key.to_string(), value.to_string()));
+    }
+    Ok(out)
+}
+
+/// `s` with control characters escaped, so that a message stays on one line.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(s: &str) -> Vec<(String, String)> {
+        parse_mpi_info(s).unwrap()
+    }
+
+    fn p(k: &str, v: &str) -> (String, String) {
+        (k.to_string(), v.to_string())
+    }
+
+    fn refused(s: &str) -> String {
+        match parse_mpi_info(s) {
+            Err(Error::Usage(m)) => m,
+            other => panic!("{s:?} was not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn spec_examples() {
+        assert_eq!(
+            pairs("  key1 =  value 1  ;\tk2=v2\t"),
+            vec![p("key1", "value 1"), p("k2", "v2")]
+        );
+        assert_eq!(pairs(";;a=b"), vec![p("a", "b")]);
+        assert!(pairs("").is_empty());
+    }
+
+    #[test]
+    fn later_equals_belong_to_value() {
+        assert_eq!(pairs("a=b=c"), vec![p("a", "b=c")]);
+        assert_eq!(pairs("a = = c"), vec![p("a", "= c")]);
+    }
+
+    #[test]
+    fn blank_pieces_skipped_and_order_kept() {
+        assert_eq!(pairs("a=b; ;c=d"), vec![p("a", "b"), p("c", "d")]);
+        assert_eq!(pairs(" \t ; ;\t"), vec![]);
+        assert_eq!(pairs("z=1;a=2;"), vec![p("z", "1"), p("a", "2")]);
+        // Duplicates are passed on in order (MPI_Info_set keeps the last one).
+        assert_eq!(pairs("a=1;a=2"), vec![p("a", "1"), p("a", "2")]);
+    }
+
+    #[test]
+    fn refuses_piece_without_equals() {
+        let m = refused("novalue;x=1");
+        assert!(
+            m.starts_with("h5perf: invalid HDF5_MPI_INFO entry 'novalue': "),
+            "{m}"
+        );
+        assert!(m.contains("KEY=VALUE"), "{m}");
+    }
+
+    #[test]
+    fn refuses_empty_key_or_value() {
+        let m = refused("=v");
+        assert!(m.contains("'=v'") && m.ends_with("empty key"), "{m}");
+        let m = refused("k=");
+        assert!(m.contains("'k='") && m.ends_with("empty value"), "{m}");
+        let m = refused("a=b; \t= \t;c=d");
+        assert!(m.contains("empty key"), "{m}");
+        let m = refused("k=  \t");
+        assert!(m.contains("empty value"), "{m}");
+    }
+
+    #[test]
+    fn length_limits() {
+        let k35 = "k".repeat(35);
+        let v255 = "v".repeat(255);
+        assert_eq!(pairs(&format!("{k35}={v255}")), vec![p(&k35, &v255)]);
+        let m = refused(&format!("{}=1", "k".repeat(36)));
+        assert!(
+            m.contains("key is 36 bytes") && m.contains("at most 35"),
+            "{m}"
+        );
+        let m = refused(&format!("k={}", "v".repeat(256)));
+        assert!(
+            m.contains("value is 256 bytes") && m.contains("at most 255"),
+            "{m}"
+        );
+        // MPICH-like limits through the explicit variant.
+        let long = format!("{}=1", "k".repeat(200));
+        assert_eq!(
+            parse_mpi_info_with_limits(&long, 254, 1023).unwrap().len(),
+            1
+        );
+        assert!(parse_mpi_info_with_limits("ab=1", 1, 10).is_err());
+        assert!(parse_mpi_info_with_limits("a=12", 10, 1).is_err());
+    }
+
+    #[test]
+    fn message_is_one_line() {
+        let m = refused("bad\nentry");
+        assert!(!m.contains('\n'), "{m}");
+        assert!(m.contains("bad\\nentry"), "{m}");
+    }
+}

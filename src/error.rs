@@ -1,0 +1,81 @@
+//! The single error type of h5perf.
+//!
+//! Every failure, from a bad command-line value to an HDF5 error stack, becomes one
+//! [`Error`]. The binary turns it into one message on stderr (printed once, by world
+//! rank 0 or by the failing rank) and a non-zero exit status; the C API maps it to a
+//! return code. Values are built by the parser, by parameter validation and by the
+//! three checkers in `ffi/` (MPI return codes, HDF5 ids and status, POSIX `errno`).
+
+use std::fmt;
+
+/// What went wrong, with enough context to name the failing option, call or file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The command line or an environment variable was refused before anything ran.
+    /// The string is the complete message (no trailing newline).
+    Usage(String),
+    /// Parameter combinations that the engine cannot run (spec §4, §10); one message per
+    /// distinct problem, in the order found. Detected before any I/O.
+    Invalid(Vec<String>),
+    /// An MPI call returned an error code; `msg` is `MPI_Error_string` of `code`.
+    Mpi {
+        /// The MPI function, e.g. `MPI_File_open`.
+        call: &'static str,
+        /// The MPI error code returned.
+        code: i32,
+        /// The MPI library's error text.
+        msg: String,
+    },
+    /// An HDF5 call failed; `msg` is the HDF5 error stack walked into one line.
+    Hdf5 {
+        /// The HDF5 function, e.g. `H5Dwrite`.
+        call: &'static str,
+        /// What HDF5 reported (error-stack frames joined with `: `).
+        msg: String,
+    },
+    /// A POSIX call failed (or moved fewer bytes than asked at end of file).
+    Posix {
+        /// The system call, e.g. `pwrite`.
+        call: &'static str,
+        /// `errno` after the call (0 for an unexpected end of file).
+        errno: i32,
+        /// The file concerned, when there is one.
+        path: Option<String>,
+    },
+    /// Another rank of the run communicator failed; the run was abandoned by all ranks.
+    /// The string is the failing rank's message as agreed on by all ranks.
+    Remote(String),
+    /// Read-back verification (`-D v`) found wrong bytes; the count is the total number of
+    /// wrong bytes over all ranks.
+    Verify(u64),
+    /// Anything else, with a complete message.
+    Other(String),
+}
+
+/// Result alias used throughout the crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Usage(m) | Error::Remote(m) | Error::Other(m) => f.write_str(m),
+            Error::Invalid(ms) => f.write_str(&ms.join("\n")),
+            Error::Mpi { call, code, msg } => write!(f, "{call} failed: {msg} (MPI error {code})"),
+            Error::Hdf5 { call, msg } => write!(f, "{call} failed: {msg}"),
+            Error::Posix { call, errno, path } => {
+                let text = if *errno == 0 {
+                    "unexpected end of file".to_string()
+                } else {
+                    std::io::Error::from_raw_os_error(*errno).to_string()
+                };
+                match path {
+                    Some(p) => write!(f, "{call}({p}) failed: {text}"),
+                    None => write!(f, "{call} failed: {text}"),
+                }
+            }
+            Error::Verify(n) => write!(f, "data verification failed: {n} byte(s) read back differ from what was written"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

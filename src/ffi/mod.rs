@@ -1,0 +1,11 @@
+//! The only layer that calls C: MPI (`mpi-sys`), HDF5 (`hdf5-sys`) and POSIX (`libc`).
+//!
+//! Each unsafe call sits behind a small safe function that checks its return code and
+//! turns failures into [`crate::error::Error`]. Nothing outside `ffi/` (and the C API)
+//! says `unsafe`.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod hdf5;
+pub mod mem;
+pub mod mpi;
+pub mod posix;

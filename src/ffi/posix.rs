@@ -1,0 +1,160 @@
+//! Safe wrappers over the POSIX file calls h5perf uses.
+//!
+//! `pwrite`/`pread` loops handle short transfers and `EINTR` (the C tool issued one
+//! `write` per block, which Linux caps at 2 GiB − 4 KiB); every failure becomes
+//! [`Error::Posix`] with the call, `errno` and the file name.
+
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use crate::error::{Error, Result};
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+fn cpath(path: &str) -> Result<CString> {
+    CString::new(path).map_err(|_| Error::Other(format!("file name contains a NUL byte: {path:?}")))
+}
+
+/// An open file descriptor with its name (for messages). Closed on drop; close
+/// explicitly with [`Fd::close`] to see the error.
+pub struct Fd {
+    fd: Option<OwnedFd>,
+}
+
+/// How to open a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    /// `O_CREAT | O_TRUNC | O_RDWR`, mode 0600 (spec §5.2).
+    CreateRw,
+    /// `O_RDONLY`.
+    Read,
+    /// `O_CREAT | O_TRUNC | O_WRONLY`, mode 0644 (report files).
+    CreateReport,
+    /// `O_WRONLY | O_APPEND` (report files of ranks other than 0).
+    Append,
+}
+
+impl Fd {
+    /// `open(path, flags, mode)` for a path given as text.
+    pub fn open_str(path: &str, how: OpenMode) -> Result<Fd> {
+        Self::open(&cpath(path)?, how)
+    }
+
+    /// `open(path, flags, mode)`; retried on `EINTR`. No allocation unless it fails.
+    pub fn open(c: &CStr, how: OpenMode) -> Result<Fd> {
+        let (flags, mode) = match how {
+            OpenMode::CreateRw => (libc::O_CREAT | libc::O_TRUNC | libc::O_RDWR, 0o600),
+            OpenMode::Read => (libc::O_RDONLY, 0),
+            OpenMode::CreateReport => (libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY | libc::O_APPEND, 0o644),
+            OpenMode::Append => (libc::O_WRONLY | libc::O_APPEND, 0),
+        };
+        loop {
+            // SAFETY: NUL-terminated path; flags/mode are plain integers.
+            let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode as libc::c_uint) };
+            if fd >= 0 {
+                // SAFETY: fd is a fresh descriptor we own.
+                return Ok(Fd { fd: Some(unsafe { OwnedFd::from_raw_fd(fd) }) });
+            }
+            let e = errno();
+            if e != libc::EINTR {
+                return Err(Error::Posix { call: "open", errno: e, path: Some(c.to_string_lossy().into_owned()) });
+            }
+        }
+    }
+
+    fn raw(&self) -> i32 {
+        self.fd.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1)
+    }
+
+    /// Write all of `buf` at byte `offset` (`pwrite` loop; short writes continue,
+    /// `EINTR` retries). Errors carry no path: the caller adds it.
+    pub fn pwrite_all(&self, mut buf: &[u8], mut offset: u64) -> Result<()> {
+        while !buf.is_empty() {
+            let off = libc::off_t::try_from(offset)
+                .map_err(|_| Error::Posix { call: "pwrite", errno: libc::EFBIG, path: None })?;
+            // SAFETY: buf is a live slice of buf.len() bytes; fd is open.
+            let n = unsafe { libc::pwrite(self.raw(), buf.as_ptr() as *const libc::c_void, buf.len(), off) };
+            if n < 0 {
+                let e = errno();
+                if e == libc::EINTR {
+                    continue;
+                }
+                return Err(Error::Posix { call: "pwrite", errno: e, path: None });
+            }
+            if n == 0 {
+                return Err(Error::Posix { call: "pwrite", errno: libc::ENOSPC, path: None });
+            }
+            buf = &buf[n as usize..];
+            offset += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Fill all of `buf` from byte `offset` (`pread` loop); end of file is an error.
+    pub fn pread_exact(&self, buf: &mut [u8], mut offset: u64) -> Result<()> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let off = libc::off_t::try_from(offset)
+                .map_err(|_| Error::Posix { call: "pread", errno: libc::EFBIG, path: None })?;
+            let rest = &mut buf[done..];
+            // SAFETY: rest is a live writable slice; fd is open.
+            let n = unsafe { libc::pread(self.raw(), rest.as_mut_ptr() as *mut libc::c_void, rest.len(), off) };
+            if n < 0 {
+                let e = errno();
+                if e == libc::EINTR {
+                    continue;
+                }
+                return Err(Error::Posix { call: "pread", errno: e, path: None });
+            }
+            if n == 0 {
+                return Err(Error::Posix { call: "pread", errno: 0, path: None });
+            }
+            done += n as usize;
+            offset += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Append `buf` at the current position (`write` loop), for report files.
+    pub fn write_all(&self, mut buf: &[u8]) -> Result<()> {
+        while !buf.is_empty() {
+            // SAFETY: live slice; fd open.
+            let n = unsafe { libc::write(self.raw(), buf.as_ptr() as *const libc::c_void, buf.len()) };
+            if n < 0 {
+                let e = errno();
+                if e == libc::EINTR {
+                    continue;
+                }
+                return Err(Error::Posix { call: "write", errno: e, path: None });
+            }
+            buf = &buf[n as usize..];
+        }
+        Ok(())
+    }
+
+    /// `close`, reporting its error.
+    pub fn close(mut self) -> Result<()> {
+        let fd = self.fd.take().map(|f| {
+            use std::os::fd::IntoRawFd;
+            f.into_raw_fd()
+        });
+        if let Some(fd) = fd {
+            // SAFETY: we own fd and close it exactly once.
+            if unsafe { libc::close(fd) } != 0 {
+                return Err(Error::Posix { call: "close", errno: errno(), path: None });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `remove(path)`.
+pub fn remove(path: &str) -> Result<()> {
+    std::fs::remove_file(path).map_err(|e| Error::Posix {
+        call: "remove",
+        errno: e.raw_os_error().unwrap_or(0),
+        path: Some(path.to_string()),
+    })
+}

@@ -1,0 +1,427 @@
+//! Benchmark parameters: what the command line (or the C API) asked for, and the
+//! resolved configuration after h5perf's defaults and clamping (spec §1.9).
+//!
+//! No I/O and no MPI here; the world size is passed in as a number.
+#![forbid(unsafe_code)]
+
+/// The I/O APIs h5perf can benchmark, in execution order (spec §3: POSIX, MPI-IO, PHDF5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Api {
+    /// POSIX `open`/`pwrite`/`pread` on `#pio_tmp_N.posix`.
+    Posix,
+    /// MPI-IO on `#pio_tmp_N.mpio`.
+    Mpiio,
+    /// Parallel HDF5 with the MPI-IO file driver on `#pio_tmp_N.h5`.
+    Phdf5,
+}
+
+impl Api {
+    /// All APIs in execution order.
+    pub const ALL: [Api; 3] = [Api::Posix, Api::Mpiio, Api::Phdf5];
+
+    /// The name used on the command line and in `IO API=` (`posix`, `mpiio`, `phdf5`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Posix => "posix",
+            Api::Mpiio => "mpiio",
+            Api::Phdf5 => "phdf5",
+        }
+    }
+}
+
+/// A set of selected APIs. Empty means "none given" on the command line, which
+/// resolves to all three (spec §1.7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ApiSet {
+    /// POSIX selected.
+    pub posix: bool,
+    /// MPI-IO selected.
+    pub mpiio: bool,
+    /// PHDF5 selected.
+    pub phdf5: bool,
+}
+
+impl ApiSet {
+    /// Add one API to the set.
+    pub fn insert(&mut self, api: Api) {
+        match api {
+            Api::Posix => self.posix = true,
+            Api::Mpiio => self.mpiio = true,
+            Api::Phdf5 => self.phdf5 = true,
+        }
+    }
+    /// Whether `api` is in the set.
+    pub fn contains(&self, api: Api) -> bool {
+        match api {
+            Api::Posix => self.posix,
+            Api::Mpiio => self.mpiio,
+            Api::Phdf5 => self.phdf5,
+        }
+    }
+    /// True when no API is selected.
+    pub fn is_empty(&self) -> bool {
+        !(self.posix || self.mpiio || self.phdf5)
+    }
+    /// The selected APIs in execution order.
+    pub fn iter(self) -> impl Iterator<Item = Api> {
+        Api::ALL.into_iter().filter(move |a| self.contains(*a))
+    }
+}
+
+/// The `-D` debug settings (spec §1.8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Debug {
+    /// Debug level 0..=4 (levels 1 and 2 are identical; 3 adds detail blocks; 4 traces).
+    pub level: u8,
+    /// `r`: print raw-data throughput blocks.
+    pub raw: bool,
+    /// `t`: print times next to throughputs and the open/close time blocks.
+    pub times: bool,
+    /// `v`: fill buffers with rank+1 and verify every byte read back.
+    pub verify: bool,
+}
+
+/// What the command line asked for, checked syntactically but not yet defaulted or
+/// clamped. Zero in a size field means "not given" (spec §1.5 rule 4).
+///
+/// Sizes are in bytes. Produced by [`crate::cli::parse`] or field by field by the C API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// `-A`: selected APIs (empty = all).
+    pub apis: ApiSet,
+    /// `-e`: bytes per process per dataset; 0 = default (256 KiB in 1D, 8 KiB in 2D).
+    pub num_bytes: u64,
+    /// `-x`: minimum transfer-buffer size in bytes; 0 = default.
+    pub buf_min: u64,
+    /// `-X`: maximum transfer-buffer size in bytes; 0 = default.
+    pub buf_max: u64,
+    /// `-B`: block size in bytes; 0 = default.
+    pub blk_size: u64,
+    /// `-a`: HDF5 object alignment in bytes (default 1 = none); never 0.
+    pub h5_align: u64,
+    /// `-T`: HDF5 alignment threshold in bytes (default 1).
+    pub h5_thresh: u64,
+    /// `-F`: number of files (>= 1, default 1).
+    pub num_files: u64,
+    /// `-d`: datasets per file (>= 1, default 1).
+    pub num_dsets: u64,
+    /// `-i`: iterations; 0 is clamped to 1.
+    pub num_iters: u32,
+    /// `-p`: minimum number of processes; 0 is clamped to 1.
+    pub min_procs: u32,
+    /// `-P`: maximum number of processes; `None` = the size of `MPI_COMM_WORLD`; 0 is clamped to 1.
+    pub max_procs: Option<u32>,
+    /// `-c`: chunked HDF5 storage (chunk = block size).
+    pub chunk: bool,
+    /// `-C`: collective I/O for MPI-IO and PHDF5.
+    pub collective: bool,
+    /// `-g`: 2D geometry.
+    pub dim2d: bool,
+    /// `-I`: interleaved block pattern.
+    pub interleaved: bool,
+    /// `-w`: write phase only.
+    pub write_only: bool,
+    /// `-D`: debug settings.
+    pub debug: Debug,
+    /// `-o`: report file; `None` = standard output.
+    pub output: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            apis: ApiSet::default(),
+            num_bytes: 0,
+            buf_min: 0,
+            buf_max: 0,
+            blk_size: 0,
+            h5_align: 1,
+            h5_thresh: 1,
+            num_files: 1,
+            num_dsets: 1,
+            num_iters: 1,
+            min_procs: 1,
+            max_procs: None,
+            chunk: false,
+            collective: false,
+            dim2d: false,
+            interleaved: false,
+            write_only: false,
+            debug: Debug::default(),
+            output: None,
+        }
+    }
+}
+
+/// The resolved configuration the engine runs (spec §1.9 applied). Sizes in bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Params {
+    /// Selected APIs (never empty).
+    pub apis: ApiSet,
+    /// Bytes per process per dataset (bpp).
+    pub num_bytes: u64,
+    /// Smallest transfer-buffer size.
+    pub buf_min: u64,
+    /// Largest transfer-buffer size.
+    pub buf_max: u64,
+    /// Block size (blk).
+    pub blk_size: u64,
+    /// HDF5 alignment (`H5Pset_alignment` alignment).
+    pub h5_align: u64,
+    /// HDF5 alignment threshold.
+    pub h5_thresh: u64,
+    /// Number of files.
+    pub num_files: u64,
+    /// Datasets per file.
+    pub num_dsets: u64,
+    /// Iterations (>= 1).
+    pub num_iters: u32,
+    /// Smallest process count (>= 1).
+    pub min_procs: u32,
+    /// Largest process count (>= min_procs).
+    pub max_procs: u32,
+    /// Chunked HDF5 storage.
+    pub chunk: bool,
+    /// Collective I/O.
+    pub collective: bool,
+    /// 2D geometry.
+    pub dim2d: bool,
+    /// Interleaved pattern.
+    pub interleaved: bool,
+    /// Write phase only.
+    pub write_only: bool,
+    /// Debug settings.
+    pub debug: Debug,
+    /// Report file, if any.
+    pub output: Option<String>,
+}
+
+impl Params {
+    /// Apply h5perf's defaults and clamping in the C tool's order (spec §1.9).
+    /// `world_size` is the size of `MPI_COMM_WORLD`, the default for `-P`.
+    pub fn resolve(o: &Options, world_size: u32) -> Params {
+        let mut bpp = o.num_bytes;
+        if bpp == 0 {
+            bpp = if o.dim2d { 8192 } else { 262_144 };
+        }
+        let mut buf_max = if o.buf_max == 0 { bpp } else { o.buf_max };
+        let mut buf_min = if o.buf_min == 0 { bpp / 2 } else { o.buf_min };
+        let mut blk = if o.blk_size == 0 { bpp / 2 } else { o.blk_size };
+        let apis = if o.apis.is_empty() {
+            ApiSet { posix: true, mpiio: true, phdf5: true }
+        } else {
+            o.apis
+        };
+        if !o.dim2d {
+            buf_min = buf_min.min(bpp);
+            buf_max = buf_max.min(bpp);
+        }
+        if buf_min > buf_max {
+            buf_min = buf_max;
+        }
+        if blk > bpp {
+            blk = bpp;
+        }
+        let mut min_procs = o.min_procs.max(1);
+        let max_procs = o.max_procs.unwrap_or(world_size).max(1);
+        if min_procs > max_procs {
+            min_procs = max_procs;
+        }
+        Params {
+            apis,
+            num_bytes: bpp,
+            buf_min,
+            buf_max,
+            blk_size: blk,
+            h5_align: o.h5_align,
+            h5_thresh: o.h5_thresh,
+            num_files: o.num_files,
+            num_dsets: o.num_dsets,
+            num_iters: o.num_iters.max(1),
+            min_procs,
+            max_procs,
+            chunk: o.chunk,
+            collective: o.collective,
+            dim2d: o.dim2d,
+            interleaved: o.interleaved,
+            write_only: o.write_only,
+            debug: o.debug,
+            output: o.output.clone(),
+        }
+    }
+
+    /// Process counts of the run, largest first: `max, max/2, …` while `>= min` (spec §3).
+    pub fn proc_counts(&self) -> Vec<u32> {
+        let mut v = Vec::new();
+        let mut n = self.max_procs;
+        while n >= self.min_procs && n > 0 {
+            v.push(n);
+            n >>= 1;
+        }
+        v
+    }
+
+    /// Transfer-buffer sizes of the run, smallest first: `min, 2·min, …` while `<= max`;
+    /// a zero size runs once (spec §3).
+    pub fn buf_sizes(&self) -> Vec<u64> {
+        let mut v = Vec::new();
+        let mut b = self.buf_min;
+        loop {
+            if b > self.buf_max {
+                break;
+            }
+            v.push(b);
+            if b == 0 {
+                break;
+            }
+            match b.checked_mul(2) {
+                Some(n) => b = n,
+                None => break,
+            }
+        }
+        v
+    }
+
+    /// Bytes in one dataset for `nprocs` processes: 1D `bpp × N` (spec §0 "D").
+    /// `None` on 64-bit overflow.
+    pub fn dataset_bytes(&self, nprocs: u32) -> Option<u64> {
+        self.num_bytes.checked_mul(u64::from(nprocs))
+    }
+
+    /// Check every (process count, transfer size) combination the run will sweep,
+    /// before any I/O (spec §4, §10): `world_size` bounds the process counts, and each
+    /// of the engine's checks is made for each combination. Returns one message per
+    /// distinct problem, in the order found; empty when the run can go ahead.
+    pub fn problems(&self, world_size: u32) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |m: String| {
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        };
+        if self.dim2d {
+            push("h5perf: 2D geometry (-g/--geometry) is not yet supported by this version".to_string());
+        }
+        let blk = self.blk_size;
+        for n in self.proc_counts() {
+            if n > world_size {
+                push(format!(
+                    "number of process({n}) must be <= number of processes in MPI_COMM_WORLD({world_size})"
+                ));
+                continue;
+            }
+            for buf in self.buf_sizes() {
+                if blk == 0 {
+                    push(format!("Transfer block size ({blk}) must be > 0"));
+                    continue;
+                }
+                if buf == 0 {
+                    push(format!("Transfer buffer size ({buf}) must be > 0"));
+                    continue;
+                }
+                if buf % blk != 0 {
+                    push(format!(
+                        "Transfer buffer size ({buf}) must be a multiple of the interleaved I/O block size ({blk})"
+                    ));
+                    continue;
+                }
+                let Some(d) = self.dataset_bytes(n) else {
+                    push(format!(
+                        "Dataset size ({} bytes per process x {n} processes) does not fit in 64 bits",
+                        self.num_bytes
+                    ));
+                    continue;
+                };
+                let per_proc = d / u64::from(n);
+                if per_proc % buf != 0 {
+                    push(format!(
+                        "Dataset size/process ({per_proc}) must be a multiple of the trasfer buffer size ({buf})"
+                    ));
+                    continue;
+                }
+                if d.checked_mul(self.num_dsets).is_none() || i64::try_from(d * self.num_dsets).is_err() {
+                    push(format!(
+                        "File size ({} datasets of {d} bytes) does not fit in a signed 64-bit file offset",
+                        self.num_dsets
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(f: impl FnOnce(&mut Options), w: u32) -> Params {
+        let mut o = Options::default();
+        f(&mut o);
+        Params::resolve(&o, w)
+    }
+
+    #[test]
+    fn defaults_1d() {
+        let p = resolve(|_| {}, 2);
+        assert_eq!((p.num_bytes, p.buf_min, p.buf_max, p.blk_size), (262144, 131072, 262144, 131072));
+        assert_eq!((p.min_procs, p.max_procs, p.num_iters), (1, 2, 1));
+        assert!(p.apis.posix && p.apis.mpiio && p.apis.phdf5);
+    }
+
+    #[test]
+    fn defaults_2d() {
+        let p = resolve(|o| o.dim2d = true, 2);
+        assert_eq!((p.num_bytes, p.buf_min, p.buf_max, p.blk_size), (8192, 4096, 8192, 4096));
+    }
+
+    #[test]
+    fn clamping_order() {
+        // 1D caps transfer sizes by bpp; 2D does not.
+        let p = resolve(|o| { o.num_bytes = 64; o.buf_min = 128; o.buf_max = 256; o.blk_size = 512 }, 1);
+        assert_eq!((p.buf_min, p.buf_max, p.blk_size), (64, 64, 64));
+        let p = resolve(|o| { o.dim2d = true; o.num_bytes = 64; o.buf_min = 128; o.buf_max = 256 }, 1);
+        assert_eq!((p.buf_min, p.buf_max), (128, 256));
+        // min > max after defaults
+        let p = resolve(|o| { o.buf_min = 200_000; o.buf_max = 100_000 }, 1);
+        assert_eq!((p.buf_min, p.buf_max), (100_000, 100_000));
+        // process counts
+        let p = resolve(|o| { o.min_procs = 5; o.max_procs = Some(3) }, 8);
+        assert_eq!((p.min_procs, p.max_procs), (3, 3));
+        let p = resolve(|o| { o.min_procs = 0; o.max_procs = Some(0); o.num_iters = 0 }, 8);
+        assert_eq!((p.min_procs, p.max_procs, p.num_iters), (1, 1, 1));
+    }
+
+    #[test]
+    fn loops() {
+        let p = resolve(|o| { o.min_procs = 1; o.max_procs = Some(6) }, 8);
+        assert_eq!(p.proc_counts(), vec![6, 3, 1]);
+        let p = resolve(|o| { o.num_bytes = 10240; o.buf_min = 4096; o.buf_max = 10240 }, 1);
+        assert_eq!(p.buf_sizes(), vec![4096, 8192]);
+        let p = resolve(|o| o.num_bytes = 1, 1);
+        assert_eq!(p.buf_sizes(), vec![0]);
+    }
+
+    #[test]
+    fn problems_found_before_io() {
+        // err_block golden: -x 48K -X 48K -B 32K on 1 process
+        let p = resolve(|o| { o.buf_min = 48 << 10; o.buf_max = 48 << 10; o.blk_size = 32 << 10 }, 1);
+        assert_eq!(
+            p.problems(1),
+            vec!["Transfer buffer size (49152) must be a multiple of the interleaved I/O block size (32768)"]
+        );
+        // err_not_multiple golden: reported once although it fails for N = 2 and 1
+        let p = resolve(|o| { o.num_bytes = 100 << 10; o.buf_min = 64 << 10; o.buf_max = 64 << 10; o.blk_size = 16 << 10 }, 2);
+        assert_eq!(p.problems(2), vec!["Dataset size/process (102400) must be a multiple of the trasfer buffer size (65536)"]);
+        // err_too_many_procs
+        let p = resolve(|o| { o.min_procs = 4; o.max_procs = Some(4) }, 2);
+        assert_eq!(p.problems(2), vec!["number of process(4) must be <= number of processes in MPI_COMM_WORLD(2)"]);
+        // -e 1: block and buffer are 0
+        let p = resolve(|o| o.num_bytes = 1, 1);
+        assert_eq!(p.problems(1), vec!["Transfer block size (0) must be > 0"]);
+        // defaults are fine
+        assert!(resolve(|_| {}, 2).problems(2).is_empty());
+        // 2D refused for now
+        assert!(resolve(|o| o.dim2d = true, 2).problems(2)[0].contains("not yet supported"));
+    }
+}

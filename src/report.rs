@@ -1,0 +1,319 @@
+//! The report text, line for line as the C h5perf prints it (spec §2, §3, §8.4–§8.6,
+//! Appendix A). Pure formatting: every function returns a `String` that the caller
+//! writes to the right stream in one piece.
+#![forbid(unsafe_code)]
+
+use std::fmt::Write;
+
+use crate::params::{Api, Params};
+use crate::timer::{mbps, IterStat, Summary, Timer};
+
+/// Size formatting rule of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` when
+/// the value is an exact multiple, else the plain number of bytes.
+pub fn fmt_size(v: i64) -> String {
+    const K: i64 = 1024;
+    const M: i64 = 1_048_576;
+    const G: i64 = 1_073_741_824;
+    if v >= K && v % K == 0 {
+        if v >= M && v % M == 0 {
+            if v >= G && v % G == 0 {
+                return format!("{}GB", v / G);
+            }
+            return format!("{}MB", v / M);
+        }
+        return format!("{}KB", v / K);
+    }
+    format!("{v}")
+}
+
+fn sz(v: u64) -> String {
+    fmt_size(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+/// The `HDF5 Library: Version` line (always to stdout, spec §2.2).
+pub fn version_line(hdf5_version: &str) -> String {
+    format!("HDF5 Library: Version {hdf5_version}\n")
+}
+
+/// The MPI-info dump as the C tool prints it after the `rank R: ` prefix, with a stable
+/// handle value 0 instead of a pointer (spec §2.2, §2.4). `pairs` is `None` for
+/// `MPI_INFO_NULL`; `max_val` is `MPI_MAX_INFO_VAL`.
+pub fn info_dump(pairs: Option<&[(String, String)]>, max_val: u32) -> String {
+    let mut s = format!("Dumping MPI Info Object(0) (up to {max_val} bytes per item):\n");
+    match pairs {
+        None => s.push_str("object is MPI_INFO_NULL\n"),
+        Some(p) => {
+            let _ = writeln!(s, "object has {} items", p.len());
+            for (k, v) in p {
+                let _ = writeln!(s, "{k}={v}");
+            }
+        }
+    }
+    s
+}
+
+/// Inputs of the parameter block that do not come from [`Params`].
+pub struct ParamEnv<'a> {
+    /// World rank printing the block.
+    pub rank: u32,
+    /// Raw `HDF5_PARAPREFIX` value, `None` if unset.
+    pub paraprefix: Option<&'a str>,
+    /// The MPI-info dump (see [`info_dump`]).
+    pub info_dump: &'a str,
+}
+
+/// The parameter block from `rank R: ==== Parameters ====` to the empty line after
+/// `==== End of Parameters ====`, including the info dump (spec §2.2; 1D and 2D).
+pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
+    let r = e.rank;
+    let mut s = String::new();
+    let mut line = |t: String| {
+        let _ = writeln!(s, "rank {r}: {t}");
+    };
+    line("==== Parameters ====".into());
+    let apis: String = p.apis.iter().map(|a| format!("{} ", a.name())).collect();
+    line(format!("IO API={apis}"));
+    line(format!("Number of files={}", p.num_files));
+    line(format!("Number of datasets={}", p.num_dsets));
+    line(format!("Number of iterations={}", p.num_iters));
+    line(format!("Number of processes={}:{}", p.min_procs, p.max_procs));
+    let (pmin, pmax) = (u64::from(p.min_procs), u64::from(p.max_procs));
+    let bpp = p.num_bytes;
+    let blk = p.blk_size;
+    if p.dim2d {
+        let smin = bpp.saturating_mul(pmin);
+        let smax = bpp.saturating_mul(pmax);
+        line(format!(
+            "Number of bytes per process per dataset={}:{}",
+            sz(bpp.saturating_mul(bpp).saturating_mul(pmin)),
+            sz(bpp.saturating_mul(bpp).saturating_mul(pmax))
+        ));
+        line(format!("Size of dataset(s)={}x{}:{}x{}", sz(smin), sz(smin), sz(smax), sz(smax)));
+        let fsize = |s: u64| ((s as f64).powi(2) as u64).saturating_mul(p.num_dsets);
+        line(format!("File size={}:{}", sz(fsize(smin)), sz(fsize(smax))));
+        if p.interleaved {
+            line(format!("Transfer buffer size={}x{}:{}x{}", sz(p.buf_min), sz(blk), sz(p.buf_max), sz(blk)));
+        } else {
+            line(format!("Transfer buffer size={}x{}:{}x{}", sz(blk), sz(p.buf_min), sz(blk), sz(p.buf_max)));
+        }
+        line(format!("Block size={}x{}", sz(blk), sz(blk)));
+    } else {
+        line(format!("Number of bytes per process per dataset={}", sz(bpp)));
+        line(format!("Size of dataset(s)={}:{}", sz(bpp.saturating_mul(pmin)), sz(bpp.saturating_mul(pmax))));
+        line(format!(
+            "File size={}:{}",
+            sz(bpp.saturating_mul(pmin).saturating_mul(p.num_dsets)),
+            sz(bpp.saturating_mul(pmax).saturating_mul(p.num_dsets))
+        ));
+        line(format!("Transfer buffer size={}:{}", sz(p.buf_min), sz(p.buf_max)));
+        line(format!("Block size={}", sz(blk)));
+    }
+    line(format!("Block Pattern in Dataset={}", if p.interleaved { "Interleaved" } else { "Contiguous" }));
+    line(format!("I/O Method for MPI and HDF5={}", if p.collective { "Collective" } else { "Independent" }));
+    line(format!("Geometry={}", if p.dim2d { "2D" } else { "1D" }));
+    line("VFL used for HDF5 I/O=MPI-IO driver".into());
+    line(format!("Data storage method in HDF5={}", if p.chunk { "Chunked" } else { "Contiguous" }));
+    line(format!("Env HDF5_PARAPREFIX={}", e.paraprefix.unwrap_or("not set")));
+    let _ = write!(s, "rank {r}: {}", e.info_dump);
+    let _ = writeln!(s, "rank {r}: ==== End of Parameters ====");
+    s.push('\n');
+    s
+}
+
+/// `Number of processors = N` (spec §3).
+pub fn procs_header(n: u32) -> String {
+    format!("Number of processors = {n}\n")
+}
+
+/// The two header lines of a transfer size in 1D (spec §3). `dset_bytes` is D.
+pub fn xfer_header_1d(buf: u64, dset_bytes: u64, p: &Params) -> String {
+    let file_mb = (p.num_dsets as f64 * dset_bytes as f64) / 1_048_576.0;
+    let dset_mb = dset_bytes as f64 / 1_048_576.0;
+    format!(
+        "Transfer Buffer Size: {buf} bytes, File size: {file_mb:.2} MB\n      # of files: {}, # of datasets: {}, dataset size: {dset_mb:.2} MB\n",
+        p.num_files, p.num_dsets
+    )
+}
+
+/// The `IO API = ...` line at indent 2 (spec §3).
+pub fn api_header(api: Api) -> String {
+    let name = match api {
+        Api::Posix => "POSIX",
+        Api::Mpiio => "MPIO",
+        Api::Phdf5 => "PHDF5 (w/MPI-IO driver)",
+    };
+    format!("        IO API = {name}\n")
+}
+
+/// Results of one API over all iterations: per timer, the per-iteration statistics.
+pub struct ApiResults {
+    /// `stats[timer][iteration]`.
+    pub stats: Vec<Vec<IterStat>>,
+    /// Bytes moved per iteration and phase, `V = nf × nd × D` (spec §8.3).
+    pub bytes: u64,
+    /// Iterations run.
+    pub iters: u32,
+    /// Files per iteration (for the `using N file(s)` lines).
+    pub files: u64,
+}
+
+fn throughput_block(out: &mut String, title: &str, r: &ApiResults, t: Timer, times: bool) {
+    let s = Summary::of(&r.stats[t as usize]);
+    let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
+    for (label, tt) in [("Maximum", s.t_min), ("Average", s.t_avg), ("Minimum", s.t_max)] {
+        let _ = write!(out, "                {label} Throughput: {:6.2} MB/s", mbps(r.bytes, tt));
+        if times {
+            let _ = write!(out, " ({tt:7.3} s)");
+        }
+        out.push('\n');
+    }
+}
+
+fn time_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
+    let s = Summary::of(&r.stats[t as usize]);
+    let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
+    for (label, tt) in [("Minimum", s.t_min), ("Average", s.t_avg), ("Maximum", s.t_max)] {
+        let _ = writeln!(out, "                {label} Accumulated Time using {} file(s): {tt:7.5} s", r.files);
+    }
+}
+
+fn detail_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
+    let _ = writeln!(out, "            {title} details:");
+    for (i, st) in r.stats[t as usize].iter().enumerate() {
+        let _ = writeln!(out, "                Iteration {}:", i + 1);
+        let _ = writeln!(out, "                    Minimum Time: {:.2}s", st.min);
+        let _ = writeln!(out, "                    Maximum Time: {:.2}s", st.max);
+    }
+}
+
+/// All result blocks of one API in the order of spec §8.5.
+pub fn api_results(p: &Params, r: &ApiResults) -> String {
+    let d = p.debug;
+    let det = d.level >= 3;
+    let mut o = String::new();
+    let phases: &[(bool, [&str; 6], [Timer; 6])] = &[
+        (
+            true,
+            ["Raw Data Write", "MPI Write", "Write", "Write Open-Close", "Write File Open", "Write File Close"],
+            [Timer::WriteRaw, Timer::MpiWrite, Timer::WriteFine, Timer::WriteGross, Timer::WriteOpen, Timer::WriteClose],
+        ),
+        (
+            !p.write_only,
+            ["Raw Data Read", "MPI Read", "Read", "Read Open-Close", "Read File Open", "Read File Close"],
+            [Timer::ReadRaw, Timer::MpiRead, Timer::ReadFine, Timer::ReadGross, Timer::ReadOpen, Timer::ReadClose],
+        ),
+    ];
+    for (on, names, timers) in phases {
+        if !on {
+            continue;
+        }
+        if d.raw {
+            if det {
+                detail_block(&mut o, names[0], r, timers[0]);
+            }
+            throughput_block(&mut o, names[0], r, timers[0], d.times);
+        }
+        if det {
+            detail_block(&mut o, names[1], r, timers[1]);
+            detail_block(&mut o, names[2], r, timers[2]);
+        }
+        throughput_block(&mut o, names[2], r, timers[2], d.times);
+        if det {
+            detail_block(&mut o, names[3], r, timers[3]);
+        }
+        throughput_block(&mut o, names[3], r, timers[3], d.times);
+        if d.times {
+            time_block(&mut o, names[4], r, timers[4]);
+            time_block(&mut o, names[5], r, timers[5]);
+        }
+        if det {
+            // detail titles use lower-case "file open/close" (spec Appendix A)
+            detail_block(&mut o, &names[4].replace("File", "file"), r, timers[4]);
+            detail_block(&mut o, &names[5].replace("File", "file"), r, timers[5]);
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Options;
+
+    #[test]
+    fn size_rule() {
+        for (v, s) in [
+            (8, "8"),
+            (1536, "1536"),
+            (3072, "3KB"),
+            (98304, "96KB"),
+            (1048576, "1MB"),
+            (1049600, "1025KB"),
+            (3221225472, "3GB"),
+            (-8, "-8"),
+            (0, "0"),
+        ] {
+            assert_eq!(fmt_size(v), s);
+        }
+    }
+
+    fn golden_lines(name: &str, from: &str, n: usize) -> Vec<String> {
+        let path = format!("{}/../shared/golden/{name}.out", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        text.lines().skip_while(|l| !l.starts_with(from)).take(n).map(String::from).collect()
+    }
+
+    #[test]
+    fn default_block_matches_golden() {
+        let p = Params::resolve(&Options::default(), 2);
+        let dump = info_dump(None, 256);
+        let b = param_block(&p, &ParamEnv { rank: 0, paraprefix: None, info_dump: &dump });
+        let mut want = golden_lines("default_np2", "rank 0: ==== Parameters", 21);
+        for l in &mut want {
+            if l.contains("Dumping MPI Info Object(") {
+                *l = "rank 0: Dumping MPI Info Object(0) (up to 256 bytes per item):".into();
+            }
+        }
+        assert_eq!(b.lines().map(String::from).collect::<Vec<_>>(), want);
+        assert_eq!(
+            xfer_header_1d(131072, 524288, &p),
+            "Transfer Buffer Size: 131072 bytes, File size: 0.50 MB\n      # of files: 1, # of datasets: 1, dataset size: 0.50 MB\n"
+        );
+    }
+
+    #[test]
+    fn info_dump_lists_pairs() {
+        let pairs = vec![("a".to_string(), "b".to_string()), ("c".to_string(), "d=e".to_string())];
+        assert_eq!(
+            info_dump(Some(&pairs), 256),
+            "Dumping MPI Info Object(0) (up to 256 bytes per item):\nobject has 2 items\na=b\nc=d=e\n"
+        );
+    }
+
+    #[test]
+    fn result_blocks_order_and_format() {
+        let mut o = Options::default();
+        o.debug.raw = true;
+        o.debug.times = true;
+        o.write_only = true;
+        let p = Params::resolve(&o, 2);
+        let mut stats = vec![vec![IterStat::default()]; crate::timer::COUNT];
+        stats[Timer::WriteFine as usize][0] = IterStat { min: 0.1, max: 0.5, sum: 0.6 };
+        let r = ApiResults { stats, bytes: 524288, iters: 1, files: 1 };
+        let text = api_results(&p, &r);
+        let titles: Vec<&str> = text.lines().filter(|l| l.ends_with("iteration(s)):")).map(str::trim).collect();
+        assert_eq!(
+            titles,
+            vec![
+                "Raw Data Write (1 iteration(s)):",
+                "Write (1 iteration(s)):",
+                "Write Open-Close (1 iteration(s)):",
+                "Write File Open (1 iteration(s)):",
+                "Write File Close (1 iteration(s)):"
+            ]
+        );
+        assert!(text.contains("                Maximum Throughput:   1.00 MB/s (  0.500 s)\n"));
+        assert!(text.contains("                Minimum Accumulated Time using 1 file(s): 0.00000 s\n"));
+        assert!(text.contains("                Maximum Throughput:   0.00 MB/s (  0.000 s)\n"));
+    }
+}

@@ -1,0 +1,120 @@
+//! The timers of one benchmark iteration and their statistics over processes and
+//! iterations (spec §8.1–§8.3). Pure arithmetic: the clock values and the MPI
+//! reductions are supplied by the engine.
+#![forbid(unsafe_code)]
+
+/// The twelve timers, in the order they are reduced (spec §8.2). Values are seconds,
+/// accumulated over the files (raw: over all datasets of all files) of one iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Timer {
+    /// MPI write time: never measured by the reference, always 0 (spec §11.7).
+    MpiWrite = 0,
+    /// "Write": after the open to after the write phase (includes dataset creation).
+    WriteFine,
+    /// "Write Open-Close": after the pre-write barrier to after the close.
+    WriteGross,
+    /// "Raw Data Write": only the transfer loops.
+    WriteRaw,
+    /// "Write File Open": the open.
+    WriteOpen,
+    /// "Write File Close": the close.
+    WriteClose,
+    /// MPI read time: always 0.
+    MpiRead,
+    /// "Read".
+    ReadFine,
+    /// "Read Open-Close".
+    ReadGross,
+    /// "Raw Data Read" (includes verification, as in the reference).
+    ReadRaw,
+    /// "Read File Open".
+    ReadOpen,
+    /// "Read File Close".
+    ReadClose,
+}
+
+/// Number of timers.
+pub const COUNT: usize = 12;
+
+/// Accumulated seconds per timer for one iteration of one process.
+pub type Times = [f64; COUNT];
+
+/// Per-iteration statistics of one timer over the processes of the run communicator.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct IterStat {
+    /// Smallest value over processes (seconds).
+    pub min: f64,
+    /// Largest value over processes: the slowest rank (seconds).
+    pub max: f64,
+    /// Sum over processes (seconds).
+    pub sum: f64,
+}
+
+/// Statistics over iterations of the slowest-rank times `m_i` (spec §8.3).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Summary {
+    /// `min_i m_i` (seconds).
+    pub t_min: f64,
+    /// `(Σ_i m_i) / it` (seconds).
+    pub t_avg: f64,
+    /// `max_i m_i` (seconds).
+    pub t_max: f64,
+}
+
+impl Summary {
+    /// Summarise the per-iteration statistics of one timer. Empty input gives zeros.
+    pub fn of(iters: &[IterStat]) -> Summary {
+        if iters.is_empty() {
+            return Summary::default();
+        }
+        let mut s = Summary { t_min: f64::INFINITY, t_avg: 0.0, t_max: f64::NEG_INFINITY };
+        for it in iters {
+            s.t_min = s.t_min.min(it.max);
+            s.t_max = s.t_max.max(it.max);
+            s.t_avg += it.max;
+        }
+        s.t_avg /= iters.len() as f64;
+        s
+    }
+}
+
+/// Throughput in MiB/s: `(bytes / 2^20) / t`, and exactly 0.0 when `t == 0.0`
+/// (spec §8.3 `MBps`).
+pub fn mbps(bytes: u64, t: f64) -> f64 {
+    if t == 0.0 {
+        0.0
+    } else {
+        (bytes as f64 / 1_048_576.0) / t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_uses_slowest_rank() {
+        let its = [
+            IterStat { min: 0.1, max: 0.5, sum: 0.6 },
+            IterStat { min: 0.05, max: 0.25, sum: 0.3 },
+        ];
+        let s = Summary::of(&its);
+        assert_eq!(s.t_min, 0.25);
+        assert_eq!(s.t_max, 0.5);
+        assert!((s.t_avg - 0.375).abs() < 1e-12);
+    }
+
+    #[test]
+    fn throughput_matches_debug3_transcript() {
+        // spec §8.3: V = 0.5 MB over 2 iterations, 2734.42 / 2488.17 MB/s max/min
+        let v = 524_288;
+        let t1 = 0.5 / 2734.42;
+        let t2 = 0.5 / 2488.17;
+        let s = Summary::of(&[IterStat { min: 0.0, max: t1, sum: 0.0 }, IterStat { min: 0.0, max: t2, sum: 0.0 }]);
+        assert_eq!(format!("{:.2}", mbps(v, s.t_min)), "2734.42");
+        assert_eq!(format!("{:.2}", mbps(v, s.t_avg)), "2605.49");
+        assert_eq!(format!("{:.2}", mbps(v, s.t_max)), "2488.17");
+        assert_eq!(mbps(v, 0.0), 0.0);
+    }
+}
