@@ -96,12 +96,14 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
     let out = match &params.output {
         None => Output::stdout(),
         Some(path) => {
-            let first = if rank == 0 { Fd::open_str(path, OpenMode::CreateReport).map(Some) } else { Ok(None) };
-            let first = agree_value(world, first, path)?;
-            let fd = match first {
-                Some(fd) => fd,
-                None => agree_value(world, Fd::open_str(path, OpenMode::Append), path)?,
+            // two agreement points, reached by every rank in the same order
+            let created = if rank == 0 { Fd::open_str(path, OpenMode::CreateReport).map(Some) } else { Ok(None) };
+            let created = agree_value(world, created, "report file (-o)")?;
+            let appended = match created {
+                Some(fd) => Ok(fd),
+                None => Fd::open_str(path, OpenMode::Append),
             };
+            let fd = agree_value(world, appended, "report file (-o)")?;
             Output::file(fd)
         }
     };

@@ -66,7 +66,9 @@ impl fmt::Display for Error {
                 let text = if *errno == 0 {
                     "unexpected end of file".to_string()
                 } else {
-                    std::io::Error::from_raw_os_error(*errno).to_string()
+                    let t = std::io::Error::from_raw_os_error(*errno).to_string();
+                    // "No such file or directory (os error 2)" -> "No such file or directory"
+                    t.split(" (os error").next().unwrap_or(&t).to_string()
                 };
                 match path {
                     Some(p) => write!(f, "{call}({p}) failed: {text}"),

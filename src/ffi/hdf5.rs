@@ -61,7 +61,8 @@ extern "C" fn walk_cb(n: c_uint, err: *const h5e::H5E_error2_t, data: *mut c_voi
             }
         };
         let func = text(err.func_name);
-        let desc = text(err.desc);
+        // one line per message: HDF5 descriptions may embed newlines
+        let desc = text(err.desc).split_whitespace().collect::<Vec<_>>().join(" ");
         let _ = n;
         out.push(if func.is_empty() { desc } else { format!("{func}(): {desc}") });
     });
