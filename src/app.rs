@@ -7,9 +7,9 @@ use crate::cli::{self, Command};
 use crate::engine::{self, Output, RunEnv};
 use crate::env;
 use crate::error::{Error, Result};
+use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::{Fd, OpenMode};
-use crate::ffi::hdf5;
 use crate::params::Params;
 use crate::report;
 
@@ -22,7 +22,13 @@ pub fn error_message(e: &Error) -> String {
         Error::Usage(m) => m.clone(),
         Error::Invalid(ms) => ms
             .iter()
-            .map(|m| if m.starts_with("h5perf: ") { m.clone() } else { format!("h5perf: {m}") })
+            .map(|m| {
+                if m.starts_with("h5perf: ") {
+                    m.clone()
+                } else {
+                    format!("h5perf: {m}")
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n"),
         other => format!("h5perf: {other}"),
@@ -68,7 +74,9 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         )?),
         Err(std::env::VarError::NotPresent) => None,
         Err(std::env::VarError::NotUnicode(_)) => {
-            return Err(Error::Usage("h5perf: HDF5_MPI_INFO is not valid UTF-8".into()))
+            return Err(Error::Usage(
+                "h5perf: HDF5_MPI_INFO is not valid UTF-8".into(),
+            ))
         }
     };
     let opts = match cli::parse(args)? {
@@ -97,7 +105,11 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         None => Output::stdout(),
         Some(path) => {
             // two agreement points, reached by every rank in the same order
-            let created = if rank == 0 { Fd::open_str(path, OpenMode::CreateReport).map(Some) } else { Ok(None) };
+            let created = if rank == 0 {
+                Fd::open_str(path, OpenMode::CreateReport).map(Some)
+            } else {
+                Ok(None)
+            };
             let created = agree_value(world, created, "report file (-o)")?;
             let appended = match created {
                 Some(fd) => Ok(fd),
@@ -120,7 +132,11 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         let dump = report::info_dump(info_pairs.as_deref(), mpi_sys::MPI_MAX_INFO_VAL);
         let block = report::param_block(
             &params,
-            &report::ParamEnv { rank, paraprefix: env.paraprefix.as_deref(), info_dump: &dump },
+            &report::ParamEnv {
+                rank,
+                paraprefix: env.paraprefix.as_deref(),
+                info_dump: &dump,
+            },
         );
         let version = report::version_line(HDF5_BUILD_VERSION);
         if out.is_file() {

@@ -166,7 +166,12 @@ fn run_step(
         let alloc_res = alloc.as_ref().map(|_| ()).map_err(Clone::clone);
         agree(comm, alloc_res)?;
         let mut tbuf = alloc?;
-        let ctx = Ctx { comm, info, params: p, pattern };
+        let ctx = Ctx {
+            comm,
+            info,
+            params: p,
+            pattern,
+        };
         for api in p.apis.iter() {
             if rank == 0 {
                 out.write(&report::api_header(api))?;
@@ -205,7 +210,9 @@ fn run_api(
     let comm = ctx.comm;
     let rank = comm.rank()?;
     let mut drv = driver::new_driver(api);
-    let mut stats: Vec<Vec<IterStat>> = vec![Vec::with_capacity(p.num_iters as usize); COUNT];
+    let mut stats: Vec<Vec<IterStat>> = (0..COUNT)
+        .map(|_| Vec::with_capacity(p.num_iters as usize))
+        .collect();
     let mut mismatches: Vec<Mismatch> = Vec::with_capacity(64);
     let fill = (rank as u8).wrapping_add(1);
     for it in 0..p.num_iters {
@@ -217,9 +224,20 @@ fn run_api(
         let mut t: Times = [0.0; COUNT];
         for f in 1..=p.num_files {
             let path = driver::data_file_name(dir, f, api)?;
-            let cpath = CString::new(path.clone())
-                .map_err(|_| Error::Other(format!("data file name contains a NUL byte: {path:?}")))?;
-            let res = one_file(&mut *drv, ctx, &path, &cpath, buf, fill, &mut t, out, &mut mismatches);
+            let cpath = CString::new(path.clone()).map_err(|_| {
+                Error::Other(format!("data file name contains a NUL byte: {path:?}"))
+            })?;
+            let res = one_file(
+                &mut *drv,
+                ctx,
+                &path,
+                &cpath,
+                buf,
+                fill,
+                &mut t,
+                out,
+                &mut mismatches,
+            );
             if let Err(e) = agree(comm, res) {
                 // leave together: release everything, remove what was created
                 drop(drv);
@@ -244,7 +262,11 @@ fn run_api(
         comm.allreduce_f64(&t, &mut mn, Op::Min)?;
         comm.allreduce_f64(&t, &mut sm, Op::Sum)?;
         for i in 0..COUNT {
-            stats[i].push(IterStat { min: mn[i], max: mx[i], sum: sm[i] });
+            stats[i].push(IterStat {
+                min: mn[i],
+                max: mx[i],
+                sum: sm[i],
+            });
         }
     }
     let dset = ctx.pattern.dataset_bytes();
@@ -373,7 +395,13 @@ fn read_phase(
 
 #[cold]
 fn find_mismatch(buf: &[u8], fill: u8, dataset: u64, transfer: u64) -> Mismatch {
-    let mut m = Mismatch { dataset, transfer, count: 0, first_index: 0, got: [0; 19] };
+    let mut m = Mismatch {
+        dataset,
+        transfer,
+        count: 0,
+        first_index: 0,
+        got: [0; 19],
+    };
     for (i, &b) in buf.iter().enumerate() {
         if b != fill {
             if m.count == 0 {
@@ -407,7 +435,10 @@ fn report_mismatches(
     for m in mismatches.iter() {
         use std::fmt::Write;
         for g in m.got.iter().take((m.count as usize).min(19)) {
-            let _ = writeln!(s, "{rank}: read data error, expected ({expected}), got ({g})");
+            let _ = writeln!(
+                s,
+                "{rank}: read data error, expected ({expected}), got ({g})"
+            );
         }
         if m.count >= 20 {
             let _ = writeln!(s, "{rank}: ...total read data errors={}", m.count);
@@ -415,7 +446,11 @@ fn report_mismatches(
         let in_dset = ctx.pattern.dataset_offset_of(m.transfer, m.first_index);
         let place = match api {
             Api::Phdf5 => format!("Dataset_{}, element offset {in_dset}", m.dataset + 1),
-            _ => format!("dataset {}, file offset {}", m.dataset + 1, ctx.dataset_base(m.dataset) + in_dset),
+            _ => format!(
+                "dataset {}, file offset {}",
+                m.dataset + 1,
+                ctx.dataset_base(m.dataset) + in_dset
+            ),
         };
         let _ = writeln!(
             s,

@@ -75,7 +75,10 @@ impl fmt::Display for Error {
                     None => write!(f, "{call} failed: {text}"),
                 }
             }
-            Error::Verify(n) => write!(f, "data verification failed: {n} byte(s) read back differ from what was written"),
+            Error::Verify(n) => write!(
+                f,
+                "data verification failed: {n} byte(s) read back differ from what was written"
+            ),
         }
     }
 }

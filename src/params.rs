@@ -208,7 +208,11 @@ impl Params {
         let mut buf_min = if o.buf_min == 0 { bpp / 2 } else { o.buf_min };
         let mut blk = if o.blk_size == 0 { bpp / 2 } else { o.blk_size };
         let apis = if o.apis.is_empty() {
-            ApiSet { posix: true, mpiio: true, phdf5: true }
+            ApiSet {
+                posix: true,
+                mpiio: true,
+                phdf5: true,
+            }
         } else {
             o.apis
         };
@@ -300,7 +304,10 @@ impl Params {
             }
         };
         if self.dim2d {
-            push("h5perf: 2D geometry (-g/--geometry) is not yet supported by this version".to_string());
+            push(
+                "h5perf: 2D geometry (-g/--geometry) is not yet supported by this version"
+                    .to_string(),
+            );
         }
         let blk = self.blk_size;
         for n in self.proc_counts() {
@@ -339,7 +346,20 @@ impl Params {
                     ));
                     continue;
                 }
-                if d.checked_mul(self.num_dsets).is_none() || i64::try_from(d * self.num_dsets).is_err() {
+                let int_max = i32::MAX as u64;
+                if self.apis.mpiio && blk > int_max {
+                    push(format!(
+                        "Block size ({blk}) exceeds the largest MPI count ({int_max}) of the MPI-IO block datatype"
+                    ));
+                }
+                if self.apis.phdf5 && buf > int_max {
+                    push(format!(
+                        "Transfer buffer size ({buf}) exceeds the {int_max} bytes that HDF5's MPI-IO driver can move in one call"
+                    ));
+                }
+                if d.checked_mul(self.num_dsets).is_none()
+                    || i64::try_from(d * self.num_dsets).is_err()
+                {
                     push(format!(
                         "File size ({} datasets of {d} bytes) does not fit in a signed 64-bit file offset",
                         self.num_dsets
@@ -364,7 +384,10 @@ mod tests {
     #[test]
     fn defaults_1d() {
         let p = resolve(|_| {}, 2);
-        assert_eq!((p.num_bytes, p.buf_min, p.buf_max, p.blk_size), (262144, 131072, 262144, 131072));
+        assert_eq!(
+            (p.num_bytes, p.buf_min, p.buf_max, p.blk_size),
+            (262144, 131072, 262144, 131072)
+        );
         assert_eq!((p.min_procs, p.max_procs, p.num_iters), (1, 2, 1));
         assert!(p.apis.posix && p.apis.mpiio && p.apis.phdf5);
     }
@@ -372,31 +395,82 @@ mod tests {
     #[test]
     fn defaults_2d() {
         let p = resolve(|o| o.dim2d = true, 2);
-        assert_eq!((p.num_bytes, p.buf_min, p.buf_max, p.blk_size), (8192, 4096, 8192, 4096));
+        assert_eq!(
+            (p.num_bytes, p.buf_min, p.buf_max, p.blk_size),
+            (8192, 4096, 8192, 4096)
+        );
     }
 
     #[test]
     fn clamping_order() {
         // 1D caps transfer sizes by bpp; 2D does not.
-        let p = resolve(|o| { o.num_bytes = 64; o.buf_min = 128; o.buf_max = 256; o.blk_size = 512 }, 1);
+        let p = resolve(
+            |o| {
+                o.num_bytes = 64;
+                o.buf_min = 128;
+                o.buf_max = 256;
+                o.blk_size = 512
+            },
+            1,
+        );
         assert_eq!((p.buf_min, p.buf_max, p.blk_size), (64, 64, 64));
-        let p = resolve(|o| { o.dim2d = true; o.num_bytes = 64; o.buf_min = 128; o.buf_max = 256 }, 1);
+        let p = resolve(
+            |o| {
+                o.dim2d = true;
+                o.num_bytes = 64;
+                o.buf_min = 128;
+                o.buf_max = 256
+            },
+            1,
+        );
         assert_eq!((p.buf_min, p.buf_max), (128, 256));
         // min > max after defaults
-        let p = resolve(|o| { o.buf_min = 200_000; o.buf_max = 100_000 }, 1);
+        let p = resolve(
+            |o| {
+                o.buf_min = 200_000;
+                o.buf_max = 100_000
+            },
+            1,
+        );
         assert_eq!((p.buf_min, p.buf_max), (100_000, 100_000));
         // process counts
-        let p = resolve(|o| { o.min_procs = 5; o.max_procs = Some(3) }, 8);
+        let p = resolve(
+            |o| {
+                o.min_procs = 5;
+                o.max_procs = Some(3)
+            },
+            8,
+        );
         assert_eq!((p.min_procs, p.max_procs), (3, 3));
-        let p = resolve(|o| { o.min_procs = 0; o.max_procs = Some(0); o.num_iters = 0 }, 8);
+        let p = resolve(
+            |o| {
+                o.min_procs = 0;
+                o.max_procs = Some(0);
+                o.num_iters = 0
+            },
+            8,
+        );
         assert_eq!((p.min_procs, p.max_procs, p.num_iters), (1, 1, 1));
     }
 
     #[test]
     fn loops() {
-        let p = resolve(|o| { o.min_procs = 1; o.max_procs = Some(6) }, 8);
+        let p = resolve(
+            |o| {
+                o.min_procs = 1;
+                o.max_procs = Some(6)
+            },
+            8,
+        );
         assert_eq!(p.proc_counts(), vec![6, 3, 1]);
-        let p = resolve(|o| { o.num_bytes = 10240; o.buf_min = 4096; o.buf_max = 10240 }, 1);
+        let p = resolve(
+            |o| {
+                o.num_bytes = 10240;
+                o.buf_min = 4096;
+                o.buf_max = 10240
+            },
+            1,
+        );
         assert_eq!(p.buf_sizes(), vec![4096, 8192]);
         let p = resolve(|o| o.num_bytes = 1, 1);
         assert_eq!(p.buf_sizes(), vec![0]);
@@ -405,17 +479,41 @@ mod tests {
     #[test]
     fn problems_found_before_io() {
         // err_block golden: -x 48K -X 48K -B 32K on 1 process
-        let p = resolve(|o| { o.buf_min = 48 << 10; o.buf_max = 48 << 10; o.blk_size = 32 << 10 }, 1);
+        let p = resolve(
+            |o| {
+                o.buf_min = 48 << 10;
+                o.buf_max = 48 << 10;
+                o.blk_size = 32 << 10
+            },
+            1,
+        );
         assert_eq!(
             p.problems(1),
             vec!["Transfer buffer size (49152) must be a multiple of the interleaved I/O block size (32768)"]
         );
         // err_not_multiple golden: reported once although it fails for N = 2 and 1
-        let p = resolve(|o| { o.num_bytes = 100 << 10; o.buf_min = 64 << 10; o.buf_max = 64 << 10; o.blk_size = 16 << 10 }, 2);
+        let p = resolve(
+            |o| {
+                o.num_bytes = 100 << 10;
+                o.buf_min = 64 << 10;
+                o.buf_max = 64 << 10;
+                o.blk_size = 16 << 10
+            },
+            2,
+        );
         assert_eq!(p.problems(2), vec!["Dataset size/process (102400) must be a multiple of the trasfer buffer size (65536)"]);
         // err_too_many_procs
-        let p = resolve(|o| { o.min_procs = 4; o.max_procs = Some(4) }, 2);
-        assert_eq!(p.problems(2), vec!["number of process(4) must be <= number of processes in MPI_COMM_WORLD(2)"]);
+        let p = resolve(
+            |o| {
+                o.min_procs = 4;
+                o.max_procs = Some(4)
+            },
+            2,
+        );
+        assert_eq!(
+            p.problems(2),
+            vec!["number of process(4) must be <= number of processes in MPI_COMM_WORLD(2)"]
+        );
         // -e 1: block and buffer are 0
         let p = resolve(|o| o.num_bytes = 1, 1);
         assert_eq!(p.problems(1), vec!["Transfer block size (0) must be > 0"]);
@@ -423,5 +521,34 @@ mod tests {
         assert!(resolve(|_| {}, 2).problems(2).is_empty());
         // 2D refused for now
         assert!(resolve(|o| o.dim2d = true, 2).problems(2)[0].contains("not yet supported"));
+        // counts MPI-IO and HDF5 1.10 cannot express are refused up front, POSIX is fine
+        let big = |apis: ApiSet| {
+            resolve(
+                |o| {
+                    o.apis = apis;
+                    o.num_bytes = 3 << 30;
+                    o.buf_min = 3 << 30;
+                    o.blk_size = 3 << 30;
+                    o.max_procs = Some(1);
+                },
+                1,
+            )
+            .problems(1)
+        };
+        assert!(big(ApiSet {
+            posix: true,
+            ..Default::default()
+        })
+        .is_empty());
+        assert!(big(ApiSet {
+            mpiio: true,
+            ..Default::default()
+        })[0]
+            .contains("largest MPI count"));
+        assert!(big(ApiSet {
+            phdf5: true,
+            ..Default::default()
+        })[0]
+            .contains("HDF5's MPI-IO driver"));
     }
 }

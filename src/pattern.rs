@@ -94,7 +94,11 @@ impl Pattern1D {
                 buf_off: j * self.blk,
             }
         } else {
-            Piece { file_off: self.transfer_start(k), len: self.buf, buf_off: 0 }
+            Piece {
+                file_off: self.transfer_start(k),
+                len: self.buf,
+                buf_off: 0,
+            }
         }
     }
 
@@ -126,7 +130,14 @@ mod tests {
     use super::*;
 
     fn pat(bpp: u64, buf: u64, blk: u64, n: u64, r: u64, inter: bool) -> Pattern1D {
-        Pattern1D { bpp, buf, blk, nprocs: n, rank: r, interleaved: inter }
+        Pattern1D {
+            bpp,
+            buf,
+            blk,
+            nprocs: n,
+            rank: r,
+            interleaved: inter,
+        }
     }
 
     /// Render the dataset after transfers `0..=upto` as the spec's byte maps.
@@ -152,14 +163,26 @@ mod tests {
         assert_eq!(map(8, 4, 2, 3, false, 0), "1111----2222----3333----");
         assert_eq!(map(8, 4, 2, 3, false, 1), "111111112222222233333333");
         let p = pat(8, 4, 2, 3, 1, false);
-        assert_eq!(p.all_pieces().iter().map(|(_, pc)| pc.file_off).collect::<Vec<_>>(), vec![8, 12]);
+        assert_eq!(
+            p.all_pieces()
+                .iter()
+                .map(|(_, pc)| pc.file_off)
+                .collect::<Vec<_>>(),
+            vec![8, 12]
+        );
     }
 
     #[test]
     fn spec_example_2_interleaved() {
         assert_eq!(map(8, 4, 2, 3, true, 0), "112233112233------------");
         assert_eq!(map(8, 4, 2, 3, true, 1), "112233112233112233112233");
-        let offs = |r| pat(8, 4, 2, 3, r, true).all_pieces().iter().map(|(_, pc)| pc.file_off).collect::<Vec<_>>();
+        let offs = |r| {
+            pat(8, 4, 2, 3, r, true)
+                .all_pieces()
+                .iter()
+                .map(|(_, pc)| pc.file_off)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(offs(0), vec![0, 6, 12, 18]);
         assert_eq!(offs(1), vec![2, 8, 14, 20]);
         assert_eq!(offs(2), vec![4, 10, 16, 22]);
@@ -169,7 +192,14 @@ mod tests {
 
     #[test]
     fn every_byte_written_exactly_once() {
-        for &(bpp, buf, blk) in &[(8u64, 4u64, 2u64), (16, 8, 2), (64, 16, 4), (48, 16, 8), (12, 6, 3), (2, 1, 1)] {
+        for &(bpp, buf, blk) in &[
+            (8u64, 4u64, 2u64),
+            (16, 8, 2),
+            (64, 16, 4),
+            (48, 16, 8),
+            (12, 6, 3),
+            (2, 1, 1),
+        ] {
             for n in 1..=5u64 {
                 for inter in [false, true] {
                     let mut seen = vec![0u32; (bpp * n) as usize];
@@ -184,7 +214,10 @@ mod tests {
                         }
                         assert_eq!(moved, bpp, "rank {r} moves bpp bytes");
                     }
-                    assert!(seen.iter().all(|&c| c == 1), "bpp={bpp} buf={buf} blk={blk} n={n} inter={inter}");
+                    assert!(
+                        seen.iter().all(|&c| c == 1),
+                        "bpp={bpp} buf={buf} blk={blk} n={n} inter={inter}"
+                    );
                 }
             }
         }

@@ -76,7 +76,10 @@ pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
     line(format!("Number of files={}", p.num_files));
     line(format!("Number of datasets={}", p.num_dsets));
     line(format!("Number of iterations={}", p.num_iters));
-    line(format!("Number of processes={}:{}", p.min_procs, p.max_procs));
+    line(format!(
+        "Number of processes={}:{}",
+        p.min_procs, p.max_procs
+    ));
     let (pmin, pmax) = (u64::from(p.min_procs), u64::from(p.max_procs));
     let bpp = p.num_bytes;
     let blk = p.blk_size;
@@ -88,32 +91,81 @@ pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
             sz(bpp.saturating_mul(bpp).saturating_mul(pmin)),
             sz(bpp.saturating_mul(bpp).saturating_mul(pmax))
         ));
-        line(format!("Size of dataset(s)={}x{}:{}x{}", sz(smin), sz(smin), sz(smax), sz(smax)));
+        line(format!(
+            "Size of dataset(s)={}x{}:{}x{}",
+            sz(smin),
+            sz(smin),
+            sz(smax),
+            sz(smax)
+        ));
         let fsize = |s: u64| ((s as f64).powi(2) as u64).saturating_mul(p.num_dsets);
         line(format!("File size={}:{}", sz(fsize(smin)), sz(fsize(smax))));
         if p.interleaved {
-            line(format!("Transfer buffer size={}x{}:{}x{}", sz(p.buf_min), sz(blk), sz(p.buf_max), sz(blk)));
+            line(format!(
+                "Transfer buffer size={}x{}:{}x{}",
+                sz(p.buf_min),
+                sz(blk),
+                sz(p.buf_max),
+                sz(blk)
+            ));
         } else {
-            line(format!("Transfer buffer size={}x{}:{}x{}", sz(blk), sz(p.buf_min), sz(blk), sz(p.buf_max)));
+            line(format!(
+                "Transfer buffer size={}x{}:{}x{}",
+                sz(blk),
+                sz(p.buf_min),
+                sz(blk),
+                sz(p.buf_max)
+            ));
         }
         line(format!("Block size={}x{}", sz(blk), sz(blk)));
     } else {
-        line(format!("Number of bytes per process per dataset={}", sz(bpp)));
-        line(format!("Size of dataset(s)={}:{}", sz(bpp.saturating_mul(pmin)), sz(bpp.saturating_mul(pmax))));
+        line(format!(
+            "Number of bytes per process per dataset={}",
+            sz(bpp)
+        ));
+        line(format!(
+            "Size of dataset(s)={}:{}",
+            sz(bpp.saturating_mul(pmin)),
+            sz(bpp.saturating_mul(pmax))
+        ));
         line(format!(
             "File size={}:{}",
             sz(bpp.saturating_mul(pmin).saturating_mul(p.num_dsets)),
             sz(bpp.saturating_mul(pmax).saturating_mul(p.num_dsets))
         ));
-        line(format!("Transfer buffer size={}:{}", sz(p.buf_min), sz(p.buf_max)));
+        line(format!(
+            "Transfer buffer size={}:{}",
+            sz(p.buf_min),
+            sz(p.buf_max)
+        ));
         line(format!("Block size={}", sz(blk)));
     }
-    line(format!("Block Pattern in Dataset={}", if p.interleaved { "Interleaved" } else { "Contiguous" }));
-    line(format!("I/O Method for MPI and HDF5={}", if p.collective { "Collective" } else { "Independent" }));
+    line(format!(
+        "Block Pattern in Dataset={}",
+        if p.interleaved {
+            "Interleaved"
+        } else {
+            "Contiguous"
+        }
+    ));
+    line(format!(
+        "I/O Method for MPI and HDF5={}",
+        if p.collective {
+            "Collective"
+        } else {
+            "Independent"
+        }
+    ));
     line(format!("Geometry={}", if p.dim2d { "2D" } else { "1D" }));
     line("VFL used for HDF5 I/O=MPI-IO driver".into());
-    line(format!("Data storage method in HDF5={}", if p.chunk { "Chunked" } else { "Contiguous" }));
-    line(format!("Env HDF5_PARAPREFIX={}", e.paraprefix.unwrap_or("not set")));
+    line(format!(
+        "Data storage method in HDF5={}",
+        if p.chunk { "Chunked" } else { "Contiguous" }
+    ));
+    line(format!(
+        "Env HDF5_PARAPREFIX={}",
+        e.paraprefix.unwrap_or("not set")
+    ));
     let _ = write!(s, "rank {r}: {}", e.info_dump);
     let _ = writeln!(s, "rank {r}: ==== End of Parameters ====");
     s.push('\n');
@@ -160,8 +212,16 @@ pub struct ApiResults {
 fn throughput_block(out: &mut String, title: &str, r: &ApiResults, t: Timer, times: bool) {
     let s = Summary::of(&r.stats[t as usize]);
     let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
-    for (label, tt) in [("Maximum", s.t_min), ("Average", s.t_avg), ("Minimum", s.t_max)] {
-        let _ = write!(out, "                {label} Throughput: {:6.2} MB/s", mbps(r.bytes, tt));
+    for (label, tt) in [
+        ("Maximum", s.t_min),
+        ("Average", s.t_avg),
+        ("Minimum", s.t_max),
+    ] {
+        let _ = write!(
+            out,
+            "                {label} Throughput: {:6.2} MB/s",
+            mbps(r.bytes, tt)
+        );
         if times {
             let _ = write!(out, " ({tt:7.3} s)");
         }
@@ -172,8 +232,16 @@ fn throughput_block(out: &mut String, title: &str, r: &ApiResults, t: Timer, tim
 fn time_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
     let s = Summary::of(&r.stats[t as usize]);
     let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
-    for (label, tt) in [("Minimum", s.t_min), ("Average", s.t_avg), ("Maximum", s.t_max)] {
-        let _ = writeln!(out, "                {label} Accumulated Time using {} file(s): {tt:7.5} s", r.files);
+    for (label, tt) in [
+        ("Minimum", s.t_min),
+        ("Average", s.t_avg),
+        ("Maximum", s.t_max),
+    ] {
+        let _ = writeln!(
+            out,
+            "                {label} Accumulated Time using {} file(s): {tt:7.5} s",
+            r.files
+        );
     }
 }
 
@@ -204,7 +272,14 @@ pub fn api_results(p: &Params, r: &ApiResults) -> String {
                 "Write file open",
                 "Write file close",
             ],
-            [Timer::WriteRaw, Timer::MpiWrite, Timer::WriteFine, Timer::WriteGross, Timer::WriteOpen, Timer::WriteClose],
+            [
+                Timer::WriteRaw,
+                Timer::MpiWrite,
+                Timer::WriteFine,
+                Timer::WriteGross,
+                Timer::WriteOpen,
+                Timer::WriteClose,
+            ],
         ),
         (
             !p.write_only,
@@ -218,7 +293,14 @@ pub fn api_results(p: &Params, r: &ApiResults) -> String {
                 "Read file open",
                 "Read file close",
             ],
-            [Timer::ReadRaw, Timer::MpiRead, Timer::ReadFine, Timer::ReadGross, Timer::ReadOpen, Timer::ReadClose],
+            [
+                Timer::ReadRaw,
+                Timer::MpiRead,
+                Timer::ReadFine,
+                Timer::ReadGross,
+                Timer::ReadOpen,
+                Timer::ReadClose,
+            ],
         ),
     ];
     for (on, names, timers) in phases {
@@ -278,14 +360,25 @@ mod tests {
     fn golden_lines(name: &str, from: &str, n: usize) -> Vec<String> {
         let path = format!("{}/../shared/golden/{name}.out", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        text.lines().skip_while(|l| !l.starts_with(from)).take(n).map(String::from).collect()
+        text.lines()
+            .skip_while(|l| !l.starts_with(from))
+            .take(n)
+            .map(String::from)
+            .collect()
     }
 
     #[test]
     fn default_block_matches_golden() {
         let p = Params::resolve(&Options::default(), 2);
         let dump = info_dump(None, 256);
-        let b = param_block(&p, &ParamEnv { rank: 0, paraprefix: None, info_dump: &dump });
+        let b = param_block(
+            &p,
+            &ParamEnv {
+                rank: 0,
+                paraprefix: None,
+                info_dump: &dump,
+            },
+        );
         let mut want = golden_lines("default_np2", "rank 0: ==== Parameters", 21);
         for l in &mut want {
             if l.contains("Dumping MPI Info Object(") {
@@ -301,7 +394,10 @@ mod tests {
 
     #[test]
     fn info_dump_lists_pairs() {
-        let pairs = vec![("a".to_string(), "b".to_string()), ("c".to_string(), "d=e".to_string())];
+        let pairs = vec![
+            ("a".to_string(), "b".to_string()),
+            ("c".to_string(), "d=e".to_string()),
+        ];
         assert_eq!(
             info_dump(Some(&pairs), 256),
             "Dumping MPI Info Object(0) (up to 256 bytes per item):\nobject has 2 items\na=b\nc=d=e\n"
@@ -316,10 +412,23 @@ mod tests {
         o.write_only = true;
         let p = Params::resolve(&o, 2);
         let mut stats = vec![vec![IterStat::default()]; crate::timer::COUNT];
-        stats[Timer::WriteFine as usize][0] = IterStat { min: 0.1, max: 0.5, sum: 0.6 };
-        let r = ApiResults { stats, bytes: 524288, iters: 1, files: 1 };
+        stats[Timer::WriteFine as usize][0] = IterStat {
+            min: 0.1,
+            max: 0.5,
+            sum: 0.6,
+        };
+        let r = ApiResults {
+            stats,
+            bytes: 524288,
+            iters: 1,
+            files: 1,
+        };
         let text = api_results(&p, &r);
-        let titles: Vec<&str> = text.lines().filter(|l| l.ends_with("iteration(s)):")).map(str::trim).collect();
+        let titles: Vec<&str> = text
+            .lines()
+            .filter(|l| l.ends_with("iteration(s)):"))
+            .map(str::trim)
+            .collect();
         assert_eq!(
             titles,
             vec![
@@ -331,7 +440,9 @@ mod tests {
             ]
         );
         assert!(text.contains("                Maximum Throughput:   1.00 MB/s (  0.500 s)\n"));
-        assert!(text.contains("                Minimum Accumulated Time using 1 file(s): 0.00000 s\n"));
+        assert!(
+            text.contains("                Minimum Accumulated Time using 1 file(s): 0.00000 s\n")
+        );
         assert!(text.contains("                Maximum Throughput:   0.00 MB/s (  0.000 s)\n"));
     }
 }

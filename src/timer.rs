@@ -68,7 +68,11 @@ impl Summary {
         if iters.is_empty() {
             return Summary::default();
         }
-        let mut s = Summary { t_min: f64::INFINITY, t_avg: 0.0, t_max: f64::NEG_INFINITY };
+        let mut s = Summary {
+            t_min: f64::INFINITY,
+            t_avg: 0.0,
+            t_max: f64::NEG_INFINITY,
+        };
         for it in iters {
             s.t_min = s.t_min.min(it.max);
             s.t_max = s.t_max.max(it.max);
@@ -96,8 +100,16 @@ mod tests {
     #[test]
     fn summary_uses_slowest_rank() {
         let its = [
-            IterStat { min: 0.1, max: 0.5, sum: 0.6 },
-            IterStat { min: 0.05, max: 0.25, sum: 0.3 },
+            IterStat {
+                min: 0.1,
+                max: 0.5,
+                sum: 0.6,
+            },
+            IterStat {
+                min: 0.05,
+                max: 0.25,
+                sum: 0.3,
+            },
         ];
         let s = Summary::of(&its);
         assert_eq!(s.t_min, 0.25);
@@ -111,7 +123,18 @@ mod tests {
         let v = 524_288;
         let t1 = 0.5 / 2734.42;
         let t2 = 0.5 / 2488.17;
-        let s = Summary::of(&[IterStat { min: 0.0, max: t1, sum: 0.0 }, IterStat { min: 0.0, max: t2, sum: 0.0 }]);
+        let s = Summary::of(&[
+            IterStat {
+                min: 0.0,
+                max: t1,
+                sum: 0.0,
+            },
+            IterStat {
+                min: 0.0,
+                max: t2,
+                sum: 0.0,
+            },
+        ]);
         assert_eq!(format!("{:.2}", mbps(v, s.t_min)), "2734.42");
         assert_eq!(format!("{:.2}", mbps(v, s.t_avg)), "2605.49");
         assert_eq!(format!("{:.2}", mbps(v, s.t_max)), "2488.17");

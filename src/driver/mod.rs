@@ -144,9 +144,18 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(data_file_name("", 1, Api::Posix).unwrap(), "#pio_tmp_1.posix");
-        assert_eq!(data_file_name("/scratch//pp/bob", 2, Api::Mpiio).unwrap(), "/scratch/pp/bob/#pio_tmp_2.mpio");
-        assert_eq!(data_file_name("/x/", 10, Api::Phdf5).unwrap(), "/x/#pio_tmp_10.h5");
+        assert_eq!(
+            data_file_name("", 1, Api::Posix).unwrap(),
+            "#pio_tmp_1.posix"
+        );
+        assert_eq!(
+            data_file_name("/scratch//pp/bob", 2, Api::Mpiio).unwrap(),
+            "/scratch/pp/bob/#pio_tmp_2.mpio"
+        );
+        assert_eq!(
+            data_file_name("/x/", 10, Api::Phdf5).unwrap(),
+            "/x/#pio_tmp_10.h5"
+        );
         let long = "/a".repeat(3000);
         assert!(data_file_name(&long, 1, Api::Posix).is_err());
     }

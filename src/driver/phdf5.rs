@@ -78,7 +78,11 @@ impl Driver for Phdf5Driver {
         let ds = match phase {
             Phase::Write => {
                 let chunk = [ctx.pattern.blk];
-                let dcpl = Plist::dataset_create(if ctx.params.chunk { Some(&chunk[..]) } else { None })?;
+                let dcpl = Plist::dataset_create(if ctx.params.chunk {
+                    Some(&chunk[..])
+                } else {
+                    None
+                })?;
                 let fs = self.file_space.as_ref().ok_or_else(not_ready)?;
                 Dataset::create(file, name, fs, &dcpl)?
             }
@@ -89,7 +93,9 @@ impl Driver for Phdf5Driver {
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {
-        let (Some(ds), Some(fs), Some(ms), Some(x)) = (&self.dset, &self.file_space, &self.mem_space, &self.dxpl) else {
+        let (Some(ds), Some(fs), Some(ms), Some(x)) =
+            (&self.dset, &self.file_space, &self.mem_space, &self.dxpl)
+        else {
             return Err(not_ready());
         };
         fs.offset_simple(&[offset(ctx, k)?])?;
@@ -97,7 +103,9 @@ impl Driver for Phdf5Driver {
     }
 
     fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()> {
-        let (Some(ds), Some(fs), Some(ms), Some(x)) = (&self.dset, &self.file_space, &self.mem_space, &self.dxpl) else {
+        let (Some(ds), Some(fs), Some(ms), Some(x)) =
+            (&self.dset, &self.file_space, &self.mem_space, &self.dxpl)
+        else {
             return Err(not_ready());
         };
         fs.offset_simple(&[offset(ctx, k)?])?;
@@ -134,6 +142,10 @@ impl Driver for Phdf5Driver {
 /// (interleaved), in elements (spec §6.2, §6.3).
 fn offset(ctx: &Ctx<'_>, k: u64) -> Result<i64> {
     let p = &ctx.pattern;
-    let off = if p.interleaved { k * p.buf * p.nprocs } else { k * p.buf };
+    let off = if p.interleaved {
+        k * p.buf * p.nprocs
+    } else {
+        k * p.buf
+    };
     i64::try_from(off).map_err(|_| Error::Other(format!("HDF5 selection offset {off} overflows")))
 }

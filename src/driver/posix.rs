@@ -19,12 +19,18 @@ pub struct PosixDriver {
 
 impl PosixDriver {
     fn fd(&self) -> Result<&Fd> {
-        self.fd.as_ref().ok_or_else(|| Error::Other("POSIX file is not open".into()))
+        self.fd
+            .as_ref()
+            .ok_or_else(|| Error::Other("POSIX file is not open".into()))
     }
 
     fn with_path(&self, e: Error) -> Error {
         match e {
-            Error::Posix { call, errno, path: None } => Error::Posix {
+            Error::Posix {
+                call,
+                errno,
+                path: None,
+            } => Error::Posix {
                 call,
                 errno,
                 path: self.path.as_ref().map(|p| p.to_string_lossy().into_owned()),
@@ -61,7 +67,8 @@ impl Driver for PosixDriver {
         for j in 0..p.pieces_per_transfer() {
             let pc = p.piece(k, j);
             let src = &buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
-            fd.pwrite_all(src, self.base + pc.file_off).map_err(|e| self.with_path(e))?;
+            fd.pwrite_all(src, self.base + pc.file_off)
+                .map_err(|e| self.with_path(e))?;
         }
         Ok(())
     }

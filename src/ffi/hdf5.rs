@@ -62,9 +62,16 @@ extern "C" fn walk_cb(n: c_uint, err: *const h5e::H5E_error2_t, data: *mut c_voi
         };
         let func = text(err.func_name);
         // one line per message: HDF5 descriptions may embed newlines
-        let desc = text(err.desc).split_whitespace().collect::<Vec<_>>().join(" ");
+        let desc = text(err.desc)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         let _ = n;
-        out.push(if func.is_empty() { desc } else { format!("{func}(): {desc}") });
+        out.push(if func.is_empty() {
+            desc
+        } else {
+            format!("{func}(): {desc}")
+        });
     });
     if res.is_ok() {
         0
@@ -94,7 +101,10 @@ fn error_stack_text() -> String {
 }
 
 fn err(call: &'static str) -> Error {
-    Error::Hdf5 { call, msg: error_stack_text() }
+    Error::Hdf5 {
+        call,
+        msg: error_stack_text(),
+    }
 }
 
 fn check_id(call: &'static str, id: hid_t) -> Result<hid_t> {
@@ -113,7 +123,6 @@ fn check(call: &'static str, rc: herr_t) -> Result<()> {
     }
 }
 
-
 /// A property list (file access, dataset creation or dataset transfer), closed on drop.
 pub struct Plist {
     id: hid_t,
@@ -128,13 +137,22 @@ impl Plist {
 
     /// A file-access list with the MPI-IO driver on `comm`/`info`
     /// (`H5Pset_fapl_mpio`) and `H5Pset_alignment(threshold, alignment)` (spec §9).
-    pub fn file_access_mpio(comm: &Comm, info: &Info, threshold: u64, alignment: u64) -> Result<Plist> {
+    pub fn file_access_mpio(
+        comm: &Comm,
+        info: &Info,
+        threshold: u64,
+        alignment: u64,
+    ) -> Result<Plist> {
         init();
         let p = Self::create(*h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id, communicator and info handles (HDF5 duplicates them).
-        check("H5Pset_fapl_mpio", unsafe { h5p::H5Pset_fapl_mpio(p.id, comm.as_raw(), info.as_raw()) })?;
+        check("H5Pset_fapl_mpio", unsafe {
+            h5p::H5Pset_fapl_mpio(p.id, comm.as_raw(), info.as_raw())
+        })?;
         // SAFETY: valid fapl id.
-        check("H5Pset_alignment", unsafe { h5p::H5Pset_alignment(p.id, threshold, alignment) })?;
+        check("H5Pset_alignment", unsafe {
+            h5p::H5Pset_alignment(p.id, threshold, alignment)
+        })?;
         Ok(p)
     }
 
@@ -145,7 +163,9 @@ impl Plist {
         if let Some(dims) = chunk {
             let d: Vec<hsize_t> = dims.to_vec();
             // SAFETY: valid dcpl id; d holds `len` dims.
-            check("H5Pset_chunk", unsafe { h5p::H5Pset_chunk(p.id, d.len() as i32, d.as_ptr()) })?;
+            check("H5Pset_chunk", unsafe {
+                h5p::H5Pset_chunk(p.id, d.len() as i32, d.as_ptr())
+            })?;
         }
         Ok(p)
     }
@@ -191,7 +211,9 @@ impl H5File {
     /// `H5Fopen(path, H5F_ACC_RDONLY, fapl)`.
     pub fn open_read(p: &CStr, fapl: &Plist) -> Result<H5File> {
         // SAFETY: as create.
-        let id = check_id("H5Fopen", unsafe { h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDONLY, fapl.id) })?;
+        let id = check_id("H5Fopen", unsafe {
+            h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDONLY, fapl.id)
+        })?;
         Ok(H5File { id })
     }
 
@@ -228,11 +250,20 @@ impl Dataspace {
         let id = check_id("H5Screate_simple", unsafe {
             h5s::H5Screate_simple(dims.len() as i32, dims.as_ptr(), std::ptr::null())
         })?;
-        Ok(Dataspace { id, len: dims.iter().product() })
+        Ok(Dataspace {
+            id,
+            len: dims.iter().product(),
+        })
     }
 
     /// `H5Sselect_hyperslab(H5S_SELECT_SET, start, stride, count, block)`.
-    pub fn select_hyperslab(&self, start: &[u64], stride: &[u64], count: &[u64], block: &[u64]) -> Result<()> {
+    pub fn select_hyperslab(
+        &self,
+        start: &[u64],
+        stride: &[u64],
+        count: &[u64],
+        block: &[u64],
+    ) -> Result<()> {
         let n = start.len();
         assert!(stride.len() == n && count.len() == n && block.len() == n);
         // SAFETY: four arrays of the dataspace's rank.
@@ -251,7 +282,9 @@ impl Dataspace {
     /// `H5Soffset_simple(offset)`: move the selection by `offset` elements per dimension.
     pub fn offset_simple(&self, offset: &[hssize_t]) -> Result<()> {
         // SAFETY: offset holds one entry per dimension (HDF5 reads rank entries).
-        check("H5Soffset_simple", unsafe { h5s::H5Soffset_simple(self.id, offset.as_ptr()) })
+        check("H5Soffset_simple", unsafe {
+            h5s::H5Soffset_simple(self.id, offset.as_ptr())
+        })
     }
 }
 
@@ -274,7 +307,15 @@ impl Dataset {
     pub fn create(file: &H5File, n: &CStr, space: &Dataspace, dcpl: &Plist) -> Result<Dataset> {
         // SAFETY: valid ids and a NUL-terminated name.
         let id = check_id("H5Dcreate2", unsafe {
-            h5d::H5Dcreate2(file.id, n.as_ptr(), *h5t::H5T_NATIVE_UCHAR, space.id, h5p::H5P_DEFAULT, dcpl.id, h5p::H5P_DEFAULT)
+            h5d::H5Dcreate2(
+                file.id,
+                n.as_ptr(),
+                *h5t::H5T_NATIVE_UCHAR,
+                space.id,
+                h5p::H5P_DEFAULT,
+                dcpl.id,
+                h5p::H5P_DEFAULT,
+            )
         })?;
         Ok(Dataset { id })
     }
@@ -282,30 +323,62 @@ impl Dataset {
     /// `H5Dopen2(file, name, H5P_DEFAULT)`.
     pub fn open(file: &H5File, n: &CStr) -> Result<Dataset> {
         // SAFETY: valid file id and a NUL-terminated name.
-        let id = check_id("H5Dopen2", unsafe { h5d::H5Dopen2(file.id, n.as_ptr(), h5p::H5P_DEFAULT) })?;
+        let id = check_id("H5Dopen2", unsafe {
+            h5d::H5Dopen2(file.id, n.as_ptr(), h5p::H5P_DEFAULT)
+        })?;
         Ok(Dataset { id })
     }
 
     /// `H5Dwrite` of bytes from `buf` through memory space `mem` to the selection of
     /// `file_space`. Errors: `buf` shorter than the extent of `mem`, or HDF5's error.
-    pub fn write(&self, mem: &Dataspace, file_space: &Dataspace, dxpl: &Plist, buf: &[u8]) -> Result<()> {
+    pub fn write(
+        &self,
+        mem: &Dataspace,
+        file_space: &Dataspace,
+        dxpl: &Plist,
+        buf: &[u8],
+    ) -> Result<()> {
         if (buf.len() as u64) < mem.len {
-            return Err(Error::Other("H5Dwrite: buffer smaller than the memory dataspace".into()));
+            return Err(Error::Other(
+                "H5Dwrite: buffer smaller than the memory dataspace".into(),
+            ));
         }
         // SAFETY: buf covers the memory dataspace (checked above); ids are valid.
         check("H5Dwrite", unsafe {
-            h5d::H5Dwrite(self.id, *h5t::H5T_NATIVE_UCHAR, mem.id, file_space.id, dxpl.id, buf.as_ptr() as *const c_void)
+            h5d::H5Dwrite(
+                self.id,
+                *h5t::H5T_NATIVE_UCHAR,
+                mem.id,
+                file_space.id,
+                dxpl.id,
+                buf.as_ptr() as *const c_void,
+            )
         })
     }
 
     /// `H5Dread` into `buf`; same contract as [`Dataset::write`].
-    pub fn read(&self, mem: &Dataspace, file_space: &Dataspace, dxpl: &Plist, buf: &mut [u8]) -> Result<()> {
+    pub fn read(
+        &self,
+        mem: &Dataspace,
+        file_space: &Dataspace,
+        dxpl: &Plist,
+        buf: &mut [u8],
+    ) -> Result<()> {
         if (buf.len() as u64) < mem.len {
-            return Err(Error::Other("H5Dread: buffer smaller than the memory dataspace".into()));
+            return Err(Error::Other(
+                "H5Dread: buffer smaller than the memory dataspace".into(),
+            ));
         }
         // SAFETY: as write, buffer writable.
         check("H5Dread", unsafe {
-            h5d::H5Dread(self.id, *h5t::H5T_NATIVE_UCHAR, mem.id, file_space.id, dxpl.id, buf.as_mut_ptr() as *mut c_void)
+            h5d::H5Dread(
+                self.id,
+                *h5t::H5T_NATIVE_UCHAR,
+                mem.id,
+                file_space.id,
+                dxpl.id,
+                buf.as_mut_ptr() as *mut c_void,
+            )
         })
     }
 

@@ -49,6 +49,11 @@ impl AlignedBuf {
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
         // SAFETY: allocated in new() with this layout.
-        unsafe { dealloc(self.ptr, Layout::from_size_align_unchecked(self.len.max(1), ALIGN)) }
+        unsafe {
+            dealloc(
+                self.ptr,
+                Layout::from_size_align_unchecked(self.len.max(1), ALIGN),
+            )
+        }
     }
 }

@@ -20,7 +20,11 @@ fn check(call: &'static str, rc: c_int) -> Result<()> {
     if rc == 0 {
         Ok(())
     } else {
-        Err(Error::Mpi { call, code: rc, msg: error_string(rc) })
+        Err(Error::Mpi {
+            call,
+            code: rc,
+            msg: error_string(rc),
+        })
     }
 }
 
@@ -33,7 +37,10 @@ pub fn error_string(code: c_int) -> String {
     if rc != 0 {
         return format!("unknown MPI error {code}");
     }
-    let bytes: Vec<u8> = buf[..len.max(0) as usize].iter().map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = buf[..len.max(0) as usize]
+        .iter()
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -71,11 +78,15 @@ impl Universe {
     pub fn init() -> Result<Universe> {
         let mut flag: c_int = 0;
         // SAFETY: MPI_Initialized may be called at any time.
-        check("MPI_Initialized", unsafe { raw::MPI_Initialized(&mut flag) })?;
+        check("MPI_Initialized", unsafe {
+            raw::MPI_Initialized(&mut flag)
+        })?;
         let owns = flag == 0;
         if owns {
             // SAFETY: NULL argc/argv is allowed by MPI-2 and later.
-            check("MPI_Init", unsafe { raw::MPI_Init(ptr::null_mut(), ptr::null_mut()) })?;
+            check("MPI_Init", unsafe {
+                raw::MPI_Init(ptr::null_mut(), ptr::null_mut())
+            })?;
         }
         // SAFETY: predefined handles, valid after MPI_Init.
         unsafe {
@@ -88,7 +99,10 @@ impl Universe {
     /// `MPI_COMM_WORLD` (borrowed, never freed).
     pub fn world(&self) -> Comm {
         // SAFETY: reading a link-time constant of the MPI shim.
-        Comm { raw: unsafe { raw::RSMPI_COMM_WORLD }, owned: false }
+        Comm {
+            raw: unsafe { raw::RSMPI_COMM_WORLD },
+            owned: false,
+        }
     }
 
     /// Abort every process of `MPI_COMM_WORLD` with `code` (last resort only).
@@ -127,9 +141,17 @@ pub fn library_version() -> String {
     if rc != 0 {
         return "unknown MPI library".into();
     }
-    let bytes: Vec<u8> = buf[..len.max(0) as usize].iter().map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = buf[..len.max(0) as usize]
+        .iter()
+        .map(|&c| c as u8)
+        .collect();
     let s = String::from_utf8_lossy(&bytes);
-    s.lines().next().unwrap_or("").trim().trim_end_matches(',').to_string()
+    s.lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches(',')
+        .to_string()
 }
 
 /// Reduction operators used by h5perf.
@@ -173,7 +195,9 @@ impl Comm {
     pub fn rank(&self) -> Result<u32> {
         let mut r: c_int = 0;
         // SAFETY: valid communicator, out-pointer to a live int.
-        check("MPI_Comm_rank", unsafe { raw::MPI_Comm_rank(self.raw, &mut r) })?;
+        check("MPI_Comm_rank", unsafe {
+            raw::MPI_Comm_rank(self.raw, &mut r)
+        })?;
         Ok(r as u32)
     }
 
@@ -181,7 +205,9 @@ impl Comm {
     pub fn size(&self) -> Result<u32> {
         let mut s: c_int = 0;
         // SAFETY: as above.
-        check("MPI_Comm_size", unsafe { raw::MPI_Comm_size(self.raw, &mut s) })?;
+        check("MPI_Comm_size", unsafe {
+            raw::MPI_Comm_size(self.raw, &mut s)
+        })?;
         Ok(s as u32)
     }
 
@@ -207,7 +233,10 @@ impl Comm {
         unsafe {
             raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
         }
-        Ok(Some(Comm { raw: c, owned: true }))
+        Ok(Some(Comm {
+            raw: c,
+            owned: true,
+        }))
     }
 
     /// `MPI_Barrier`.
@@ -246,14 +275,26 @@ impl Comm {
         let is_root = self.rank()? == root;
         // SAFETY: one double on every rank.
         check("MPI_Bcast", unsafe {
-            raw::MPI_Bcast(len.as_mut_ptr() as *mut c_void, 1, raw::RSMPI_DOUBLE, root as c_int, self.raw)
+            raw::MPI_Bcast(
+                len.as_mut_ptr() as *mut c_void,
+                1,
+                raw::RSMPI_DOUBLE,
+                root as c_int,
+                self.raw,
+            )
         })?;
         let n = len[0] as usize;
         let mut buf = if is_root { data.to_vec() } else { vec![0u8; n] };
         let count = to_count("broadcast length", n as u64)?;
         // SAFETY: buf holds n bytes on every rank.
         check("MPI_Bcast", unsafe {
-            raw::MPI_Bcast(buf.as_mut_ptr() as *mut c_void, count, raw::RSMPI_UINT8_T, root as c_int, self.raw)
+            raw::MPI_Bcast(
+                buf.as_mut_ptr() as *mut c_void,
+                count,
+                raw::RSMPI_UINT8_T,
+                root as c_int,
+                self.raw,
+            )
         })?;
         Ok(buf)
     }
@@ -280,7 +321,10 @@ impl Info {
     /// `MPI_INFO_NULL`.
     pub fn null() -> Info {
         // SAFETY: link-time constant.
-        Info { raw: unsafe { raw::RSMPI_INFO_NULL }, owned: false }
+        Info {
+            raw: unsafe { raw::RSMPI_INFO_NULL },
+            owned: false,
+        }
     }
 
     /// `MPI_Info_create` + `MPI_Info_set` for each pair, in order.
@@ -289,14 +333,21 @@ impl Info {
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Info> {
         let mut h = MaybeUninit::<raw::MPI_Info>::uninit();
         // SAFETY: out-pointer to a handle.
-        check("MPI_Info_create", unsafe { raw::MPI_Info_create(h.as_mut_ptr()) })?;
+        check("MPI_Info_create", unsafe {
+            raw::MPI_Info_create(h.as_mut_ptr())
+        })?;
         // SAFETY: initialised by MPI_Info_create.
-        let info = Info { raw: unsafe { h.assume_init() }, owned: true };
+        let info = Info {
+            raw: unsafe { h.assume_init() },
+            owned: true,
+        };
         for (k, v) in pairs {
             let k = cstring("HDF5_MPI_INFO key", k)?;
             let v = cstring("HDF5_MPI_INFO value", v)?;
             // SAFETY: valid info handle and NUL-terminated strings.
-            check("MPI_Info_set", unsafe { raw::MPI_Info_set(info.raw, k.as_ptr(), v.as_ptr()) })?;
+            check("MPI_Info_set", unsafe {
+                raw::MPI_Info_set(info.raw, k.as_ptr(), v.as_ptr())
+            })?;
         }
         Ok(info)
     }
@@ -330,13 +381,21 @@ impl Datatype {
     /// The byte type (`MPI_UINT8_T`, same bytes as `MPI_BYTE`).
     pub fn byte() -> Datatype {
         // SAFETY: link-time constant.
-        Datatype { raw: unsafe { raw::RSMPI_UINT8_T }, owned: false, size: 1 }
+        Datatype {
+            raw: unsafe { raw::RSMPI_UINT8_T },
+            owned: false,
+            size: 1,
+        }
     }
 
     fn commit(mut raw_t: raw::MPI_Datatype, size: u64) -> Result<Datatype> {
         // SAFETY: raw_t is a freshly created datatype we own.
         let rc = unsafe { raw::MPI_Type_commit(&mut raw_t) };
-        let t = Datatype { raw: raw_t, owned: true, size };
+        let t = Datatype {
+            raw: raw_t,
+            owned: true,
+            size,
+        };
         check("MPI_Type_commit", rc)?;
         Ok(t)
     }
@@ -351,7 +410,9 @@ impl Datatype {
         let n = to_count("MPI_Type_contiguous count", count)?;
         let mut t = MaybeUninit::<raw::MPI_Datatype>::uninit();
         // SAFETY: base is a valid type; out-pointer to a handle.
-        check("MPI_Type_contiguous", unsafe { raw::MPI_Type_contiguous(n, base.raw, t.as_mut_ptr()) })?;
+        check("MPI_Type_contiguous", unsafe {
+            raw::MPI_Type_contiguous(n, base.raw, t.as_mut_ptr())
+        })?;
         // SAFETY: initialised by the successful call.
         Self::commit(unsafe { t.assume_init() }, count * base.size)
     }
@@ -363,7 +424,9 @@ impl Datatype {
         let s = to_count("MPI_Type_vector stride", stride)?;
         let mut t = MaybeUninit::<raw::MPI_Datatype>::uninit();
         // SAFETY: as above.
-        check("MPI_Type_vector", unsafe { raw::MPI_Type_vector(c, b, s, base.raw, t.as_mut_ptr()) })?;
+        check("MPI_Type_vector", unsafe {
+            raw::MPI_Type_vector(c, b, s, base.raw, t.as_mut_ptr())
+        })?;
         // SAFETY: initialised by the successful call.
         Self::commit(unsafe { t.assume_init() }, count * blocklen * base.size)
     }
@@ -391,7 +454,9 @@ pub mod mode {
 /// `MPI_File_delete(path, info)`; the error is returned (callers may ignore it).
 pub fn file_delete(p: &CStr, info: &Info) -> Result<()> {
     // SAFETY: NUL-terminated name and a valid info handle.
-    check("MPI_File_delete", unsafe { raw::MPI_File_delete(p.as_ptr() as *mut c_char, info.raw) })
+    check("MPI_File_delete", unsafe {
+        raw::MPI_File_delete(p.as_ptr() as *mut c_char, info.raw)
+    })
 }
 
 /// An open MPI-IO file. Close explicitly with [`File::close`] to see the error;
@@ -409,7 +474,9 @@ impl File {
             raw::MPI_File_open(comm.raw, p.as_ptr(), amode, info.raw, fh.as_mut_ptr())
         })?;
         // SAFETY: initialised by the successful open.
-        let f = File { raw: unsafe { fh.assume_init() } };
+        let f = File {
+            raw: unsafe { fh.assume_init() },
+        };
         // SAFETY: live file handle.
         unsafe {
             raw::MPI_File_set_errhandler(f.raw, raw::RSMPI_ERRORS_RETURN);
@@ -420,11 +487,19 @@ impl File {
     /// Collective `MPI_File_set_size`.
     pub fn set_size(&self, size: u64) -> Result<()> {
         // SAFETY: live file handle.
-        check("MPI_File_set_size", unsafe { raw::MPI_File_set_size(self.raw, to_offset(size)?) })
+        check("MPI_File_set_size", unsafe {
+            raw::MPI_File_set_size(self.raw, to_offset(size)?)
+        })
     }
 
     /// Collective `MPI_File_set_view(disp, etype, filetype, "native", info)`.
-    pub fn set_view(&self, disp: u64, etype: &Datatype, filetype: &Datatype, info: &Info) -> Result<()> {
+    pub fn set_view(
+        &self,
+        disp: u64,
+        etype: &Datatype,
+        filetype: &Datatype,
+        info: &Info,
+    ) -> Result<()> {
         let native = b"native\0";
         // SAFETY: live handles; datarep is a NUL-terminated string.
         check("MPI_File_set_view", unsafe {
@@ -445,42 +520,98 @@ impl File {
 
     /// Independent `MPI_File_write_at(offset, buf, count, dtype)`. `buf` must hold at
     /// least `count × size(dtype)` bytes; `offset` is in etype units of the current view.
-    pub fn write_at(&self, offset: raw::MPI_Offset, buf: &[u8], count: c_int, dtype: &Datatype) -> Result<()> {
+    pub fn write_at(
+        &self,
+        offset: raw::MPI_Offset,
+        buf: &[u8],
+        count: c_int,
+        dtype: &Datatype,
+    ) -> Result<()> {
         ensure_len(buf.len(), count as u64 * dtype.size, "MPI_File_write_at")?;
         let mut st = Self::status();
         // SAFETY: buf covers count elements of dtype (checked above); status is an out-parameter.
         check("MPI_File_write_at", unsafe {
-            raw::MPI_File_write_at(self.raw, offset, buf.as_ptr() as *const c_void, count, dtype.raw, st.as_mut_ptr())
+            raw::MPI_File_write_at(
+                self.raw,
+                offset,
+                buf.as_ptr() as *const c_void,
+                count,
+                dtype.raw,
+                st.as_mut_ptr(),
+            )
         })
     }
 
     /// Collective `MPI_File_write_at_all`; same contract as [`File::write_at`].
-    pub fn write_at_all(&self, offset: raw::MPI_Offset, buf: &[u8], count: c_int, dtype: &Datatype) -> Result<()> {
-        ensure_len(buf.len(), count as u64 * dtype.size, "MPI_File_write_at_all")?;
+    pub fn write_at_all(
+        &self,
+        offset: raw::MPI_Offset,
+        buf: &[u8],
+        count: c_int,
+        dtype: &Datatype,
+    ) -> Result<()> {
+        ensure_len(
+            buf.len(),
+            count as u64 * dtype.size,
+            "MPI_File_write_at_all",
+        )?;
         let mut st = Self::status();
         // SAFETY: as write_at.
         check("MPI_File_write_at_all", unsafe {
-            raw::MPI_File_write_at_all(self.raw, offset, buf.as_ptr() as *const c_void, count, dtype.raw, st.as_mut_ptr())
+            raw::MPI_File_write_at_all(
+                self.raw,
+                offset,
+                buf.as_ptr() as *const c_void,
+                count,
+                dtype.raw,
+                st.as_mut_ptr(),
+            )
         })
     }
 
     /// Independent `MPI_File_read_at`; `buf` must hold `count × size(dtype)` bytes.
-    pub fn read_at(&self, offset: raw::MPI_Offset, buf: &mut [u8], count: c_int, dtype: &Datatype) -> Result<()> {
+    pub fn read_at(
+        &self,
+        offset: raw::MPI_Offset,
+        buf: &mut [u8],
+        count: c_int,
+        dtype: &Datatype,
+    ) -> Result<()> {
         ensure_len(buf.len(), count as u64 * dtype.size, "MPI_File_read_at")?;
         let mut st = Self::status();
         // SAFETY: as write_at, buffer writable.
         check("MPI_File_read_at", unsafe {
-            raw::MPI_File_read_at(self.raw, offset, buf.as_mut_ptr() as *mut c_void, count, dtype.raw, st.as_mut_ptr())
+            raw::MPI_File_read_at(
+                self.raw,
+                offset,
+                buf.as_mut_ptr() as *mut c_void,
+                count,
+                dtype.raw,
+                st.as_mut_ptr(),
+            )
         })
     }
 
     /// Collective `MPI_File_read_at_all`; same contract as [`File::read_at`].
-    pub fn read_at_all(&self, offset: raw::MPI_Offset, buf: &mut [u8], count: c_int, dtype: &Datatype) -> Result<()> {
+    pub fn read_at_all(
+        &self,
+        offset: raw::MPI_Offset,
+        buf: &mut [u8],
+        count: c_int,
+        dtype: &Datatype,
+    ) -> Result<()> {
         ensure_len(buf.len(), count as u64 * dtype.size, "MPI_File_read_at_all")?;
         let mut st = Self::status();
         // SAFETY: as read_at.
         check("MPI_File_read_at_all", unsafe {
-            raw::MPI_File_read_at_all(self.raw, offset, buf.as_mut_ptr() as *mut c_void, count, dtype.raw, st.as_mut_ptr())
+            raw::MPI_File_read_at_all(
+                self.raw,
+                offset,
+                buf.as_mut_ptr() as *mut c_void,
+                count,
+                dtype.raw,
+                st.as_mut_ptr(),
+            )
         })
     }
 
@@ -505,7 +636,9 @@ impl Drop for File {
 /// Refuse a transfer whose buffer is shorter than the bytes it would move.
 fn ensure_len(buf_len: usize, need: u64, what: &'static str) -> Result<()> {
     if (buf_len as u64) < need {
-        return Err(Error::Other(format!("{what}: buffer of {buf_len} bytes is smaller than the {need} bytes to move")));
+        return Err(Error::Other(format!(
+            "{what}: buffer of {buf_len} bytes is smaller than the {need} bytes to move"
+        )));
     }
     Ok(())
 }

@@ -47,19 +47,29 @@ impl Fd {
         let (flags, mode) = match how {
             OpenMode::CreateRw => (libc::O_CREAT | libc::O_TRUNC | libc::O_RDWR, 0o600),
             OpenMode::Read => (libc::O_RDONLY, 0),
-            OpenMode::CreateReport => (libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY | libc::O_APPEND, 0o644),
+            OpenMode::CreateReport => (
+                libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY | libc::O_APPEND,
+                0o644,
+            ),
             OpenMode::Append => (libc::O_WRONLY | libc::O_APPEND, 0),
         };
         loop {
             // SAFETY: NUL-terminated path; flags/mode are plain integers.
-            let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode as libc::c_uint) };
+            let fd =
+                unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode as libc::c_uint) };
             if fd >= 0 {
                 // SAFETY: fd is a fresh descriptor we own.
-                return Ok(Fd { fd: Some(unsafe { OwnedFd::from_raw_fd(fd) }) });
+                return Ok(Fd {
+                    fd: Some(unsafe { OwnedFd::from_raw_fd(fd) }),
+                });
             }
             let e = errno();
             if e != libc::EINTR {
-                return Err(Error::Posix { call: "open", errno: e, path: Some(c.to_string_lossy().into_owned()) });
+                return Err(Error::Posix {
+                    call: "open",
+                    errno: e,
+                    path: Some(c.to_string_lossy().into_owned()),
+                });
             }
         }
     }
@@ -72,19 +82,37 @@ impl Fd {
     /// `EINTR` retries). Errors carry no path: the caller adds it.
     pub fn pwrite_all(&self, mut buf: &[u8], mut offset: u64) -> Result<()> {
         while !buf.is_empty() {
-            let off = libc::off_t::try_from(offset)
-                .map_err(|_| Error::Posix { call: "pwrite", errno: libc::EFBIG, path: None })?;
+            let off = libc::off_t::try_from(offset).map_err(|_| Error::Posix {
+                call: "pwrite",
+                errno: libc::EFBIG,
+                path: None,
+            })?;
             // SAFETY: buf is a live slice of buf.len() bytes; fd is open.
-            let n = unsafe { libc::pwrite(self.raw(), buf.as_ptr() as *const libc::c_void, buf.len(), off) };
+            let n = unsafe {
+                libc::pwrite(
+                    self.raw(),
+                    buf.as_ptr() as *const libc::c_void,
+                    buf.len(),
+                    off,
+                )
+            };
             if n < 0 {
                 let e = errno();
                 if e == libc::EINTR {
                     continue;
                 }
-                return Err(Error::Posix { call: "pwrite", errno: e, path: None });
+                return Err(Error::Posix {
+                    call: "pwrite",
+                    errno: e,
+                    path: None,
+                });
             }
             if n == 0 {
-                return Err(Error::Posix { call: "pwrite", errno: libc::ENOSPC, path: None });
+                return Err(Error::Posix {
+                    call: "pwrite",
+                    errno: libc::ENOSPC,
+                    path: None,
+                });
             }
             buf = &buf[n as usize..];
             offset += n as u64;
@@ -96,20 +124,38 @@ impl Fd {
     pub fn pread_exact(&self, buf: &mut [u8], mut offset: u64) -> Result<()> {
         let mut done = 0usize;
         while done < buf.len() {
-            let off = libc::off_t::try_from(offset)
-                .map_err(|_| Error::Posix { call: "pread", errno: libc::EFBIG, path: None })?;
+            let off = libc::off_t::try_from(offset).map_err(|_| Error::Posix {
+                call: "pread",
+                errno: libc::EFBIG,
+                path: None,
+            })?;
             let rest = &mut buf[done..];
             // SAFETY: rest is a live writable slice; fd is open.
-            let n = unsafe { libc::pread(self.raw(), rest.as_mut_ptr() as *mut libc::c_void, rest.len(), off) };
+            let n = unsafe {
+                libc::pread(
+                    self.raw(),
+                    rest.as_mut_ptr() as *mut libc::c_void,
+                    rest.len(),
+                    off,
+                )
+            };
             if n < 0 {
                 let e = errno();
                 if e == libc::EINTR {
                     continue;
                 }
-                return Err(Error::Posix { call: "pread", errno: e, path: None });
+                return Err(Error::Posix {
+                    call: "pread",
+                    errno: e,
+                    path: None,
+                });
             }
             if n == 0 {
-                return Err(Error::Posix { call: "pread", errno: 0, path: None });
+                return Err(Error::Posix {
+                    call: "pread",
+                    errno: 0,
+                    path: None,
+                });
             }
             done += n as usize;
             offset += n as u64;
@@ -121,13 +167,18 @@ impl Fd {
     pub fn write_all(&self, mut buf: &[u8]) -> Result<()> {
         while !buf.is_empty() {
             // SAFETY: live slice; fd open.
-            let n = unsafe { libc::write(self.raw(), buf.as_ptr() as *const libc::c_void, buf.len()) };
+            let n =
+                unsafe { libc::write(self.raw(), buf.as_ptr() as *const libc::c_void, buf.len()) };
             if n < 0 {
                 let e = errno();
                 if e == libc::EINTR {
                     continue;
                 }
-                return Err(Error::Posix { call: "write", errno: e, path: None });
+                return Err(Error::Posix {
+                    call: "write",
+                    errno: e,
+                    path: None,
+                });
             }
             buf = &buf[n as usize..];
         }
@@ -143,7 +194,11 @@ impl Fd {
         if let Some(fd) = fd {
             // SAFETY: we own fd and close it exactly once.
             if unsafe { libc::close(fd) } != 0 {
-                return Err(Error::Posix { call: "close", errno: errno(), path: None });
+                return Err(Error::Posix {
+                    call: "close",
+                    errno: errno(),
+                    path: None,
+                });
             }
         }
         Ok(())
