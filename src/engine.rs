@@ -320,7 +320,7 @@ fn one_file(
     agree(comm, opened)?;
     let g1 = wtime();
     t[Timer::WriteOpen as usize] += g1 - g0;
-    let wres = write_phase(drv, ctx, buf, t);
+    let wres = data_phase(drv, ctx, Phase::Write, buf, fill, t, mismatches);
     let g2 = wtime();
     t[Timer::WriteFine as usize] += g2 - g1;
     let cres = drv.close();
@@ -342,7 +342,7 @@ fn one_file(
     agree(comm, opened)?;
     let g1 = wtime();
     t[Timer::ReadOpen as usize] += g1 - g0;
-    let rres = read_phase(drv, ctx, buf, fill, t, mismatches);
+    let rres = data_phase(drv, ctx, Phase::Read, buf, fill, t, mismatches);
     let g2 = wtime();
     t[Timer::ReadFine as usize] += g2 - g1;
     let cres = drv.close();
@@ -352,43 +352,58 @@ fn one_file(
     agree(comm, rres.and(cres))
 }
 
-fn write_phase(drv: &mut dyn Driver, ctx: &Ctx<'_>, buf: &[u8], t: &mut Times) -> Result<()> {
-    let n = ctx.pattern.transfers();
-    drv.begin_phase(ctx, Phase::Write)?;
-    for d in 0..ctx.params.num_dsets {
-        drv.begin_dataset(ctx, d, Phase::Write)?;
-        let r0 = wtime();
-        for k in 0..n {
-            drv.write(ctx, k, buf)?;
-        }
-        t[Timer::WriteRaw as usize] += wtime() - r0;
-        drv.end_dataset()?;
-    }
-    drv.end_phase()
-}
-
-fn read_phase(
+/// The data phase of one file (spec §5.2, §7): for each dataset, prepare it, run the
+/// transfer loop between the raw-timer stamps (verifying after each read with `-D v`),
+/// finish it. Returns the first error.
+///
+/// So that a failure on one rank never leaves the others in a collective call: when
+/// the transfers are collective, a failing rank keeps making the remaining transfer
+/// calls of the dataset (ignoring their results); when transfers or dataset
+/// creation/closing are collective ([`Driver::collective_transfers`],
+/// [`Driver::collective_datasets`]), all ranks agree after preparing the phase, after
+/// preparing each dataset and after each dataset's transfers.
+#[allow(clippy::too_many_arguments)]
+fn data_phase(
     drv: &mut dyn Driver,
     ctx: &Ctx<'_>,
+    phase: Phase,
     buf: &mut [u8],
     fill: u8,
     t: &mut Times,
     mismatches: &mut Vec<Mismatch>,
 ) -> Result<()> {
     let n = ctx.pattern.transfers();
-    let verify = ctx.params.debug.verify;
-    drv.begin_phase(ctx, Phase::Read)?;
+    let verify = phase == Phase::Read && ctx.params.debug.verify;
+    let coll_xfer = drv.collective_transfers(ctx);
+    let sync = coll_xfer || drv.collective_datasets();
+    let raw = match phase {
+        Phase::Write => Timer::WriteRaw,
+        Phase::Read => Timer::ReadRaw,
+    } as usize;
+    let settle = |r: Result<()>| if sync { agree(ctx.comm, r) } else { r };
+    settle(drv.begin_phase(ctx, phase))?;
     for d in 0..ctx.params.num_dsets {
-        drv.begin_dataset(ctx, d, Phase::Read)?;
+        settle(drv.begin_dataset(ctx, d, phase))?;
+        let mut first: Result<()> = Ok(());
         let r0 = wtime();
         for k in 0..n {
-            drv.read(ctx, k, buf)?;
-            if verify && !buf.iter().all(|&b| b == fill) {
+            let r = match phase {
+                Phase::Write => drv.write(ctx, k, buf),
+                Phase::Read => drv.read(ctx, k, buf),
+            };
+            if let Err(e) = r {
+                if first.is_ok() {
+                    first = Err(e);
+                }
+                if !coll_xfer {
+                    break;
+                }
+            } else if verify && !buf.iter().all(|&b| b == fill) {
                 mismatches.push(find_mismatch(buf, fill, d, k));
             }
         }
-        t[Timer::ReadRaw as usize] += wtime() - r0;
-        drv.end_dataset()?;
+        t[raw] += wtime() - r0;
+        settle(first.and(drv.end_dataset()))?;
     }
     drv.end_phase()
 }

@@ -65,6 +65,15 @@ pub trait Driver {
     fn end_phase(&mut self) -> Result<()>;
     /// Close the file (collective for MPI-IO and PHDF5); releases anything still open first.
     fn close(&mut self) -> Result<()>;
+    /// Whether every transfer call is collective (all ranks must make every call).
+    fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
+        let _ = ctx;
+        false
+    }
+    /// Whether preparing and finishing a dataset are collective calls (HDF5).
+    fn collective_datasets(&self) -> bool {
+        false
+    }
     /// Delete the file (called on one rank only).
     fn remove(&mut self, ctx: &Ctx<'_>, path: &str) -> Result<()>;
 }

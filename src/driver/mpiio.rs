@@ -28,6 +28,10 @@ fn not_ready() -> Error {
 }
 
 impl Driver for MpiioDriver {
+    fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
+        ctx.params.collective
+    }
+
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()> {
         match phase {
             Phase::Write => {
@@ -78,8 +82,10 @@ impl Driver for MpiioDriver {
                 f.write_at(off, buf, self.nblocks, blk_t)
             }
         } else if coll {
-            f.set_view(self.base + p.transfer_start(k), blk_t, file_t, ctx.info)?;
-            f.write_at_all(0, buf, self.nblocks, blk_t)
+            // both calls are collective: make the second even if the first failed
+            let view = f.set_view(self.base + p.transfer_start(k), blk_t, file_t, ctx.info);
+            let write = f.write_at_all(0, buf, self.nblocks, blk_t);
+            view.and(write)
         } else {
             for j in 0..p.pieces_per_transfer() {
                 let pc = p.piece(k, j);
@@ -103,8 +109,9 @@ impl Driver for MpiioDriver {
                 f.read_at(off, buf, self.nblocks, blk_t)
             }
         } else if coll {
-            f.set_view(self.base + p.transfer_start(k), blk_t, file_t, ctx.info)?;
-            f.read_at_all(0, buf, self.nblocks, blk_t)
+            let view = f.set_view(self.base + p.transfer_start(k), blk_t, file_t, ctx.info);
+            let read = f.read_at_all(0, buf, self.nblocks, blk_t);
+            view.and(read)
         } else {
             for j in 0..p.pieces_per_transfer() {
                 let pc = p.piece(k, j);

@@ -39,6 +39,14 @@ impl Phdf5Driver {
 }
 
 impl Driver for Phdf5Driver {
+    fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
+        ctx.params.collective
+    }
+
+    fn collective_datasets(&self) -> bool {
+        true
+    }
+
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()> {
         if self.names.len() as u64 != ctx.params.num_dsets {
             // first use only: outside the timers the engine calls open after a barrier,
