@@ -50,6 +50,17 @@ pub fn run_program(args: &[String]) -> i32 {
     let rank = world.rank().unwrap_or(0);
     let code = match program(&world, args) {
         Ok(()) => 0,
+        Err(e @ Error::Fatal(_)) => {
+            // ranks hold files only a collective close could release: print, then abort
+            if rank == 0 {
+                eprintln!("{}", error_message(&e));
+                eprintln!(
+                    "h5perf: aborting the job: files opened on some ranks only cannot be closed"
+                );
+            }
+            let _ = world.barrier();
+            universe.abort(1);
+        }
         Err(e) => {
             if rank == 0 {
                 eprintln!("{}", error_message(&e));
@@ -128,6 +139,7 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
     let info = agree_value(world, info, "HDF5_MPI_INFO")?;
 
     let env = RunEnv::from_process();
+    let dir = engine::data_dir_checked(world, &env)?;
     if params.debug.level >= 1 || rank == 0 {
         let dump = report::info_dump(info_pairs.as_deref(), mpi_sys::MPI_MAX_INFO_VAL);
         let block = report::param_block(
@@ -148,7 +160,7 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         }
     }
 
-    let outcome = engine::run(&params, world, &info, &env, &out)?;
+    let outcome = engine::run(&params, world, &info, &env, &dir, &out)?;
     let wrong = world.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
     if wrong > 0 {
         return Err(Error::Verify(wrong));

@@ -93,37 +93,86 @@ pub struct Outcome {
 
 /// Agreement point: every rank of `comm` learns whether any rank failed. If one did,
 /// all return `Error::Remote` with the message of the lowest failing rank
-/// (`rank R: <error>`). Collective over `comm`.
+/// (`rank R: <error>`), or `Error::Fatal` if any rank's error was fatal. Collective
+/// over `comm`.
 pub fn agree(comm: &Comm, res: Result<()>) -> Result<()> {
-    let failed = u64::from(res.is_err());
-    if comm.allreduce_u64(failed, Op::Max)? == 0 {
+    agree_with(comm, res, false)
+}
+
+/// [`agree`], where `stranded` says that this rank holds a handle that only a
+/// collective call could release; if any rank is stranded the agreed error is
+/// `Error::Fatal`.
+fn agree_with(comm: &Comm, res: Result<()>, stranded: bool) -> Result<()> {
+    let level: u64 = match &res {
+        _ if stranded => 2,
+        Err(Error::Fatal(_)) => 2,
+        Err(_) => 1,
+        Ok(()) => 0,
+    };
+    let worst = comm.allreduce_u64(level, Op::Max)?;
+    if worst == 0 {
         return Ok(());
     }
     const NONE: u64 = 1 << 40;
     let me = comm.rank()?;
-    let first = comm.allreduce_u64(if failed == 1 { u64::from(me) } else { NONE }, Op::Min)?;
+    let mine = if res.is_err() { u64::from(me) } else { NONE };
+    let first = comm.allreduce_u64(mine, Op::Min)?;
     let msg = match &res {
-        Err(Error::Remote(m)) => m.clone(),
+        Err(Error::Remote(m)) | Err(Error::Fatal(m)) => m.clone(),
         Err(e) => format!("rank {me}: {e}"),
         Ok(()) => String::new(),
     };
-    let text = comm.bcast_bytes(first as u32, msg.as_bytes())?;
-    Err(Error::Remote(String::from_utf8_lossy(&text).into_owned()))
+    let text = if first == NONE {
+        "a rank holds a file that cannot be closed".to_string()
+    } else {
+        let b = comm.bcast_bytes(first as u32, msg.as_bytes())?;
+        String::from_utf8_lossy(&b).into_owned()
+    };
+    if worst == 2 {
+        Err(Error::Fatal(text))
+    } else {
+        Err(Error::Remote(text))
+    }
 }
 
-/// Run the whole benchmark on `world` (spec §3). Collective over `world`; world rank 0
+/// The data-file directory (spec §5.1), checked on every rank before any I/O: each
+/// rank must be able to create files in it. (A collective MPI-IO open that fails on
+/// some ranks only can hang inside the MPI library, e.g. Open MPI's OMPIO, so such a
+/// problem must be found before any file is opened.) Collective over `world`.
+///
+/// Errors: the directory is missing, not a directory or not writable on some rank.
+pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<String> {
+    let dir = driver::data_dir(env.paraprefix.as_deref(), env.user.as_deref());
+    let here = if dir.is_empty() { "." } else { dir.as_str() };
+    let usable = crate::ffi::posix::check_writable_dir(here).map_err(|e| {
+        Error::Other(format!(
+            "cannot create data files in {here} (HDF5_PARAPREFIX): {e}"
+        ))
+    });
+    agree(world, usable)?;
+    Ok(dir)
+}
+
+/// Run the whole benchmark on `world` (spec §3) with data files in `dir` (from
+/// [`data_dir_checked`]). Collective over `world`; world rank 0
 /// prints the headers and results to `out`.
 ///
 /// Errors: any failure on any rank, agreed on by all ranks.
-pub fn run(p: &Params, world: &Comm, info: &Info, env: &RunEnv, out: &Output) -> Result<Outcome> {
+pub fn run(
+    p: &Params,
+    world: &Comm,
+    info: &Info,
+    env: &RunEnv,
+    dir: &str,
+    out: &Output,
+) -> Result<Outcome> {
     let wrank = world.rank()?;
     let mut outcome = Outcome::default();
-    let dir = driver::data_dir(env.paraprefix.as_deref(), env.user.as_deref());
     for n in p.proc_counts() {
         let sub = world.split(wrank < n, wrank)?;
         let step = match &sub {
             Some(comm) => {
-                let r = run_step(p, comm, n, info, env, &dir, out, &mut outcome);
+                let r = run_step(p, comm, n, info, env, dir, out, &mut outcome);
                 agree(comm, r)
             }
             None => Ok(()),
@@ -317,7 +366,7 @@ fn one_file(
     // ---- write phase ----
     let g0 = wtime();
     let opened = drv.open(ctx, cpath, Phase::Write);
-    agree(comm, opened)?;
+    settle_open(drv, comm, opened)?;
     let g1 = wtime();
     t[Timer::WriteOpen as usize] += g1 - g0;
     let wres = data_phase(drv, ctx, Phase::Write, buf, fill, t, mismatches);
@@ -339,7 +388,7 @@ fn one_file(
     comm.barrier()?;
     let g0 = wtime();
     let opened = drv.open(ctx, cpath, Phase::Read);
-    agree(comm, opened)?;
+    settle_open(drv, comm, opened)?;
     let g1 = wtime();
     t[Timer::ReadOpen as usize] += g1 - g0;
     let rres = data_phase(drv, ctx, Phase::Read, buf, fill, t, mismatches);
@@ -350,6 +399,18 @@ fn one_file(
     t[Timer::ReadGross as usize] += g3 - g0;
     t[Timer::ReadClose as usize] += g3 - g2;
     agree(comm, rres.and(cres))
+}
+
+/// Agree on an open. If it failed somewhere, ranks whose (collective) open succeeded
+/// hold a file only a collective close could release; they let go of it
+/// ([`Driver::abandon`]) and the error becomes fatal (the job is aborted after the
+/// message), since waiting for ranks that have no file would hang.
+fn settle_open(drv: &mut dyn Driver, comm: &Comm, opened: Result<()>) -> Result<()> {
+    if let Err(e) = agree(comm, opened) {
+        let stranded = drv.abandon();
+        agree_with(comm, Err(e), stranded)?;
+    }
+    Ok(())
 }
 
 /// The data phase of one file (spec §5.2, §7): for each dataset, prepare it, run the

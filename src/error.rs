@@ -45,6 +45,10 @@ pub enum Error {
     /// Another rank of the run communicator failed; the run was abandoned by all ranks.
     /// The string is the failing rank's message as agreed on by all ranks.
     Remote(String),
+    /// A failure after which ranks hold handles that only a collective call could
+    /// release (e.g. a collective open that failed on some ranks only): the job must be
+    /// aborted after the message is printed. The string is the agreed message.
+    Fatal(String),
     /// Read-back verification (`-D v`) found wrong bytes; the count is the total number of
     /// wrong bytes over all ranks.
     Verify(u64),
@@ -58,7 +62,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Remote(m) | Error::Other(m) => f.write_str(m),
+            Error::Usage(m) | Error::Remote(m) | Error::Fatal(m) | Error::Other(m) => {
+                f.write_str(m)
+            }
             Error::Invalid(ms) => f.write_str(&ms.join("\n")),
             Error::Mpi { call, code, msg } => write!(f, "{call} failed: {msg} (MPI error {code})"),
             Error::Hdf5 { call, msg } => write!(f, "{call} failed: {msg}"),

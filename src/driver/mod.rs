@@ -65,6 +65,13 @@ pub trait Driver {
     fn end_phase(&mut self) -> Result<()>;
     /// Close the file (collective for MPI-IO and PHDF5); releases anything still open first.
     fn close(&mut self) -> Result<()>;
+    /// Let go of an open file without the (collective) close, after an open that failed
+    /// on other ranks. Returns true if a handle was abandoned. POSIX closes normally.
+    fn abandon(&mut self) -> bool {
+        // a local close: its error does not matter, the run is failing already
+        let _ = self.close();
+        false
+    }
     /// Whether every transfer call is collective (all ranks must make every call).
     fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
         let _ = ctx;

@@ -32,6 +32,17 @@ impl Driver for MpiioDriver {
         ctx.params.collective
     }
 
+    fn abandon(&mut self) -> bool {
+        self.types = None;
+        match self.file.take() {
+            Some(f) => {
+                std::mem::forget(f);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()> {
         match phase {
             Phase::Write => {
