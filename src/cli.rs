@@ -8,7 +8,6 @@
 //!
 //! Parsing is pure: no I/O, no MPI, no environment. Defaults and clamping are applied
 //! later by [`crate::params::Params::resolve`] (spec §1.9).
-#![forbid(unsafe_code)]
 
 use crate::error::Error;
 use crate::params::{Api, Options};

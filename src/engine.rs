@@ -7,7 +7,6 @@
 //! leave together with the first failing rank's message. Ranks outside a
 //! sub-communicator meet the others at the world-level agreement after each
 //! process-count step, so no rank is left waiting in a collective call.
-#![forbid(unsafe_code)]
 
 use std::ffi::CString;
 

@@ -2,7 +2,6 @@
 //! resolved configuration after h5perf's defaults and clamping (spec §1.9).
 //!
 //! No I/O and no MPI here; the world size is passed in as a number.
-#![forbid(unsafe_code)]
 
 /// The I/O APIs h5perf can benchmark, in execution order (spec §3: POSIX, MPI-IO, PHDF5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

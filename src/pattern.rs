@@ -4,7 +4,6 @@
 //!
 //! Offsets are relative to the start of the dataset (in raw POSIX/MPI-IO files,
 //! dataset `d` (0-based) starts at byte `d × D`; in HDF5 they are element offsets).
-#![forbid(unsafe_code)]
 
 /// One contiguous piece of a transfer: `len` bytes at dataset offset `file_off`, taken
 /// from (or read into) transfer-buffer bytes `[buf_off, buf_off + len)`.

@@ -1,7 +1,6 @@
 //! The report text, line for line as the C h5perf prints it (spec §2, §3, §8.4–§8.6,
 //! Appendix A). Pure formatting: every function returns a `String` that the caller
 //! writes to the right stream in one piece.
-#![forbid(unsafe_code)]
 
 use std::fmt::Write;
 

@@ -1,7 +1,6 @@
 //! The timers of one benchmark iteration and their statistics over processes and
 //! iterations (spec §8.1–§8.3). Pure arithmetic: the clock values and the MPI
 //! reductions are supplied by the engine.
-#![forbid(unsafe_code)]
 
 /// The twelve timers, in the order they are reduced (spec §8.2). Values are seconds,
 /// accumulated over the files (raw: over all datasets of all files) of one iteration.

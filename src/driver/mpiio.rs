@@ -3,7 +3,6 @@
 //! `fileT = vector(buf/blk, 1, N, blkT)`; independent `write_at`/`read_at` or
 //! collective `write_at_all`/`read_at_all`, with a file view of `fileT` for the
 //! interleaved collective pattern.
-#![forbid(unsafe_code)]
 
 use std::ffi::CString;
 

@@ -3,7 +3,6 @@
 //! (set once, moved per transfer with `H5Soffset_simple`), a memory dataspace `[buf]`
 //! and a transfer property list (collective with `-C`); per dataset `Dataset_<d>` of
 //! `H5T_NATIVE_UCHAR`, chunked by the block size with `-c`.
-#![forbid(unsafe_code)]
 
 use std::ffi::CString;
 

@@ -1,7 +1,6 @@
 //! POSIX driver: `open(O_CREAT|O_TRUNC|O_RDWR, 0600)` then a barrier, one `pwrite`
 //! (`pread`) per piece of a transfer at the offsets of spec §6.2–§6.3, `close`.
 //! `-C` does not apply to POSIX.
-#![forbid(unsafe_code)]
 
 use std::ffi::CString;
 
