@@ -9,6 +9,7 @@
 //! * interleaved pattern: the dataset is a sequence of rounds of N blocks of blk bytes,
 //!   round m holding block m of every rank in rank order.
 //!
+//!
 //! HDF5 files are read back with `h5dump` (Dataset_1 … Dataset_nd, 1-D, unsigned bytes,
 //! chunked with chunk = block size with `-c`, contiguous otherwise).
 

@@ -14,7 +14,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
@@ -253,8 +252,11 @@ pub fn run_session(
     let out_f = fs::File::create(&out_path).expect("create stdout capture");
     let err_f = fs::File::create(&err_path).expect("create stderr capture");
 
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..])
+    // New session (setsid(1) execs in place, so the child's pid is the session id): the
+    // ranks started by the launcher get process groups of their own but stay in this
+    // session, so the whole job can be found and killed on a timeout.
+    let mut cmd = Command::new("setsid");
+    cmd.args(argv)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::from(out_f))
@@ -268,17 +270,6 @@ pub fn run_session(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    // New session: the ranks started by the launcher get process groups of their own but
-    // stay in this session, so the whole job can be found and killed on a timeout.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-
     let _guard = mpi_lock();
     let start = Instant::now();
     let mut child = cmd
@@ -295,9 +286,7 @@ pub fn run_session(
         if start.elapsed() > timeout {
             timed_out = true;
             // Polite first: the launcher tears its ranks down on SIGTERM.
-            unsafe {
-                libc::kill(sid, libc::SIGTERM);
-            }
+            signal(sid, "TERM");
             let grace = Instant::now();
             let mut st = None;
             while grace.elapsed() < Duration::from_secs(3) {
@@ -339,6 +328,14 @@ pub fn run_session(
     outcome
 }
 
+/// Sends signal `sig` (a name such as `KILL`) to `pid` with kill(1).
+fn signal(pid: i32, sig: &str) {
+    let _ = Command::new("kill")
+        .args(["-s", sig, &pid.to_string()])
+        .stderr(Stdio::null())
+        .status();
+}
+
 /// SIGKILLs every process of session `sid` (found through /proc).
 fn kill_session(sid: i32) {
     for _round in 0..3 {
@@ -362,9 +359,7 @@ fn kill_session(sid: i32) {
                     && fields[0] != "Z"
                 {
                     found = true;
-                    unsafe {
-                        libc::kill(pid, libc::SIGKILL);
-                    }
+                    signal(pid, "KILL");
                 }
             }
         }
