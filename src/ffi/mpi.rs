@@ -459,6 +459,24 @@ pub fn file_delete(p: &CStr, info: &Info) -> Result<()> {
     })
 }
 
+type WriteFn = unsafe extern "C" fn(
+    raw::MPI_File,
+    raw::MPI_Offset,
+    *const c_void,
+    c_int,
+    raw::MPI_Datatype,
+    *mut raw::MPI_Status,
+) -> c_int;
+
+type ReadFn = unsafe extern "C" fn(
+    raw::MPI_File,
+    raw::MPI_Offset,
+    *mut c_void,
+    c_int,
+    raw::MPI_Datatype,
+    *mut raw::MPI_Status,
+) -> c_int;
+
 /// An open MPI-IO file. Close explicitly with [`File::close`] to see the error;
 /// dropping closes silently.
 pub struct File {
@@ -514,24 +532,29 @@ impl File {
         })
     }
 
-    fn status() -> MaybeUninit<raw::MPI_Status> {
-        MaybeUninit::uninit()
-    }
-
-    /// Independent `MPI_File_write_at(offset, buf, count, dtype)`. `buf` must hold at
-    /// least `count × size(dtype)` bytes; `offset` is in etype units of the current view.
-    pub fn write_at(
+    /// One write call of the `MPI_File_write_at` family, after checking that `buf`
+    /// covers `count` elements of `dtype`.
+    fn write_with(
         &self,
+        call: &'static str,
+        f: WriteFn,
         offset: raw::MPI_Offset,
         buf: &[u8],
         count: c_int,
         dtype: &Datatype,
     ) -> Result<()> {
-        ensure_len(buf.len(), count as u64 * dtype.size, "MPI_File_write_at")?;
-        let mut st = Self::status();
-        // SAFETY: buf covers count elements of dtype (checked above); status is an out-parameter.
-        check("MPI_File_write_at", unsafe {
-            raw::MPI_File_write_at(
+        ensure_len(
+            buf.len(),
+            u64::try_from(count)
+                .unwrap_or(u64::MAX)
+                .saturating_mul(dtype.size),
+            call,
+        )?;
+        let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
+        // SAFETY: buf covers count elements of dtype (checked above); live file and type
+        // handles; status is an out-parameter.
+        check(call, unsafe {
+            f(
                 self.raw,
                 offset,
                 buf.as_ptr() as *const c_void,
@@ -540,6 +563,57 @@ impl File {
                 st.as_mut_ptr(),
             )
         })
+    }
+
+    /// One read call of the `MPI_File_read_at` family; same checks as `write_with`.
+    fn read_with(
+        &self,
+        call: &'static str,
+        f: ReadFn,
+        offset: raw::MPI_Offset,
+        buf: &mut [u8],
+        count: c_int,
+        dtype: &Datatype,
+    ) -> Result<()> {
+        ensure_len(
+            buf.len(),
+            u64::try_from(count)
+                .unwrap_or(u64::MAX)
+                .saturating_mul(dtype.size),
+            call,
+        )?;
+        let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
+        // SAFETY: as write_with, and buf is writable.
+        check(call, unsafe {
+            f(
+                self.raw,
+                offset,
+                buf.as_mut_ptr() as *mut c_void,
+                count,
+                dtype.raw,
+                st.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// Independent `MPI_File_write_at(offset, buf, count, dtype)` (MPI 4.0 §14.4.2).
+    /// `offset` is in etype units of the current view. Errors: `buf` shorter than
+    /// `count × size(dtype)` bytes, or the MPI error.
+    pub fn write_at(
+        &self,
+        offset: raw::MPI_Offset,
+        buf: &[u8],
+        count: c_int,
+        dtype: &Datatype,
+    ) -> Result<()> {
+        self.write_with(
+            "MPI_File_write_at",
+            raw::MPI_File_write_at,
+            offset,
+            buf,
+            count,
+            dtype,
+        )
     }
 
     /// Collective `MPI_File_write_at_all`; same contract as [`File::write_at`].
@@ -550,26 +624,17 @@ impl File {
         count: c_int,
         dtype: &Datatype,
     ) -> Result<()> {
-        ensure_len(
-            buf.len(),
-            count as u64 * dtype.size,
+        self.write_with(
             "MPI_File_write_at_all",
-        )?;
-        let mut st = Self::status();
-        // SAFETY: as write_at.
-        check("MPI_File_write_at_all", unsafe {
-            raw::MPI_File_write_at_all(
-                self.raw,
-                offset,
-                buf.as_ptr() as *const c_void,
-                count,
-                dtype.raw,
-                st.as_mut_ptr(),
-            )
-        })
+            raw::MPI_File_write_at_all,
+            offset,
+            buf,
+            count,
+            dtype,
+        )
     }
 
-    /// Independent `MPI_File_read_at`; `buf` must hold `count × size(dtype)` bytes.
+    /// Independent `MPI_File_read_at` into `buf`; same contract as [`File::write_at`].
     pub fn read_at(
         &self,
         offset: raw::MPI_Offset,
@@ -577,22 +642,17 @@ impl File {
         count: c_int,
         dtype: &Datatype,
     ) -> Result<()> {
-        ensure_len(buf.len(), count as u64 * dtype.size, "MPI_File_read_at")?;
-        let mut st = Self::status();
-        // SAFETY: as write_at, buffer writable.
-        check("MPI_File_read_at", unsafe {
-            raw::MPI_File_read_at(
-                self.raw,
-                offset,
-                buf.as_mut_ptr() as *mut c_void,
-                count,
-                dtype.raw,
-                st.as_mut_ptr(),
-            )
-        })
+        self.read_with(
+            "MPI_File_read_at",
+            raw::MPI_File_read_at,
+            offset,
+            buf,
+            count,
+            dtype,
+        )
     }
 
-    /// Collective `MPI_File_read_at_all`; same contract as [`File::read_at`].
+    /// Collective `MPI_File_read_at_all`; same contract as [`File::write_at`].
     pub fn read_at_all(
         &self,
         offset: raw::MPI_Offset,
@@ -600,19 +660,14 @@ impl File {
         count: c_int,
         dtype: &Datatype,
     ) -> Result<()> {
-        ensure_len(buf.len(), count as u64 * dtype.size, "MPI_File_read_at_all")?;
-        let mut st = Self::status();
-        // SAFETY: as read_at.
-        check("MPI_File_read_at_all", unsafe {
-            raw::MPI_File_read_at_all(
-                self.raw,
-                offset,
-                buf.as_mut_ptr() as *mut c_void,
-                count,
-                dtype.raw,
-                st.as_mut_ptr(),
-            )
-        })
+        self.read_with(
+            "MPI_File_read_at_all",
+            raw::MPI_File_read_at_all,
+            offset,
+            buf,
+            count,
+            dtype,
+        )
     }
 
     /// Collective `MPI_File_close`, reporting its error.
