@@ -240,3 +240,61 @@ pub fn check_writable_dir(dir: &str) -> Result<()> {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pwrite_pread_roundtrip_mode_and_eof() {
+        let dir = std::env::temp_dir().join(format!("h5perf-posix-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.posix").to_string_lossy().into_owned();
+        let fd = Fd::open_str(&path, OpenMode::CreateRw).unwrap();
+        fd.pwrite_all(&[1, 2, 3, 4], 4).unwrap();
+        fd.pwrite_all(&[9; 4], 0).unwrap();
+        fd.close().unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(
+            mode & 0o077,
+            0,
+            "data files are private (0600 before umask)"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), vec![9, 9, 9, 9, 1, 2, 3, 4]);
+        let fd = Fd::open_str(&path, OpenMode::Read).unwrap();
+        let mut b = [0u8; 4];
+        fd.pread_exact(&mut b, 4).unwrap();
+        assert_eq!(b, [1, 2, 3, 4]);
+        // reading past the end of the file is an error, not a short success
+        let e = fd.pread_exact(&mut b, 6).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Posix {
+                    call: "pread",
+                    errno: 0,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("unexpected end of file"));
+        drop(fd);
+        let e = Fd::open_str(&format!("{path}.missing/x"), OpenMode::Read)
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().starts_with("open(") && e.to_string().contains("No such file"),
+            "{e}"
+        );
+        remove(&path).unwrap();
+        assert!(remove(&path).is_err());
+        check_writable_dir(dir.to_str().unwrap()).unwrap();
+        assert!(
+            check_writable_dir(&path).is_err(),
+            "a missing path is refused"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
