@@ -105,7 +105,7 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         Command::Run(o) => o,
     };
     let params = Params::resolve(&opts, size);
-    let problems = params.problems(size);
+    let problems = params.problems(size, crate::ffi::posix::physical_memory());
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }

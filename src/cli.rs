@@ -674,7 +674,9 @@ their values are given as --name=VALUE or --name VALUE.
   -B SIZE, --bl[ock-size]=SIZE
         Block size (see below). [default: half of -e]
   -c, --ch[unk]
-        Store HDF5 datasets in chunks of one block. [default: contiguous]
+        Store HDF5 datasets in chunks of one block (2D: block x block);
+        in 2D the POSIX and MPI-IO files imitate that chunk layout.
+        [default: contiguous]
   -C, --co[llective]
         Use collective I/O for MPI-IO and PHDF5. [default: independent]
   -d N, --num-d[sets]=N
@@ -682,12 +684,12 @@ their values are given as --name=VALUE or --name VALUE.
   -D LIST, --de[bug]=LIST
         Debug flags separated by commas (see below). [default: none]
   -e SIZE, --num-b[ytes]=SIZE
-        Bytes per process per dataset. [default: 256K]
+        Bytes per process per dataset (2D: see below). [default: 256K,
+        8K with -g]
   -F N, --num-f[iles]=N
         Number of files, at least 1. [default: 1]
   -g, --ge[ometry]
-        2D geometry. Not supported yet: it is coming in a later version,
-        and a run with -g is refused.
+        2D geometry: square datasets (see below). [default: 1D]
   -i N, --num-i[terations]=N
         Number of iterations of each test (0 counts as 1). [default: 1]
   -I, --in[terleaved]
@@ -735,6 +737,21 @@ Dataset size, block size and transfer-buffer size:
   the dataset looks like this (one character per block, - = not written):
       contiguous:   1111----2222----3333----
       interleaved:  123123123123------------
+
+  In 2D geometry (-g) a dataset is a square of side S = -e x P bytes.
+  The transfer buffer is -B rows x -x..-X columns (contiguous: each
+  process owns -e whole rows) or -x..-X rows x -B columns (interleaved:
+  columns are dealt out in groups of -B, round robin). S must be a
+  multiple of the transfer-buffer size and -e a multiple of -B. With 2
+  processes, -e 4 -B 2 -x 4, after the first transfer (one row a line):
+      contiguous:   1111----      interleaved:  1122----
+                    1111----                    1122----
+                    --------                    1122----
+                    --------                    1122----
+                    2222----                    --------
+                    2222----                    --------
+                    --------                    --------
+                    --------                    --------
 
 Debug flags (-D):
   1, 2  every process prints its parameters and file names (1 = 2)
@@ -1672,7 +1689,8 @@ mod tests {
             "HDF5_PARAPREFIX",
             "HDF5_NOCLEANUP",
             "HDF5_MPI_INFO",
-            "later version",
+            "S = -e x P",
+            "1122----",
             "  r  ",
             "  t  ",
             "  v  ",

@@ -16,7 +16,7 @@ use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
 use crate::ffi::posix::Fd;
 use crate::params::{Api, Params};
-use crate::pattern::Pattern1D;
+use crate::pattern::{Pattern, Pattern1D, Pattern2D};
 use crate::report::{self, ApiResults};
 use crate::timer::{IterStat, Timer, Times, COUNT};
 
@@ -198,32 +198,30 @@ fn run_step(
         out.write(&report::procs_header(n))?;
     }
     for buf in p.buf_sizes() {
-        let pattern = Pattern1D {
-            bpp: p.num_bytes,
-            buf,
-            blk: p.blk_size,
-            nprocs: u64::from(n),
-            rank: u64::from(rank),
-            interleaved: p.interleaved,
-        };
+        let pattern_for = |api: Api| pattern(p, n, rank, buf, api);
+        let any = pattern_for(Api::Posix);
         if rank == 0 {
-            out.write(&report::xfer_header_1d(buf, pattern.dataset_bytes(), p))?;
+            let header = match any {
+                Pattern::D1(q) => report::xfer_header_1d(buf, q.dataset_bytes(), p),
+                Pattern::D2(q) => report::xfer_header_2d(&q, p),
+            };
+            out.write(&header)?;
         }
         // one page-aligned transfer buffer per configuration, outside every timer
-        let alloc = AlignedBuf::new(buf);
+        let alloc = AlignedBuf::new(any.buf_bytes());
         let alloc_res = alloc.as_ref().map(|_| ()).map_err(Clone::clone);
         agree(comm, alloc_res)?;
         let mut tbuf = alloc?;
-        let ctx = Ctx {
-            comm,
-            info,
-            params: p,
-            pattern,
-        };
         for api in p.apis.iter() {
             if rank == 0 {
                 out.write(&report::api_header(api))?;
             }
+            let ctx = Ctx {
+                comm,
+                info,
+                params: p,
+                pattern: pattern_for(api),
+            };
             let results = run_api(api, &ctx, tbuf.as_mut_slice(), env, dir, out, outcome)?;
             if rank == 0 {
                 out.write(&report::api_results(p, &results))?;
@@ -231,6 +229,31 @@ fn run_step(
         }
     }
     Ok(())
+}
+
+/// The access pattern of `rank` for `n` processes, transfer size `buf` and `api`
+/// (the chunked raw-file layout of 2D applies to POSIX and MPI-IO only, spec §6.4).
+pub fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
+    if p.dim2d {
+        Pattern::D2(Pattern2D {
+            bpp: p.num_bytes,
+            buf,
+            blk: p.blk_size,
+            nprocs: u64::from(n),
+            rank: u64::from(rank),
+            interleaved: p.interleaved,
+            chunked: p.chunk && api != Api::Phdf5,
+        })
+    } else {
+        Pattern::D1(Pattern1D {
+            bpp: p.num_bytes,
+            buf,
+            blk: p.blk_size,
+            nprocs: u64::from(n),
+            rank: u64::from(rank),
+            interleaved: p.interleaved,
+        })
+    }
 }
 
 /// One verification finding of one transfer, recorded inside the raw-read timer
@@ -258,6 +281,8 @@ fn run_api(
     let comm = ctx.comm;
     let rank = comm.rank()?;
     let mut drv = driver::new_driver(api);
+    // per-configuration set-up (MPI datatypes), outside every timer
+    agree(comm, drv.prepare(ctx))?;
     let mut stats: Vec<Vec<IterStat>> = (0..COUNT)
         .map(|_| Vec::with_capacity(p.num_iters as usize))
         .collect();
@@ -345,12 +370,7 @@ fn one_file(
     let comm = ctx.comm;
     let rank = comm.rank()?;
     let pat = ctx.pattern;
-    let trace = format!(
-        "{rank}: Debug(do_write): buf_size={}, bytes_begin={}, bytes_count={}\n",
-        pat.buf,
-        pat.begin(),
-        pat.bpp
-    );
+    let trace = pat.trace(rank);
     if p.debug.level >= 1 {
         out.write(&format!("rank {rank}: data filename={path}\n"))?;
     }
@@ -473,7 +493,7 @@ fn data_phase(
 /// line when N >= 20 (spec §7), then our summary naming the file, the dataset and the
 /// offset of the first wrong byte (file offset for POSIX/MPI-IO, element offset in
 /// the dataset for PHDF5).
-fn mismatch_text(rank: u32, pat: &Pattern1D, path: &str, api: Api, m: &Mismatch) -> String {
+fn mismatch_text(rank: u32, pat: &Pattern, path: &str, api: Api, m: &Mismatch) -> String {
     use std::fmt::Write;
     let expected = (rank as u8).wrapping_add(1);
     let mut s = String::new();
@@ -498,7 +518,9 @@ fn mismatch_text(rank: u32, pat: &Pattern1D, path: &str, api: Api, m: &Mismatch)
     let _ = writeln!(
         s,
         "rank {rank}: verification failed in {path}, {place}: {} of {} bytes wrong in transfer {}",
-        m.count, pat.buf, m.transfer
+        m.count,
+        pat.buf_bytes(),
+        m.transfer
     );
     s
 }
@@ -553,15 +575,15 @@ fn report_mismatches(
 mod tests {
     use super::*;
 
-    fn pat(inter: bool) -> Pattern1D {
-        Pattern1D {
+    fn pat(inter: bool) -> Pattern {
+        Pattern::D1(Pattern1D {
             bpp: 64,
             buf: 16,
             blk: 4,
             nprocs: 3,
             rank: 1,
             interleaved: inter,
-        }
+        })
     }
 
     #[test]
@@ -602,14 +624,14 @@ mod tests {
     #[test]
     fn many_mismatches_print_19_lines_and_a_total() {
         let buf = vec![9u8; 16 * 4];
-        let p = Pattern1D {
+        let p = Pattern::D1(Pattern1D {
             bpp: 256,
             buf: 64,
             blk: 4,
             nprocs: 2,
             rank: 0,
             interleaved: false,
-        };
+        });
         let m = find_mismatch(&buf, 1, 0, 0);
         let t = mismatch_text(0, &p, "x", Api::Mpiio, &m);
         assert_eq!(

@@ -285,30 +285,24 @@ impl Params {
         v
     }
 
-    /// Bytes in one dataset for `nprocs` processes: 1D `bpp × N` (spec §0 "D").
-    /// `None` on 64-bit overflow.
-    pub fn dataset_bytes(&self, nprocs: u32) -> Option<u64> {
-        self.num_bytes.checked_mul(u64::from(nprocs))
-    }
-
     /// Check every (process count, transfer size) combination the run will sweep,
-    /// before any I/O (spec §4, §10): `world_size` bounds the process counts, and each
-    /// of the engine's checks is made for each combination. Returns one message per
-    /// distinct problem, in the order found; empty when the run can go ahead.
-    pub fn problems(&self, world_size: u32) -> Vec<String> {
+    /// before any I/O (spec §4, §6.6, §10, §11.9): `world_size` bounds the process
+    /// counts; each of the engine's checks is made for each combination, plus what the
+    /// engine could not run: 2D regions that do not tile into transfers, MPI `int`
+    /// counts and strides above `INT_MAX`, HDF5 1.10 transfers above `INT_MAX` bytes,
+    /// HDF5 chunks of 4 GiB or more, transfer buffers larger than `mem_bytes` (the
+    /// machine's memory), file offsets beyond `i64`. Returns one message per distinct
+    /// problem, in the order found; empty when the run can go ahead.
+    pub fn problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let mut push = |m: String| {
             if !out.contains(&m) {
                 out.push(m);
             }
         };
-        if self.dim2d {
-            push(
-                "h5perf: 2D geometry (-g/--geometry) is not yet supported by this version"
-                    .to_string(),
-            );
-        }
         let blk = self.blk_size;
+        let bpp = self.num_bytes;
+        let int_max = i32::MAX as u64;
         for n in self.proc_counts() {
             if n > world_size {
                 push(format!(
@@ -331,33 +325,95 @@ impl Params {
                     ));
                     continue;
                 }
-                let Some(d) = self.dataset_bytes(n) else {
+                let Some(side) = bpp.checked_mul(u64::from(n)) else {
+                    push(format!("Dataset size ({bpp} bytes per process x {n} processes) does not fit in 64 bits"));
+                    continue;
+                };
+                // bytes in one dataset, bytes in the transfer buffer, the MPI counts
+                let (d, buf_bytes, counts): (Option<u64>, Option<u64>, Vec<(&str, Option<u64>)>) =
+                    if self.dim2d {
+                        if side % buf != 0 {
+                            push(format!(
+                            "Dataset side size ({side}) must be a multiple of the trasfer buffer size ({buf})"
+                        ));
+                            continue;
+                        }
+                        if bpp % blk != 0 {
+                            push(format!(
+                            "Bytes per process per dataset ({bpp}) must be a multiple of the block size ({blk}) in 2D geometry"
+                        ));
+                            continue;
+                        }
+                        let mut counts = vec![
+                            ("block size", Some(blk)),
+                            ("transfer buffer size", Some(buf)),
+                            ("dataset side / transfer buffer size", Some(side / buf)),
+                            ("dataset side / block size", Some(side / blk)),
+                            (
+                                "transfer buffer bytes (block size x transfer buffer size)",
+                                buf.checked_mul(blk),
+                            ),
+                        ];
+                        if self.chunk {
+                            counts.push((
+                                "chunk bytes (block size x block size)",
+                                blk.checked_mul(blk),
+                            ));
+                        }
+                        (side.checked_mul(side), buf.checked_mul(blk), counts)
+                    } else {
+                        if bpp % buf != 0 {
+                            push(format!(
+                            "Dataset size/process ({bpp}) must be a multiple of the trasfer buffer size ({buf})"
+                        ));
+                            continue;
+                        }
+                        (
+                            Some(side),
+                            Some(buf),
+                            vec![
+                                ("block size", Some(blk)),
+                                ("blocks per transfer", Some(buf / blk)),
+                            ],
+                        )
+                    };
+                let (Some(d), Some(buf_bytes)) = (d, buf_bytes) else {
                     push(format!(
-                        "Dataset size ({} bytes per process x {n} processes) does not fit in 64 bits",
-                        self.num_bytes
+                        "Dataset of side {side} bytes does not fit in 64 bits"
                     ));
                     continue;
                 };
-                let per_proc = d / u64::from(n);
-                if per_proc % buf != 0 {
-                    push(format!(
-                        "Dataset size/process ({per_proc}) must be a multiple of the trasfer buffer size ({buf})"
-                    ));
-                    continue;
+                if self.apis.mpiio {
+                    for (what, v) in counts {
+                        if v.is_none_or(|v| v > int_max) {
+                            push(format!(
+                                "MPI-IO: {what} ({}) exceeds the largest MPI count or stride ({int_max})",
+                                v.map_or("overflow".to_string(), |v| v.to_string())
+                            ));
+                        }
+                    }
                 }
-                let int_max = i32::MAX as u64;
-                if self.apis.mpiio && blk > int_max {
+                if self.apis.phdf5 && buf_bytes > int_max {
                     push(format!(
-                        "Block size ({blk}) exceeds the largest MPI count ({int_max}) of the MPI-IO block datatype"
-                    ));
-                }
-                if self.apis.phdf5 && buf > int_max {
-                    push(format!(
-                        "Transfer buffer size ({buf}) exceeds the {int_max} bytes that HDF5's MPI-IO driver can move in one call"
+                        "PHDF5: a transfer of {buf_bytes} bytes exceeds the {int_max} bytes HDF5's MPI-IO driver can move in one call"
                     ));
                 }
-                if d.checked_mul(self.num_dsets).is_none()
-                    || i64::try_from(d * self.num_dsets).is_err()
+                if self.dim2d
+                    && self.chunk
+                    && self.apis.phdf5
+                    && blk.checked_mul(blk).is_none_or(|c| c >= 1 << 32)
+                {
+                    push(format!(
+                        "PHDF5: a chunk of {blk}x{blk} bytes must be smaller than 4 GiB, HDF5's limit (use a smaller -B)"
+                    ));
+                }
+                if buf_bytes > mem_bytes {
+                    push(format!(
+                        "malloc for transfer buffer size ({buf_bytes}) failed: larger than this machine's memory ({mem_bytes} bytes)"
+                    ));
+                }
+                if d.checked_mul(self.num_dsets)
+                    .is_none_or(|f| i64::try_from(f).is_err())
                 {
                     push(format!(
                         "File size ({} datasets of {d} bytes) does not fit in a signed 64-bit file offset",
@@ -373,6 +429,8 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MEM: u64 = 24 << 30;
 
     fn resolve(f: impl FnOnce(&mut Options), w: u32) -> Params {
         let mut o = Options::default();
@@ -487,7 +545,7 @@ mod tests {
             1,
         );
         assert_eq!(
-            p.problems(1),
+            p.problems(1, MEM),
             vec!["Transfer buffer size (49152) must be a multiple of the interleaved I/O block size (32768)"]
         );
         // err_not_multiple golden: reported once although it fails for N = 2 and 1
@@ -500,7 +558,7 @@ mod tests {
             },
             2,
         );
-        assert_eq!(p.problems(2), vec!["Dataset size/process (102400) must be a multiple of the trasfer buffer size (65536)"]);
+        assert_eq!(p.problems(2, MEM), vec!["Dataset size/process (102400) must be a multiple of the trasfer buffer size (65536)"]);
         // err_too_many_procs
         let p = resolve(
             |o| {
@@ -510,16 +568,19 @@ mod tests {
             2,
         );
         assert_eq!(
-            p.problems(2),
+            p.problems(2, MEM),
             vec!["number of process(4) must be <= number of processes in MPI_COMM_WORLD(2)"]
         );
         // -e 1: block and buffer are 0
         let p = resolve(|o| o.num_bytes = 1, 1);
-        assert_eq!(p.problems(1), vec!["Transfer block size (0) must be > 0"]);
+        assert_eq!(
+            p.problems(1, MEM),
+            vec!["Transfer block size (0) must be > 0"]
+        );
         // defaults are fine
-        assert!(resolve(|_| {}, 2).problems(2).is_empty());
-        // 2D refused for now
-        assert!(resolve(|o| o.dim2d = true, 2).problems(2)[0].contains("not yet supported"));
+        assert!(resolve(|_| {}, 2).problems(2, MEM).is_empty());
+        // 2D defaults are fine
+        assert!(resolve(|o| o.dim2d = true, 2).problems(2, MEM).is_empty());
         // counts MPI-IO and HDF5 1.10 cannot express are refused up front, POSIX is fine
         let big = |apis: ApiSet| {
             resolve(
@@ -532,7 +593,7 @@ mod tests {
                 },
                 1,
             )
-            .problems(1)
+            .problems(1, MEM)
         };
         assert!(big(ApiSet {
             posix: true,

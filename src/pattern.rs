@@ -1,6 +1,6 @@
 //! The pure access-pattern maths: which bytes of a dataset each rank moves in each
-//! transfer (spec §6.1–§6.3, 1D geometry). No I/O, no MPI: ranks and process counts
-//! are plain numbers, so every rule is unit-tested here.
+//! transfer (spec §6.1–§6.4, 1D and 2D geometry). No I/O, no MPI: ranks and process
+//! counts are plain numbers, so every rule is unit-tested here.
 //!
 //! Offsets are relative to the start of the dataset (in raw POSIX/MPI-IO files,
 //! dataset `d` (0-based) starts at byte `d × D`; in HDF5 they are element offsets).
@@ -100,14 +100,247 @@ impl Pattern1D {
             }
         }
     }
+}
+
+/// The 2D pattern of one rank for one configuration (spec §6.4). The dataset is an
+/// `S × S` byte matrix, `S = bpp × N`, stored row by row. Sizes in bytes.
+///
+/// Preconditions (checked by [`crate::params::Params::problems`] before any I/O):
+/// `blk > 0`, `buf > 0`, `buf % blk == 0`, `S % buf == 0`, `bpp % blk == 0`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pattern2D {
+    /// Bytes per process per dataset (`-e`); the side of the dataset is `bpp × N`.
+    pub bpp: u64,
+    /// Transfer-buffer size of this step (columns of the buffer in the contiguous
+    /// pattern, rows in the interleaved pattern).
+    pub buf: u64,
+    /// Block size (`-B`): rows of the buffer (contiguous) or columns (interleaved).
+    pub blk: u64,
+    /// Processes in the run communicator (N).
+    pub nprocs: u64,
+    /// This process's rank (r).
+    pub rank: u64,
+    /// Interleaved (`-I`) instead of contiguous.
+    pub interleaved: bool,
+    /// The raw-file simulation of chunked storage (`-c` with POSIX and MPI-IO): the
+    /// file holds `blk × blk` chunks whole, chunk rows one after the other. Always
+    /// false for PHDF5, where offsets are logical (`row × S + column`).
+    pub chunked: bool,
+}
+
+impl Pattern2D {
+    /// Side of the square dataset, `S = bpp × N` (spec §0).
+    pub fn side(&self) -> u64 {
+        self.bpp * self.nprocs
+    }
+
+    /// Bytes in one dataset, `D = S × S`.
+    pub fn dataset_bytes(&self) -> u64 {
+        self.side() * self.side()
+    }
+
+    /// Bytes this process moves per dataset, `count = D / N = bpp × S` (spec §6.1).
+    pub fn count(&self) -> u64 {
+        self.bpp * self.side()
+    }
+
+    /// Bytes in the transfer buffer, `buf × blk`.
+    pub fn buf_bytes(&self) -> u64 {
+        self.buf * self.blk
+    }
+
+    /// Transfers per process per dataset, `ceil(count / (buf × blk))` (spec §6.1).
+    pub fn transfers(&self) -> u64 {
+        self.count().div_ceil(self.buf_bytes())
+    }
+
+    /// Buffer shape `(rows, columns)`: `blk × buf` (contiguous) or `buf × blk` (interleaved).
+    pub fn buf_shape(&self) -> (u64, u64) {
+        if self.interleaved {
+            (self.buf, self.blk)
+        } else {
+            (self.blk, self.buf)
+        }
+    }
+
+    /// First row of this process's band in the contiguous pattern, `bpp × r`.
+    fn row0(&self) -> u64 {
+        self.bpp * self.rank
+    }
+
+    /// `bytes_begin` of the debug-4 trace: contiguous `(bpp×r, 0)`; interleaved
+    /// `(0, blk×r)`, or `(0, blk²×r)` in the chunked raw-file simulation (spec §6.4).
+    pub fn begin(&self) -> (u64, u64) {
+        match (self.interleaved, self.chunked) {
+            (false, _) => (self.row0(), 0),
+            (true, false) => (0, self.blk * self.rank),
+            (true, true) => (0, self.blk * self.blk * self.rank),
+        }
+    }
+
+    /// Logical position `(row, column)` of the buffer's first byte in transfer `k`:
+    /// contiguous `(row0 + ⌊k·buf/S⌋·blk, k·buf mod S)`; interleaved
+    /// `(⌊k·blk·N/S⌋·buf, blk·r + k·blk·N mod S)` (spec §6.4).
+    pub fn position(&self, k: u64) -> (u64, u64) {
+        let s = self.side();
+        if self.interleaved {
+            let y = k * self.blk * self.nprocs;
+            ((y / s) * self.buf, self.blk * self.rank + y % s)
+        } else {
+            let x = k * self.buf;
+            (self.row0() + (x / s) * self.blk, x % s)
+        }
+    }
+
+    /// The selection offset PHDF5 applies with `H5Soffset_simple` for transfer `k`
+    /// (the position relative to the hyperslab's start, spec §6.4).
+    pub fn hdf5_offset(&self, k: u64) -> (u64, u64) {
+        let (row, col) = self.position(k);
+        if self.interleaved {
+            (row, col - self.blk * self.rank)
+        } else {
+            (row - self.row0(), col)
+        }
+    }
+
+    /// Number of pieces of a transfer: buffer rows (contiguous storage), one piece
+    /// (chunked, contiguous pattern) or `buf / blk` chunks (chunked, interleaved).
+    pub fn pieces_per_transfer(&self) -> u64 {
+        match (self.chunked, self.interleaved) {
+            (false, false) => self.blk,
+            (false, true) => self.buf,
+            (true, false) => 1,
+            (true, true) => self.buf / self.blk,
+        }
+    }
+
+    /// Offset in the dataset of the first byte of transfer `k`, `o_k` of spec §6.4.
+    pub fn transfer_start(&self, k: u64) -> u64 {
+        let s = self.side();
+        let blk2 = self.blk * self.blk;
+        match (self.chunked, self.interleaved) {
+            (false, _) => {
+                let (row, col) = self.position(k);
+                row * s + col
+            }
+            (true, false) => self.row0() * s + k * self.buf_bytes(),
+            (true, true) => {
+                let y = k * blk2 * self.nprocs;
+                blk2 * self.rank + (y / (s * self.blk)) * self.buf * s + y % (s * self.blk)
+            }
+        }
+    }
+
+    /// Piece `i` of transfer `k` (spec §6.4): buffer row `i` at `o_k + i×S`
+    /// (contiguous storage), the whole buffer at `o_k` (chunked, contiguous pattern),
+    /// or chunk `i` of the buffer at `o_k + i×S×blk` (chunked, interleaved).
+    pub fn piece(&self, k: u64, i: u64) -> Piece {
+        let s = self.side();
+        let o = self.transfer_start(k);
+        match (self.chunked, self.interleaved) {
+            (false, false) => Piece {
+                file_off: o + i * s,
+                len: self.buf,
+                buf_off: i * self.buf,
+            },
+            (false, true) => Piece {
+                file_off: o + i * s,
+                len: self.blk,
+                buf_off: i * self.blk,
+            },
+            (true, false) => Piece {
+                file_off: o,
+                len: self.buf_bytes(),
+                buf_off: 0,
+            },
+            (true, true) => {
+                let c = self.blk * self.blk;
+                Piece {
+                    file_off: o + i * s * self.blk,
+                    len: c,
+                    buf_off: i * c,
+                }
+            }
+        }
+    }
+}
+
+/// The access pattern of one rank for one configuration, 1D or 2D. Offsets are
+/// relative to the start of the dataset (raw-file layout for POSIX/MPI-IO, logical
+/// `row × S + column` element offsets for PHDF5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    /// 1D geometry (spec §6.2–§6.3).
+    D1(Pattern1D),
+    /// 2D geometry (spec §6.4).
+    D2(Pattern2D),
+}
+
+impl Pattern {
+    /// Bytes in one dataset (D).
+    pub fn dataset_bytes(&self) -> u64 {
+        match self {
+            Pattern::D1(p) => p.dataset_bytes(),
+            Pattern::D2(p) => p.dataset_bytes(),
+        }
+    }
+
+    /// Transfers per process per dataset.
+    pub fn transfers(&self) -> u64 {
+        match self {
+            Pattern::D1(p) => p.transfers(),
+            Pattern::D2(p) => p.transfers(),
+        }
+    }
+
+    /// Bytes in the transfer buffer (1D `buf`, 2D `buf × blk`).
+    pub fn buf_bytes(&self) -> u64 {
+        match self {
+            Pattern::D1(p) => p.buf,
+            Pattern::D2(p) => p.buf_bytes(),
+        }
+    }
+
+    /// Pieces per transfer (all of equal length).
+    pub fn pieces_per_transfer(&self) -> u64 {
+        match self {
+            Pattern::D1(p) => p.pieces_per_transfer(),
+            Pattern::D2(p) => p.pieces_per_transfer(),
+        }
+    }
+
+    /// Piece `j` of transfer `k`.
+    pub fn piece(&self, k: u64, j: u64) -> Piece {
+        match self {
+            Pattern::D1(p) => p.piece(k, j),
+            Pattern::D2(p) => p.piece(k, j),
+        }
+    }
 
     /// Dataset offset of transfer-buffer byte `i` of transfer `k` (for verification reports).
     pub fn dataset_offset_of(&self, k: u64, i: u64) -> u64 {
-        if self.interleaved {
-            let j = i / self.blk;
-            self.piece(k, j).file_off + i % self.blk
-        } else {
-            self.transfer_start(k) + i
+        let len = self.piece(k, 0).len;
+        let pc = self.piece(k, i / len);
+        pc.file_off + i % len
+    }
+
+    /// The engine's debug-4 trace line of a phase (spec §8.6), `rank` being the world rank.
+    pub fn trace(&self, rank: u32) -> String {
+        match self {
+            Pattern::D1(p) => format!(
+                "{rank}: Debug(do_write): buf_size={}, bytes_begin={}, bytes_count={}\n",
+                p.buf,
+                p.begin(),
+                p.bpp
+            ),
+            Pattern::D2(p) => {
+                let (r0, c0) = p.begin();
+                format!(
+                    "{rank}: Debug(do_write): linear buf_size={}, bytes_begin=({r0},{c0}), bytes_count={}\n",
+                    p.buf_bytes(),
+                    p.count()
+                )
+            }
         }
     }
 
@@ -128,15 +361,232 @@ impl Pattern1D {
 mod tests {
     use super::*;
 
-    fn pat(bpp: u64, buf: u64, blk: u64, n: u64, r: u64, inter: bool) -> Pattern1D {
-        Pattern1D {
+    fn p2(bpp: u64, buf: u64, blk: u64, n: u64, r: u64, inter: bool, chunked: bool) -> Pattern {
+        Pattern::D2(Pattern2D {
             bpp,
             buf,
             blk,
             nprocs: n,
             rank: r,
             interleaved: inter,
+            chunked,
+        })
+    }
+
+    /// Raw-file bytes of one dataset after transfers `0..=upto` of every rank.
+    fn map2(bpp: u64, buf: u64, blk: u64, n: u64, inter: bool, chunked: bool, upto: u64) -> String {
+        let d = (bpp * n) * (bpp * n);
+        let mut m = vec![b'-'; d as usize];
+        for r in 0..n {
+            for (k, pc) in p2(bpp, buf, blk, n, r, inter, chunked).all_pieces() {
+                if k <= upto {
+                    for b in pc.file_off..pc.file_off + pc.len {
+                        m[b as usize] = b'1' + r as u8;
+                    }
+                }
+            }
         }
+        String::from_utf8(m).unwrap()
+    }
+
+    fn rows(s: &str, side: usize) -> Vec<String> {
+        s.as_bytes()
+            .chunks(side)
+            .map(|c| String::from_utf8(c.to_vec()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn spec_example_3a_contiguous() {
+        // -g -e 4 -B 2 -x 4 -X 4 on 2 processes: S = 8
+        assert_eq!(
+            rows(&map2(4, 4, 2, 2, false, false, 0), 8),
+            [
+                "1111----", "1111----", "--------", "--------", "2222----", "2222----", "--------",
+                "--------"
+            ]
+        );
+        assert_eq!(
+            map2(4, 4, 2, 2, false, false, 3),
+            "1".repeat(32) + &"2".repeat(32)
+        );
+        let offs: Vec<u64> = p2(4, 4, 2, 2, 0, false, false)
+            .all_pieces()
+            .iter()
+            .map(|(_, p)| p.file_off)
+            .collect();
+        assert_eq!(offs, vec![0, 8, 4, 12, 16, 24, 20, 28]);
+    }
+
+    #[test]
+    fn spec_example_3b_interleaved() {
+        assert_eq!(
+            rows(&map2(4, 4, 2, 2, true, false, 0), 8),
+            [
+                "1122----", "1122----", "1122----", "1122----", "--------", "--------", "--------",
+                "--------"
+            ]
+        );
+        assert!(rows(&map2(4, 4, 2, 2, true, false, 3), 8)
+            .iter()
+            .all(|r| r == "11221122"));
+        let t: Vec<u64> = (0..4)
+            .map(|k| p2(4, 4, 2, 2, 0, true, false).piece(k, 0).file_off)
+            .collect();
+        assert_eq!(t, vec![0, 4, 32, 36]);
+        let Pattern::D2(q) = p2(4, 4, 2, 2, 1, true, false) else {
+            unreachable!()
+        };
+        assert_eq!(
+            (0..4).map(|k| q.transfer_start(k)).collect::<Vec<_>>(),
+            vec![2, 6, 34, 38]
+        );
+    }
+
+    #[test]
+    fn spec_example_3c_chunked_contiguous() {
+        assert_eq!(
+            map2(4, 4, 2, 2, false, true, 0),
+            format!(
+                "{}{}{}{}",
+                "1".repeat(8),
+                "-".repeat(24),
+                "2".repeat(8),
+                "-".repeat(24)
+            )
+        );
+        assert_eq!(
+            map2(4, 4, 2, 2, false, true, 3),
+            "1".repeat(32) + &"2".repeat(32)
+        );
+    }
+
+    #[test]
+    fn spec_example_3d_chunked_interleaved() {
+        assert_eq!(
+            map2(4, 4, 2, 2, true, true, 0),
+            format!("11112222--------11112222{}", "-".repeat(40))
+        );
+        assert_eq!(map2(4, 4, 2, 2, true, true, 3), "11112222".repeat(8));
+        let offs: Vec<u64> = p2(4, 4, 2, 2, 0, true, true)
+            .all_pieces()
+            .iter()
+            .map(|(_, p)| p.file_off)
+            .collect();
+        assert_eq!(offs, vec![0, 16, 8, 24, 32, 48, 40, 56]);
+        assert_eq!(
+            p2(4, 4, 2, 2, 1, true, true).trace(1),
+            "1: Debug(do_write): linear buf_size=8, bytes_begin=(0,4), bytes_count=32\n"
+        );
+    }
+
+    #[test]
+    fn every_byte_written_once_2d() {
+        for &(bpp, buf, blk) in &[
+            (4u64, 4u64, 2u64),
+            (8, 4, 2),
+            (8, 8, 4),
+            (6, 6, 3),
+            (12, 6, 2),
+            (4, 2, 1),
+            (8, 16, 4),
+        ] {
+            for n in 1..=4u64 {
+                let s = bpp * n;
+                if s % buf != 0 || buf % blk != 0 || bpp % blk != 0 {
+                    continue;
+                }
+                for inter in [false, true] {
+                    for chunked in [false, true] {
+                        let mut seen = vec![0u32; (s * s) as usize];
+                        for r in 0..n {
+                            let p = p2(bpp, buf, blk, n, r, inter, chunked);
+                            let mut moved = 0;
+                            for (_, pc) in p.all_pieces() {
+                                for b in pc.file_off..pc.file_off + pc.len {
+                                    seen[b as usize] += 1;
+                                }
+                                moved += pc.len;
+                            }
+                            assert_eq!(moved, bpp * s);
+                        }
+                        assert!(
+                            seen.iter().all(|&c| c == 1),
+                            "bpp={bpp} buf={buf} blk={blk} n={n} inter={inter} chunked={chunked}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chunked_simulation_holds_whole_chunks_of_the_logical_matrix() {
+        // Read as blk×blk chunks stored in chunk-row order, the chunked file equals the
+        // logical matrix of the unchunked pattern (spec §6.7 examples 3c, 3d).
+        for &(bpp, buf, blk, n) in &[
+            (4u64, 4u64, 2u64, 2u64),
+            (8, 8, 2, 2),
+            (6, 6, 3, 3),
+            (8, 4, 4, 1),
+        ] {
+            for inter in [false, true] {
+                let s = (bpp * n) as usize;
+                let b = blk as usize;
+                let logical = map2(bpp, buf, blk, n, inter, false, u64::MAX).into_bytes();
+                let raw = map2(bpp, buf, blk, n, inter, true, u64::MAX).into_bytes();
+                for row in 0..s {
+                    for col in 0..s {
+                        let (ci, cj) = (row / b, col / b);
+                        let at = (ci * (s / b) + cj) * b * b + (row % b) * b + col % b;
+                        assert_eq!(
+                            raw[at],
+                            logical[row * s + col],
+                            "bpp={bpp} buf={buf} blk={blk} n={n} inter={inter} ({row},{col})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hdf5_offsets_are_relative_to_the_hyperslab_start() {
+        let Pattern::D2(c) = p2(4, 4, 2, 2, 1, false, false) else {
+            unreachable!()
+        };
+        assert_eq!(
+            (0..4).map(|k| c.hdf5_offset(k)).collect::<Vec<_>>(),
+            vec![(0, 0), (0, 4), (2, 0), (2, 4)]
+        );
+        let Pattern::D2(i) = p2(4, 4, 2, 2, 1, true, false) else {
+            unreachable!()
+        };
+        assert_eq!(
+            (0..4).map(|k| i.hdf5_offset(k)).collect::<Vec<_>>(),
+            vec![(0, 0), (0, 4), (4, 0), (4, 4)]
+        );
+    }
+
+    #[test]
+    fn dataset_offset_of_2d() {
+        let p = p2(4, 4, 2, 2, 1, true, true);
+        for (k, pc) in p.all_pieces() {
+            for i in 0..pc.len {
+                assert_eq!(p.dataset_offset_of(k, pc.buf_off + i), pc.file_off + i);
+            }
+        }
+    }
+
+    fn pat(bpp: u64, buf: u64, blk: u64, n: u64, r: u64, inter: bool) -> Pattern {
+        Pattern::D1(Pattern1D {
+            bpp,
+            buf,
+            blk,
+            nprocs: n,
+            rank: r,
+            interleaved: inter,
+        })
     }
 
     /// Render the dataset after transfers `0..=upto` as the spec's byte maps.
@@ -232,7 +682,7 @@ mod tests {
                 assert_eq!(pc.buf_off, covered);
                 covered += pc.len;
             }
-            assert_eq!(covered, p.buf);
+            assert_eq!(covered, p.buf_bytes());
         }
     }
 

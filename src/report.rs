@@ -186,6 +186,22 @@ pub fn xfer_header_1d(buf: u64, dset_bytes: u64, p: &Params) -> String {
     )
 }
 
+/// The two header lines of a transfer size in 2D (spec §3): the buffer as rows ×
+/// columns (`blk`x`buf` contiguous, `buf`x`blk` interleaved), the file size of one file
+/// in MB and the dataset side in KB.
+pub fn xfer_header_2d(q: &crate::pattern::Pattern2D, p: &Params) -> String {
+    let (rows, cols) = q.buf_shape();
+    let side = q.side() as f64;
+    // the C tool computes D with pow() and truncates it to an integer
+    let dset = side.powi(2).trunc();
+    let file_mb = p.num_dsets as f64 * dset / 1_048_576.0;
+    let side_kb = side / 1024.0;
+    format!(
+        "Transfer Buffer Size: {rows}x{cols} bytes, File size: {file_mb:.2} MB\n      # of files: {}, # of datasets: {}, dataset size: {side_kb:.2}x{side_kb:.2} KB\n",
+        p.num_files, p.num_dsets
+    )
+}
+
 /// The `IO API = ...` line at indent 2 (spec §3).
 pub fn api_header(api: Api) -> String {
     let name = match api {
@@ -388,6 +404,39 @@ mod tests {
         assert_eq!(
             xfer_header_1d(131072, 524288, &p),
             "Transfer Buffer Size: 131072 bytes, File size: 0.50 MB\n      # of files: 1, # of datasets: 1, dataset size: 0.50 MB\n"
+        );
+    }
+
+    #[test]
+    fn headers_2d_match_golden() {
+        let mut o = Options::default();
+        o.dim2d = true;
+        let p = Params::resolve(&o, 2);
+        let q = |buf, n, inter| crate::pattern::Pattern2D {
+            bpp: p.num_bytes,
+            buf,
+            blk: p.blk_size,
+            nprocs: n,
+            rank: 0,
+            interleaved: inter,
+            chunked: false,
+        };
+        assert_eq!(
+            xfer_header_2d(&q(4096, 2, false), &p),
+            "Transfer Buffer Size: 4096x4096 bytes, File size: 256.00 MB\n      # of files: 1, # of datasets: 1, dataset size: 16.00x16.00 KB\n"
+        );
+        let mut o = Options::default();
+        o.dim2d = true;
+        o.interleaved = true;
+        o.num_bytes = 4096;
+        o.blk_size = 512;
+        let p = Params::resolve(&o, 2);
+        let mut h = q(2048, 1, true);
+        h.bpp = 4096;
+        h.blk = 512;
+        assert_eq!(
+            xfer_header_2d(&h, &p),
+            "Transfer Buffer Size: 2048x512 bytes, File size: 16.00 MB\n      # of files: 1, # of datasets: 1, dataset size: 4.00x4.00 KB\n"
         );
     }
 

@@ -174,10 +174,21 @@ fn bad_debug_flag_is_refused() {
 }
 
 #[test]
-fn two_dimensional_geometry_is_refused() {
+fn two_dimensional_region_that_does_not_tile_is_refused() {
+    // spec §6.6: the C tool overwrote other ranks' rows (POSIX/MPI-IO) or hung (PHDF5)
     let dir = scratch_dir();
-    let o = mpirun_timeout(2, &["-g", "-A", "posix"], &[], dir.path(), ERROR_TIMEOUT);
-    assert_refused(&o, dir.path(), "not yet supported");
+    let o = mpirun_timeout(
+        2,
+        &["-g", "-e", "3", "-B", "2", "-x", "6", "-X", "6"],
+        &[],
+        dir.path(),
+        ERROR_TIMEOUT,
+    );
+    assert_refused(
+        &o,
+        dir.path(),
+        "Bytes per process per dataset (3) must be a multiple of the block size (2) in 2D geometry",
+    );
 }
 
 /// `HDF5_PARAPREFIX` naming a missing directory: the open fails; we must exit non-zero

@@ -29,6 +29,8 @@ const MATCH: &[&str] = &[
     "verify",
     "mpi_info_env",
     "paraprefix",
+    "geometry_2d",
+    "geometry_2d_inter",
 ];
 
 /// Cases the C engine rejects at run time (and then reports 0.00 MB/s with status 0);
@@ -52,9 +54,6 @@ const CMDLINE_ERRORS: &[(&str, &[&str], &str, Option<&str>)] = &[
     ("err_bad_debug", &["-D", "debug"], "z", None),
 ];
 
-/// 2D cases: refused for now.
-const REFUSED_2D: &[&str] = &["geometry_2d", "geometry_2d_inter"];
-
 const GOLDEN_PREFIX_MARK: &str = "HDF5_PARAPREFIX";
 
 // =======================================================================================
@@ -68,7 +67,6 @@ fn harness_every_golden_case_is_classified() {
     let known: Vec<&str> = MATCH
         .iter()
         .chain(ENGINE_ERRORS)
-        .chain(REFUSED_2D)
         .copied()
         .chain(CMDLINE_ERRORS.iter().map(|c| c.0))
         .collect();
@@ -697,26 +695,6 @@ fn check_cmdline_error_case(name: &str) {
     assert!(pio_tmp_files(&cwd).is_empty(), "{name}: a file was created");
 }
 
-fn check_refused_2d_case(name: &str) {
-    let (o, cwd, _, _root) = run_golden_case(name);
-    assert!(
-        matches!(o.status, Some(c) if c != 0),
-        "{name}: -g must be refused (non-zero exit)\n{}",
-        o.describe()
-    );
-    assert!(
-        !o.stdout.contains("Throughput") && !o.stdout.contains("==== Parameters"),
-        "{name}: no report expected\n{}",
-        o.describe()
-    );
-    assert!(
-        o.stderr_clean().contains("not yet supported"),
-        "{name}: message must say 'not yet supported'\n{}",
-        o.describe()
-    );
-    assert!(pio_tmp_files(&cwd).is_empty(), "{name}: a file was created");
-}
-
 fn check_case(name: &str) {
     if MATCH.contains(&name) {
         check_match_case(name)
@@ -724,8 +702,6 @@ fn check_case(name: &str) {
         check_engine_error_case(name)
     } else if CMDLINE_ERRORS.iter().any(|c| c.0 == name) {
         check_cmdline_error_case(name)
-    } else if REFUSED_2D.contains(&name) {
-        check_refused_2d_case(name)
     } else {
         panic!("unclassified case {name}")
     }
@@ -790,7 +766,6 @@ fn harness_every_classified_case_has_a_test() {
     for n in MATCH
         .iter()
         .chain(ENGINE_ERRORS)
-        .chain(REFUSED_2D)
         .copied()
         .chain(CMDLINE_ERRORS.iter().map(|c| c.0))
     {

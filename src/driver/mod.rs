@@ -15,7 +15,7 @@ use std::ffi::CString;
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{Comm, Info};
 use crate::params::{Api, Params};
-use crate::pattern::Pattern1D;
+use crate::pattern::Pattern;
 
 /// Read or write phase of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,8 +34,8 @@ pub struct Ctx<'a> {
     pub info: &'a Info,
     /// The resolved parameters.
     pub params: &'a Params,
-    /// This rank's access pattern for the current (N, transfer size).
-    pub pattern: Pattern1D,
+    /// This rank's access pattern for the current (N, transfer size, API).
+    pub pattern: Pattern,
 }
 
 impl Ctx<'_> {
@@ -48,6 +48,13 @@ impl Ctx<'_> {
 /// One I/O API (POSIX, MPI-IO, PHDF5). All methods report failures as [`Error`]; the
 /// engine agrees on them across ranks.
 pub trait Driver {
+    /// Prepare a configuration, outside every timer (MPI-IO: build and commit the
+    /// derived datatypes). Everything it made is released by the next `prepare` or
+    /// when the driver is dropped.
+    fn prepare(&mut self, ctx: &Ctx<'_>) -> Result<()> {
+        let _ = ctx;
+        Ok(())
+    }
     /// Open `path` for `phase` (create/truncate for writing, read-only for reading).
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()>;
     /// Prepare the phase: derived datatypes, dataspaces, transfer property lists.

@@ -1,29 +1,125 @@
-//! MPI-IO driver (spec §5.2, §6.2–§6.3): collective `MPI_File_open`, `set_size(0)`;
-//! per phase the derived datatypes `blkT = contiguous(blk, byte)` and
-//! `fileT = vector(buf/blk, 1, N, blkT)`; independent `write_at`/`read_at` or
-//! collective `write_at_all`/`read_at_all`, with a file view of `fileT` for the
-//! interleaved collective pattern.
+//! MPI-IO driver (spec §5.2, §6.2–§6.4): collective `MPI_File_open`, `set_size(0)`;
+//! independent `write_at`/`read_at` per piece, or collective `write_at_all`/`read_at_all`
+//! with a file view of a derived datatype.
+//!
+//! Datatypes are built and committed once per configuration ([`Driver::prepare`],
+//! outside the timers) and freed with the driver:
+//! * 1D: `blkT = contiguous(blk, byte)`, `fileT = vector(buf/blk, 1, N, blkT)`;
+//! * 2D: the file type of the pattern — `contT = vector(blk, 1, S/buf, contiguous(buf))`,
+//!   `interT = vector(buf, 1, S/blk, contiguous(blk))`, `fullBufT = contiguous(blk×buf)`
+//!   or `chunkInterT = vector(buf/blk, 1, S/blk, contiguous(blk²))` (spec §6.4).
 
 use std::ffi::CString;
 
 use super::{Ctx, Driver, Phase};
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{self, mode, Datatype, File};
+use crate::pattern::Pattern;
+
+/// Committed datatypes of the current configuration.
+enum Types {
+    /// 1D: `blkT`, `fileT` and `buf / blk` as an MPI count.
+    D1 {
+        blk_t: Datatype,
+        file_t: Datatype,
+        nblocks: i32,
+    },
+    /// 2D: the file type of the pattern and `buf × blk` as an MPI count. The base
+    /// types are kept alive with it (`_base`), as the spec builds them.
+    D2 {
+        file_t: Datatype,
+        _base: Datatype,
+        count: i32,
+    },
+}
 
 /// State of the MPI-IO driver.
 #[derive(Default)]
 pub struct MpiioDriver {
     file: Option<File>,
-    /// `blkT`, `fileT` of the current phase.
-    types: Option<(Datatype, Datatype)>,
-    byte: Option<Datatype>,
+    types: Option<Types>,
     base: u64,
-    /// `buf / blk` as an MPI count.
-    nblocks: i32,
 }
 
 fn not_ready() -> Error {
     Error::Other("MPI-IO phase used before it was prepared".into())
+}
+
+impl MpiioDriver {
+    fn transfer(&self, ctx: &Ctx<'_>, k: u64, dir: Dir<'_>) -> Result<()> {
+        let f = self.file.as_ref().ok_or_else(not_ready)?;
+        let coll = ctx.params.collective;
+        let byte = Datatype::byte();
+        match (self.types.as_ref().ok_or_else(not_ready)?, &ctx.pattern) {
+            (
+                Types::D1 {
+                    blk_t,
+                    file_t,
+                    nblocks,
+                },
+                Pattern::D1(p),
+            ) => {
+                if !p.interleaved {
+                    let off = mpi::to_offset(self.base + p.transfer_start(k))?;
+                    dir.call(f, coll, off, *nblocks, blk_t)
+                } else if coll {
+                    // both calls are collective: make the second even if the first failed
+                    let view = f.set_view(self.base + p.transfer_start(k), blk_t, file_t, ctx.info);
+                    view.and(dir.call(f, true, 0, *nblocks, blk_t))
+                } else {
+                    let mut dir = dir;
+                    for j in 0..p.pieces_per_transfer() {
+                        let pc = p.piece(k, j);
+                        let off = mpi::to_offset(self.base + pc.file_off)?;
+                        dir.sub(pc.buf_off, pc.len).call(f, false, off, 1, blk_t)?;
+                    }
+                    Ok(())
+                }
+            }
+            (Types::D2 { file_t, count, .. }, Pattern::D2(p)) => {
+                if coll {
+                    let view = f.set_view(self.base + p.transfer_start(k), &byte, file_t, ctx.info);
+                    view.and(dir.call(f, true, 0, *count, &byte))
+                } else {
+                    let mut dir = dir;
+                    for i in 0..p.pieces_per_transfer() {
+                        let pc = p.piece(k, i);
+                        let off = mpi::to_offset(self.base + pc.file_off)?;
+                        let n = mpi::to_count("piece length", pc.len)?;
+                        dir.sub(pc.buf_off, pc.len).call(f, false, off, n, &byte)?;
+                    }
+                    Ok(())
+                }
+            }
+            _ => Err(not_ready()),
+        }
+    }
+}
+
+/// The transfer buffer and the direction of a transfer.
+enum Dir<'a> {
+    Write(&'a [u8]),
+    Read(&'a mut [u8]),
+}
+
+impl Dir<'_> {
+    /// Bytes `[off, off + len)` of the buffer.
+    fn sub(&mut self, off: u64, len: u64) -> Dir<'_> {
+        let r = off as usize..(off + len) as usize;
+        match self {
+            Dir::Write(b) => Dir::Write(&b[r]),
+            Dir::Read(b) => Dir::Read(&mut b[r]),
+        }
+    }
+
+    fn call(self, f: &File, coll: bool, off: i64, count: i32, t: &Datatype) -> Result<()> {
+        match (self, coll) {
+            (Dir::Write(b), false) => f.write_at(off, b, count, t),
+            (Dir::Write(b), true) => f.write_at_all(off, b, count, t),
+            (Dir::Read(b), false) => f.read_at(off, b, count, t),
+            (Dir::Read(b), true) => f.read_at_all(off, b, count, t),
+        }
+    }
 }
 
 impl Driver for MpiioDriver {
@@ -32,7 +128,6 @@ impl Driver for MpiioDriver {
     }
 
     fn abandon(&mut self) -> bool {
-        self.types = None;
         match self.file.take() {
             Some(f) => {
                 std::mem::forget(f);
@@ -40,6 +135,54 @@ impl Driver for MpiioDriver {
             }
             None => false,
         }
+    }
+
+    fn prepare(&mut self, ctx: &Ctx<'_>) -> Result<()> {
+        self.types = None;
+        let byte = Datatype::byte();
+        self.types = Some(match &ctx.pattern {
+            Pattern::D1(p) => {
+                let blk_t = Datatype::contiguous(p.blk, &byte)?;
+                let file_t = Datatype::vector(p.blocks_per_transfer(), 1, p.nprocs, &blk_t)?;
+                let nblocks = mpi::to_count("blocks per transfer", p.blocks_per_transfer())?;
+                Types::D1 {
+                    blk_t,
+                    file_t,
+                    nblocks,
+                }
+            }
+            Pattern::D2(p) => {
+                let s = p.side();
+                let (base, file_t) = match (p.chunked, p.interleaved) {
+                    (false, false) => {
+                        let pbc = Datatype::contiguous(p.buf, &byte)?;
+                        let t = Datatype::vector(p.blk, 1, s / p.buf, &pbc)?;
+                        (pbc, t)
+                    }
+                    (false, true) => {
+                        let pbi = Datatype::contiguous(p.blk, &byte)?;
+                        let t = Datatype::vector(p.buf, 1, s / p.blk, &pbi)?;
+                        (pbi, t)
+                    }
+                    (true, false) => {
+                        let t = Datatype::contiguous(p.buf_bytes(), &byte)?;
+                        (Datatype::byte(), t)
+                    }
+                    (true, true) => {
+                        let chunk_t = Datatype::contiguous(p.blk * p.blk, &byte)?;
+                        let t = Datatype::vector(p.buf / p.blk, 1, s / p.blk, &chunk_t)?;
+                        (chunk_t, t)
+                    }
+                };
+                let count = mpi::to_count("transfer buffer size", p.buf_bytes())?;
+                Types::D2 {
+                    file_t,
+                    _base: base,
+                    count,
+                }
+            }
+        });
+        Ok(())
     }
 
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()> {
@@ -63,15 +206,8 @@ impl Driver for MpiioDriver {
         Ok(())
     }
 
-    fn begin_phase(&mut self, ctx: &Ctx<'_>, _phase: Phase) -> Result<()> {
-        let p = &ctx.pattern;
-        let byte = Datatype::byte();
-        let blk_t = Datatype::contiguous(p.blk, &byte)?;
-        let file_t = Datatype::vector(p.blocks_per_transfer(), 1, p.nprocs, &blk_t)?;
-        self.nblocks = mpi::to_count("blocks per transfer", p.blocks_per_transfer())?;
-        self.types = Some((blk_t, file_t));
-        self.byte = Some(byte);
-        Ok(())
+    fn begin_phase(&mut self, _ctx: &Ctx<'_>, _phase: Phase) -> Result<()> {
+        self.types.as_ref().map(|_| ()).ok_or_else(not_ready)
     }
 
     fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Phase) -> Result<()> {
@@ -80,56 +216,11 @@ impl Driver for MpiioDriver {
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {
-        let p = &ctx.pattern;
-        let f = self.file.as_ref().ok_or_else(not_ready)?;
-        let (blk_t, file_t) = self.types.as_ref().ok_or_else(not_ready)?;
-        let coll = ctx.params.collective;
-        if !p.interleaved {
-            let off = mpi::to_offset(self.base + p.transfer_start(k))?;
-            if coll {
-                f.write_at_all(off, buf, self.nblocks, blk_t)
-            } else {
-                f.write_at(off, buf, self.nblocks, blk_t)
-            }
-        } else if coll {
-            // both calls are collective: make the second even if the first failed
-            let view = f.set_view(self.base + p.transfer_start(k), blk_t, file_t, ctx.info);
-            let write = f.write_at_all(0, buf, self.nblocks, blk_t);
-            view.and(write)
-        } else {
-            for j in 0..p.pieces_per_transfer() {
-                let pc = p.piece(k, j);
-                let src = &buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
-                f.write_at(mpi::to_offset(self.base + pc.file_off)?, src, 1, blk_t)?;
-            }
-            Ok(())
-        }
+        self.transfer(ctx, k, Dir::Write(buf))
     }
 
     fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()> {
-        let p = &ctx.pattern;
-        let f = self.file.as_ref().ok_or_else(not_ready)?;
-        let (blk_t, file_t) = self.types.as_ref().ok_or_else(not_ready)?;
-        let coll = ctx.params.collective;
-        if !p.interleaved {
-            let off = mpi::to_offset(self.base + p.transfer_start(k))?;
-            if coll {
-                f.read_at_all(off, buf, self.nblocks, blk_t)
-            } else {
-                f.read_at(off, buf, self.nblocks, blk_t)
-            }
-        } else if coll {
-            let view = f.set_view(self.base + p.transfer_start(k), blk_t, file_t, ctx.info);
-            let read = f.read_at_all(0, buf, self.nblocks, blk_t);
-            view.and(read)
-        } else {
-            for j in 0..p.pieces_per_transfer() {
-                let pc = p.piece(k, j);
-                let dst = &mut buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
-                f.read_at(mpi::to_offset(self.base + pc.file_off)?, dst, 1, blk_t)?;
-            }
-            Ok(())
-        }
+        self.transfer(ctx, k, Dir::Read(buf))
     }
 
     fn end_dataset(&mut self) -> Result<()> {
@@ -137,17 +228,10 @@ impl Driver for MpiioDriver {
     }
 
     fn end_phase(&mut self) -> Result<()> {
-        // fileT is freed before blkT (spec §6.2)
-        if let Some((blk_t, file_t)) = self.types.take() {
-            drop(file_t);
-            drop(blk_t);
-        }
-        self.byte = None;
         Ok(())
     }
 
     fn close(&mut self) -> Result<()> {
-        self.end_phase()?;
         match self.file.take() {
             Some(f) => f.close(),
             None => Ok(()),

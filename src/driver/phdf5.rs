@@ -1,8 +1,9 @@
-//! Parallel HDF5 driver (spec §6.2–§6.3, §6.5, §9): MPI-IO file driver with the
-//! `-a`/`-T` alignment; per phase a file dataspace `[D]` with the rank's hyperslab
-//! (set once, moved per transfer with `H5Soffset_simple`), a memory dataspace `[buf]`
-//! and a transfer property list (collective with `-C`); per dataset `Dataset_<d>` of
-//! `H5T_NATIVE_UCHAR`, chunked by the block size with `-c`.
+//! Parallel HDF5 driver (spec §6.2–§6.5, §9): MPI-IO file driver with the `-a`/`-T`
+//! alignment; per phase a file dataspace (`[D]` in 1D, `[S, S]` in 2D) with the rank's
+//! hyperslab (set once, moved per transfer with `H5Soffset_simple`), a memory dataspace
+//! of the buffer's shape and a transfer property list (collective with `-C`); per
+//! dataset `Dataset_<d>` of `H5T_NATIVE_UCHAR`, chunked by `blk` (1D) or `blk × blk`
+//! (2D) with `-c`.
 
 use std::ffi::CString;
 
@@ -10,6 +11,7 @@ use super::{Ctx, Driver, Phase};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{Dataset, Dataspace, H5File, Plist};
 use crate::ffi::mpi;
+use crate::pattern::Pattern;
 
 /// State of the PHDF5 driver. Field order is drop order: dataset, spaces and lists
 /// before the file.
@@ -76,16 +78,38 @@ impl Driver for Phdf5Driver {
     }
 
     fn begin_phase(&mut self, ctx: &Ctx<'_>, _phase: Phase) -> Result<()> {
-        let p = &ctx.pattern;
-        let fs = Dataspace::simple(&[p.dataset_bytes()])?;
-        let nb = p.blocks_per_transfer();
-        if p.interleaved {
-            fs.select_hyperslab(&[p.blk * p.rank], &[p.blk * p.nprocs], &[nb], &[p.blk])?;
-        } else {
-            fs.select_hyperslab(&[p.bpp * p.rank], &[p.blk], &[nb], &[p.blk])?;
-        }
+        let (fs, ms) = match &ctx.pattern {
+            Pattern::D1(p) => {
+                let fs = Dataspace::simple(&[p.dataset_bytes()])?;
+                let nb = p.blocks_per_transfer();
+                if p.interleaved {
+                    fs.select_hyperslab(&[p.blk * p.rank], &[p.blk * p.nprocs], &[nb], &[p.blk])?;
+                } else {
+                    fs.select_hyperslab(&[p.bpp * p.rank], &[p.blk], &[nb], &[p.blk])?;
+                }
+                (fs, Dataspace::simple(&[p.buf])?)
+            }
+            Pattern::D2(p) => {
+                let s = p.side();
+                let fs = Dataspace::simple(&[s, s])?;
+                let nb = p.buf / p.blk;
+                let b = [p.blk, p.blk];
+                if p.interleaved {
+                    fs.select_hyperslab(
+                        &[0, p.blk * p.rank],
+                        &[p.blk, p.blk * p.nprocs],
+                        &[nb, 1],
+                        &b,
+                    )?;
+                } else {
+                    fs.select_hyperslab(&[p.bpp * p.rank, 0], &[1, p.blk], &[1, nb], &b)?;
+                }
+                let (rows, cols) = p.buf_shape();
+                (fs, Dataspace::simple(&[rows, cols])?)
+            }
+        };
         self.file_space = Some(fs);
-        self.mem_space = Some(Dataspace::simple(&[p.buf])?);
+        self.mem_space = Some(ms);
         self.dxpl = Some(Plist::dataset_xfer(ctx.params.collective)?);
         Ok(())
     }
@@ -95,12 +119,11 @@ impl Driver for Phdf5Driver {
         let name = self.names.get(d as usize).ok_or_else(not_ready)?;
         let ds = match phase {
             Phase::Write => {
-                let chunk = [ctx.pattern.blk];
-                let dcpl = Plist::dataset_create(if ctx.params.chunk {
-                    Some(&chunk[..])
-                } else {
-                    None
-                })?;
+                let dims: &[u64] = match &ctx.pattern {
+                    Pattern::D1(p) => &[p.blk],
+                    Pattern::D2(p) => &[p.blk, p.blk],
+                };
+                let dcpl = Plist::dataset_create(if ctx.params.chunk { Some(dims) } else { None })?;
                 let fs = self.file_space.as_ref().ok_or_else(not_ready)?;
                 Dataset::create(file, name, fs, &dcpl)?
             }
@@ -116,7 +139,7 @@ impl Driver for Phdf5Driver {
         else {
             return Err(not_ready());
         };
-        fs.offset_simple(&[offset(ctx, k)?])?;
+        move_selection(fs, ctx, k)?;
         ds.write(ms, fs, x, buf)
     }
 
@@ -126,7 +149,7 @@ impl Driver for Phdf5Driver {
         else {
             return Err(not_ready());
         };
-        fs.offset_simple(&[offset(ctx, k)?])?;
+        move_selection(fs, ctx, k)?;
         ds.read(ms, fs, x, buf)
     }
 
@@ -156,14 +179,25 @@ impl Driver for Phdf5Driver {
     }
 }
 
-/// Selection offset of transfer `k`: `k × buf` (contiguous) or `k × buf × N`
-/// (interleaved), in elements (spec §6.2, §6.3).
-fn offset(ctx: &Ctx<'_>, k: u64) -> Result<i64> {
-    let p = &ctx.pattern;
-    let off = if p.interleaved {
-        k * p.buf * p.nprocs
-    } else {
-        k * p.buf
+/// Move the hyperslab to transfer `k` with `H5Soffset_simple`: 1D `k × buf`
+/// (contiguous) or `k × buf × N` (interleaved) elements; 2D the (row, column) offset of
+/// [`crate::pattern::Pattern2D::hdf5_offset`] (spec §6.2–§6.4).
+fn move_selection(fs: &Dataspace, ctx: &Ctx<'_>, k: u64) -> Result<()> {
+    let conv = |v: u64| {
+        i64::try_from(v).map_err(|_| Error::Other(format!("HDF5 selection offset {v} overflows")))
     };
-    i64::try_from(off).map_err(|_| Error::Other(format!("HDF5 selection offset {off} overflows")))
+    match &ctx.pattern {
+        Pattern::D1(p) => {
+            let off = if p.interleaved {
+                k * p.buf * p.nprocs
+            } else {
+                k * p.buf
+            };
+            fs.offset_simple(&[conv(off)?])
+        }
+        Pattern::D2(p) => {
+            let (r, c) = p.hdf5_offset(k);
+            fs.offset_simple(&[conv(r)?, conv(c)?])
+        }
+    }
 }

@@ -61,7 +61,7 @@ impl Driver for PosixDriver {
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {
-        let p = &ctx.pattern;
+        let p = ctx.pattern;
         let fd = self.fd()?;
         for j in 0..p.pieces_per_transfer() {
             let pc = p.piece(k, j);

@@ -241,6 +241,22 @@ pub fn check_writable_dir(dir: &str) -> Result<()> {
     }
 }
 
+/// Physical memory of this machine in bytes (`sysconf(_SC_PHYS_PAGES) × page size`);
+/// `u64::MAX` when unknown.
+pub fn physical_memory() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages <= 0 || size <= 0 {
+        return u64::MAX;
+    }
+    (pages as u64).saturating_mul(size as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
