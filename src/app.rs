@@ -110,6 +110,10 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         return Err(Error::Invalid(problems));
     }
 
+    // the data directory is checked first, so a refused run leaves no report file
+    let env = RunEnv::from_process();
+    let dir = engine::data_dir_checked(world, &env)?;
+
     // report file: rank 0 truncates, then every rank appends its own blocks
     let out = match &params.output {
         None => Output::stdout(),
@@ -137,8 +141,6 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
     };
     let info = agree_value(world, info, "HDF5_MPI_INFO")?;
 
-    let env = RunEnv::from_process();
-    let dir = engine::data_dir_checked(world, &env)?;
     if params.debug.level >= 1 || rank == 0 {
         let dump = report::info_dump(info_pairs.as_deref(), mpi_sys::MPI_MAX_INFO_VAL);
         let block = report::param_block(

@@ -217,28 +217,24 @@ pub fn remove(path: &str) -> Result<()> {
 /// Check that `dir` is a directory this process can create files in
 /// (`access(dir, W_OK | X_OK)`).
 pub fn check_writable_dir(dir: &str) -> Result<()> {
+    let fail = |call, errno| {
+        Err(Error::Posix {
+            call,
+            errno,
+            path: Some(dir.to_string()),
+        })
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return fail("stat", libc::ENOTDIR),
+        Err(e) => return fail("stat", e.raw_os_error().unwrap_or(0)),
+    }
     let c = cpath(dir)?;
     // SAFETY: NUL-terminated path.
     if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
-        return Err(Error::Posix {
-            call: "access",
-            errno: errno(),
-            path: Some(dir.to_string()),
-        });
+        return fail("access", errno());
     }
-    match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(Error::Posix {
-            call: "access",
-            errno: libc::ENOTDIR,
-            path: Some(dir.to_string()),
-        }),
-        Err(e) => Err(Error::Posix {
-            call: "stat",
-            errno: e.raw_os_error().unwrap_or(0),
-            path: Some(dir.to_string()),
-        }),
-    }
+    Ok(())
 }
 
 /// Physical memory of this machine in bytes (`sysconf(_SC_PHYS_PAGES) × page size`);
