@@ -17,4 +17,5 @@ pub mod ffi;
 pub mod params;
 pub mod pattern;
 pub mod report;
+pub mod results;
 pub mod timer;

@@ -195,6 +195,10 @@ pub struct Params {
     pub output: Option<String>,
 }
 
+/// An MPI count or stride to check against `INT_MAX`: what it is, and its value
+/// (`None` when it overflowed 64 bits).
+type Count = (&'static str, Option<u64>);
+
 impl Params {
     /// Apply h5perf's defaults and clamping in the C tool's order (spec §1.9).
     /// `world_size` is the size of `MPI_COMM_WORLD`, the default for `-P`.
@@ -330,53 +334,52 @@ impl Params {
                     continue;
                 };
                 // bytes in one dataset, bytes in the transfer buffer, the MPI counts
-                let (d, buf_bytes, counts): (Option<u64>, Option<u64>, Vec<(&str, Option<u64>)>) =
-                    if self.dim2d {
-                        if side % buf != 0 {
-                            push(format!(
+                let (d, buf_bytes, counts): (Option<u64>, Option<u64>, Vec<Count>) = if self.dim2d {
+                    if side % buf != 0 {
+                        push(format!(
                             "Dataset side size ({side}) must be a multiple of the trasfer buffer size ({buf})"
                         ));
-                            continue;
-                        }
-                        if bpp % blk != 0 {
-                            push(format!(
+                        continue;
+                    }
+                    if !bpp.is_multiple_of(blk) {
+                        push(format!(
                             "Bytes per process per dataset ({bpp}) must be a multiple of the block size ({blk}) in 2D geometry"
                         ));
-                            continue;
-                        }
-                        let mut counts = vec![
-                            ("block size", Some(blk)),
-                            ("transfer buffer size", Some(buf)),
-                            ("dataset side / transfer buffer size", Some(side / buf)),
-                            ("dataset side / block size", Some(side / blk)),
-                            (
-                                "transfer buffer bytes (block size x transfer buffer size)",
-                                buf.checked_mul(blk),
-                            ),
-                        ];
-                        if self.chunk {
-                            counts.push((
-                                "chunk bytes (block size x block size)",
-                                blk.checked_mul(blk),
-                            ));
-                        }
-                        (side.checked_mul(side), buf.checked_mul(blk), counts)
-                    } else {
-                        if bpp % buf != 0 {
-                            push(format!(
+                        continue;
+                    }
+                    let mut counts = vec![
+                        ("block size", Some(blk)),
+                        ("transfer buffer size", Some(buf)),
+                        ("dataset side / transfer buffer size", Some(side / buf)),
+                        ("dataset side / block size", Some(side / blk)),
+                        (
+                            "transfer buffer bytes (block size x transfer buffer size)",
+                            buf.checked_mul(blk),
+                        ),
+                    ];
+                    if self.chunk {
+                        counts.push((
+                            "chunk bytes (block size x block size)",
+                            blk.checked_mul(blk),
+                        ));
+                    }
+                    (side.checked_mul(side), buf.checked_mul(blk), counts)
+                } else {
+                    if !bpp.is_multiple_of(buf) {
+                        push(format!(
                             "Dataset size/process ({bpp}) must be a multiple of the trasfer buffer size ({buf})"
                         ));
-                            continue;
-                        }
-                        (
-                            Some(side),
-                            Some(buf),
-                            vec![
-                                ("block size", Some(blk)),
-                                ("blocks per transfer", Some(buf / blk)),
-                            ],
-                        )
-                    };
+                        continue;
+                    }
+                    (
+                        Some(side),
+                        Some(buf),
+                        vec![
+                            ("block size", Some(blk)),
+                            ("blocks per transfer", Some(buf / blk)),
+                        ],
+                    )
+                };
                 let (Some(d), Some(buf_bytes)) = (d, buf_bytes) else {
                     push(format!(
                         "Dataset of side {side} bytes does not fit in 64 bits"

@@ -409,8 +409,10 @@ mod tests {
 
     #[test]
     fn headers_2d_match_golden() {
-        let mut o = Options::default();
-        o.dim2d = true;
+        let o = Options {
+            dim2d: true,
+            ..Default::default()
+        };
         let p = Params::resolve(&o, 2);
         let q = |buf, n, inter| crate::pattern::Pattern2D {
             bpp: p.num_bytes,
@@ -425,11 +427,13 @@ mod tests {
             xfer_header_2d(&q(4096, 2, false), &p),
             "Transfer Buffer Size: 4096x4096 bytes, File size: 256.00 MB\n      # of files: 1, # of datasets: 1, dataset size: 16.00x16.00 KB\n"
         );
-        let mut o = Options::default();
-        o.dim2d = true;
-        o.interleaved = true;
-        o.num_bytes = 4096;
-        o.blk_size = 512;
+        let o = Options {
+            dim2d: true,
+            interleaved: true,
+            num_bytes: 4096,
+            blk_size: 512,
+            ..Default::default()
+        };
         let p = Params::resolve(&o, 2);
         let mut h = q(2048, 1, true);
         h.bpp = 4096;

@@ -1,0 +1,252 @@
+//! Results as data: one [`Record`] per (processes, transfer size, API), with the
+//! statistics of every phase, as the text report prints them (spec §8.3–§8.5). The C
+//! API returns these records and the `--json`/`--csv` writers serialise them; the text
+//! report is rendered from the same statistics, so all three agree.
+
+use crate::params::Api;
+use crate::report::ApiResults;
+use crate::timer::{mbps, Summary, Timer};
+
+/// A measured phase of a record, in the order the text report prints them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// "Raw Data Write": only the transfer loops.
+    RawWrite,
+    /// "Write": open to close, without the open and the close.
+    Write,
+    /// "Write Open-Close".
+    WriteOpenClose,
+    /// "Raw Data Read" (includes verification with `-D v`).
+    RawRead,
+    /// "Read".
+    Read,
+    /// "Read Open-Close".
+    ReadOpenClose,
+}
+
+impl Phase {
+    /// All phases in report order.
+    pub const ALL: [Phase; 6] = [
+        Phase::RawWrite,
+        Phase::Write,
+        Phase::WriteOpenClose,
+        Phase::RawRead,
+        Phase::Read,
+        Phase::ReadOpenClose,
+    ];
+
+    /// The title the text report uses (`Raw Data Write`, `Write`, …).
+    pub fn title(self) -> &'static str {
+        match self {
+            Phase::RawWrite => "Raw Data Write",
+            Phase::Write => "Write",
+            Phase::WriteOpenClose => "Write Open-Close",
+            Phase::RawRead => "Raw Data Read",
+            Phase::Read => "Read",
+            Phase::ReadOpenClose => "Read Open-Close",
+        }
+    }
+
+    /// A stable machine-readable name (`raw_write`, `write`, `write_open_close`, …).
+    pub fn key(self) -> &'static str {
+        match self {
+            Phase::RawWrite => "raw_write",
+            Phase::Write => "write",
+            Phase::WriteOpenClose => "write_open_close",
+            Phase::RawRead => "raw_read",
+            Phase::Read => "read",
+            Phase::ReadOpenClose => "read_open_close",
+        }
+    }
+
+    /// Whether the phase reads (absent with `-w`).
+    pub fn is_read(self) -> bool {
+        matches!(self, Phase::RawRead | Phase::Read | Phase::ReadOpenClose)
+    }
+
+    fn timer(self) -> Timer {
+        match self {
+            Phase::RawWrite => Timer::WriteRaw,
+            Phase::Write => Timer::WriteFine,
+            Phase::WriteOpenClose => Timer::WriteGross,
+            Phase::RawRead => Timer::ReadRaw,
+            Phase::Read => Timer::ReadFine,
+            Phase::ReadOpenClose => Timer::ReadGross,
+        }
+    }
+}
+
+/// Statistics of one phase over the iterations (spec §8.3). Times are the slowest
+/// rank's accumulated seconds per iteration; throughputs are MiB/s of the record's
+/// bytes over those times (0.0 for a zero time, as the report prints).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PhaseStats {
+    /// Smallest time over iterations (seconds).
+    pub min_time: f64,
+    /// Mean time over iterations (seconds).
+    pub avg_time: f64,
+    /// Largest time over iterations (seconds).
+    pub max_time: f64,
+    /// "Maximum Throughput": bytes / `min_time`, MiB/s.
+    pub max_mibps: f64,
+    /// "Average Throughput": bytes / `avg_time`, MiB/s.
+    pub avg_mibps: f64,
+    /// "Minimum Throughput": bytes / `max_time`, MiB/s.
+    pub min_mibps: f64,
+}
+
+/// Min/avg/max of an accumulated time that the report prints without throughput
+/// ("Write File Open" etc.), seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TimeStats {
+    /// Smallest over iterations (seconds).
+    pub min: f64,
+    /// Mean over iterations (seconds).
+    pub avg: f64,
+    /// Largest over iterations (seconds).
+    pub max: f64,
+}
+
+/// The results of one (processes, transfer size, API) combination.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Processes in the run communicator.
+    pub nprocs: u32,
+    /// Transfer-buffer size of the step in bytes (the loop variable `-x`..`-X`).
+    pub xfer_size: u64,
+    /// Bytes of the transfer buffer (1D: `xfer_size`; 2D: `xfer_size × block`).
+    pub buf_bytes: u64,
+    /// The API.
+    pub api: Api,
+    /// Bytes moved per phase and iteration, `nf × nd × D` (spec §8.3).
+    pub bytes: u64,
+    /// Iterations.
+    pub iterations: u32,
+    /// Whether read phases ran (not `-w`).
+    pub has_read: bool,
+    /// Statistics per phase, indexed like [`Phase::ALL`]; read phases are zero with `-w`.
+    pub phases: [PhaseStats; 6],
+    /// "Write File Open", "Write File Close", "Read File Open", "Read File Close" times.
+    pub open_close: [TimeStats; 4],
+}
+
+impl Record {
+    /// Build a record from the engine's per-timer statistics.
+    pub fn from_api_results(
+        nprocs: u32,
+        xfer_size: u64,
+        buf_bytes: u64,
+        api: Api,
+        has_read: bool,
+        r: &ApiResults,
+    ) -> Record {
+        let mut phases = [PhaseStats::default(); 6];
+        for (i, ph) in Phase::ALL.iter().enumerate() {
+            if ph.is_read() && !has_read {
+                continue;
+            }
+            let s = Summary::of(&r.stats[ph.timer() as usize]);
+            phases[i] = PhaseStats {
+                min_time: s.t_min,
+                avg_time: s.t_avg,
+                max_time: s.t_max,
+                max_mibps: mbps(r.bytes, s.t_min),
+                avg_mibps: mbps(r.bytes, s.t_avg),
+                min_mibps: mbps(r.bytes, s.t_max),
+            };
+        }
+        let mut open_close = [TimeStats::default(); 4];
+        for (i, t) in [
+            Timer::WriteOpen,
+            Timer::WriteClose,
+            Timer::ReadOpen,
+            Timer::ReadClose,
+        ]
+        .iter()
+        .enumerate()
+        {
+            if i >= 2 && !has_read {
+                continue;
+            }
+            let s = Summary::of(&r.stats[*t as usize]);
+            open_close[i] = TimeStats {
+                min: s.t_min,
+                avg: s.t_avg,
+                max: s.t_max,
+            };
+        }
+        Record {
+            nprocs,
+            xfer_size,
+            buf_bytes,
+            api,
+            bytes: r.bytes,
+            iterations: r.iters,
+            has_read,
+            phases,
+            open_close,
+        }
+    }
+
+    /// The statistics of `phase`.
+    pub fn phase(&self, phase: Phase) -> &PhaseStats {
+        &self.phases[Phase::ALL
+            .iter()
+            .position(|p| *p == phase)
+            .expect("phase in ALL")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timer::{IterStat, COUNT};
+
+    #[test]
+    fn record_matches_report_arithmetic() {
+        let mut stats = vec![vec![IterStat::default(); 2]; COUNT];
+        stats[Timer::WriteFine as usize] = vec![
+            IterStat {
+                min: 0.1,
+                max: 0.5,
+                sum: 0.6,
+            },
+            IterStat {
+                min: 0.1,
+                max: 0.25,
+                sum: 0.3,
+            },
+        ];
+        stats[Timer::ReadGross as usize] = vec![
+            IterStat {
+                min: 0.0,
+                max: 1.0,
+                sum: 0.0,
+            },
+            IterStat {
+                min: 0.0,
+                max: 1.0,
+                sum: 0.0,
+            },
+        ];
+        let r = ApiResults {
+            stats,
+            bytes: 1 << 20,
+            iters: 2,
+            files: 1,
+        };
+        let rec = Record::from_api_results(2, 4096, 4096, Api::Mpiio, true, &r);
+        let w = rec.phase(Phase::Write);
+        assert_eq!((w.min_time, w.max_time), (0.25, 0.5));
+        assert!((w.avg_time - 0.375).abs() < 1e-12);
+        assert_eq!((w.max_mibps, w.min_mibps), (4.0, 2.0));
+        assert_eq!(rec.phase(Phase::ReadOpenClose).avg_mibps, 1.0);
+        assert_eq!(
+            rec.phase(Phase::RawWrite).max_mibps,
+            0.0,
+            "zero time gives 0.0 as in the report"
+        );
+        let wo = Record::from_api_results(2, 4096, 4096, Api::Mpiio, false, &r);
+        assert_eq!(*wo.phase(Phase::ReadOpenClose), PhaseStats::default());
+    }
+}
