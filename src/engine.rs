@@ -18,36 +18,43 @@ use crate::ffi::posix::Fd;
 use crate::params::{Api, Params};
 use crate::pattern::{Pattern, Pattern1D, Pattern2D};
 use crate::report::{self, ApiResults};
+use crate::results::Record;
 use crate::timer::{IterStat, Timer, Times, COUNT};
 
 /// Where the report goes: standard output, or the `-o` file (opened by every rank in
 /// append mode after rank 0 truncated it, so blocks of different ranks do not clobber
 /// each other). Each call writes one whole block.
-pub struct Output {
-    file: Option<Fd>,
+pub enum Output {
+    /// Standard output.
+    Stdout,
+    /// A report file.
+    File(Fd),
+    /// Nowhere (the C API without a report).
+    Null,
 }
 
 impl Output {
     /// Report to standard output.
     pub fn stdout() -> Output {
-        Output { file: None }
+        Output::Stdout
     }
 
     /// Report to an already opened file.
     pub fn file(fd: Fd) -> Output {
-        Output { file: Some(fd) }
+        Output::File(fd)
     }
 
     /// Whether the report goes to a file (`-o`).
     pub fn is_file(&self) -> bool {
-        self.file.is_some()
+        matches!(self, Output::File(_))
     }
 
     /// Write one block of text. Errors: the report file cannot be written.
     pub fn write(&self, s: &str) -> Result<()> {
-        match &self.file {
-            Some(fd) => fd.write_all(s.as_bytes()),
-            None => write_stdout(s),
+        match self {
+            Output::File(fd) => fd.write_all(s.as_bytes()),
+            Output::Stdout => write_stdout(s),
+            Output::Null => Ok(()),
         }
     }
 }
@@ -84,10 +91,13 @@ impl RunEnv {
 }
 
 /// What a whole run produced on this rank.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Outcome {
     /// Bytes that this rank read back wrong with `-D v` (0 without verification).
     pub wrong_bytes: u64,
+    /// One record per (processes, transfer size, API) this rank took part in, in run
+    /// order; rank 0 of the communicator takes part in all of them.
+    pub records: Vec<Record>,
 }
 
 /// Agreement point: every rank of `comm` learns whether any rank failed. If one did,
@@ -153,8 +163,9 @@ pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<String> {
 }
 
 /// Run the whole benchmark on `world` (spec §3) with data files in `dir` (from
-/// [`data_dir_checked`]). Collective over `world`; world rank 0
-/// prints the headers and results to `out`.
+/// [`data_dir_checked`]). Collective over `world` (`MPI_COMM_WORLD` for the
+/// program, any communicator for the C API); its rank 0 prints the headers and
+/// results to `out`.
 ///
 /// Errors: any failure on any rank, agreed on by all ranks.
 pub fn run(
@@ -226,6 +237,7 @@ fn run_step(
             if rank == 0 {
                 out.write(&report::api_results(p, &results))?;
             }
+            outcome.records.push(Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results));
         }
     }
     Ok(())

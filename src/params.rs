@@ -124,6 +124,10 @@ pub struct Options {
     pub debug: Debug,
     /// `-o`: report file; `None` = standard output.
     pub output: Option<String>,
+    /// `--json FILE`: machine-readable results as JSON (`-` = standard output).
+    pub json: Option<String>,
+    /// `--csv FILE`: machine-readable results as CSV (`-` = standard output).
+    pub csv: Option<String>,
 }
 
 impl Default for Options {
@@ -148,6 +152,8 @@ impl Default for Options {
             write_only: false,
             debug: Debug::default(),
             output: None,
+            json: None,
+            csv: None,
         }
     }
 }
@@ -193,6 +199,10 @@ pub struct Params {
     pub debug: Debug,
     /// Report file, if any.
     pub output: Option<String>,
+    /// JSON results file, if any (`-` = standard output).
+    pub json: Option<String>,
+    /// CSV results file, if any (`-` = standard output).
+    pub csv: Option<String>,
 }
 
 /// An MPI count or stride to check against `INT_MAX`: what it is, and its value
@@ -254,6 +264,8 @@ impl Params {
             write_only: o.write_only,
             debug: o.debug,
             output: o.output.clone(),
+            json: o.json.clone(),
+            csv: o.csv.clone(),
         }
     }
 
