@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::{Fd, OpenMode};
-use crate::params::Params;
+use crate::params::{Options, Params};
 use crate::report;
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
@@ -36,8 +36,15 @@ pub fn error_message(e: &Error) -> String {
 
 /// Run h5perf with `args` (without argv[0]) on `MPI_COMM_WORLD`, initialising MPI if
 /// needed. Returns the process exit status: 0 on success (also for `--help` and
-/// `--version`), 1 on any error (printed once on stderr by world rank 0).
+/// `--version`), 1 on any error (printed once on stderr by world rank 0). A fatal
+/// error (files left open on some ranks) aborts the job.
 pub fn run_program(args: &[String]) -> i32 {
+    run_program_with(args, true)
+}
+
+/// [`run_program`], where `abort_on_fatal` false returns status 1 instead of calling
+/// `MPI_Abort` on a fatal error (for the C API, which must never abort).
+pub fn run_program_with(args: &[String], abort_on_fatal: bool) -> i32 {
     let universe = match Universe::init() {
         Ok(u) => u,
         Err(e) => {
@@ -49,7 +56,7 @@ pub fn run_program(args: &[String]) -> i32 {
     let rank = world.rank().unwrap_or(0);
     let code = match program(&world, args) {
         Ok(()) => 0,
-        Err(e @ Error::Fatal(_)) => {
+        Err(e @ Error::Fatal(_)) if abort_on_fatal => {
             // ranks hold files only a collective close could release: print, then abort
             if rank == 0 {
                 eprintln!("{}", error_message(&e));
@@ -74,21 +81,8 @@ pub fn run_program(args: &[String]) -> i32 {
 
 fn program(world: &Comm, args: &[String]) -> Result<()> {
     let rank = world.rank()?;
-    let size = world.size()?;
     // HDF5_MPI_INFO is read before the options, as in the C tool (spec §1.1)
-    let info_pairs = match std::env::var("HDF5_MPI_INFO") {
-        Ok(v) => Some(env::parse_mpi_info_with_limits(
-            &v,
-            mpi_sys::MPI_MAX_INFO_KEY as usize - 1,
-            mpi_sys::MPI_MAX_INFO_VAL as usize - 1,
-        )?),
-        Err(std::env::VarError::NotPresent) => None,
-        Err(std::env::VarError::NotUnicode(_)) => {
-            return Err(Error::Usage(
-                "h5perf: HDF5_MPI_INFO is not valid UTF-8".into(),
-            ))
-        }
-    };
+    let info_pairs = mpi_info_from_env()?;
     let opts = match cli::parse(args)? {
         Command::Help => {
             if rank == 0 {
@@ -104,7 +98,55 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         }
         Command::Run(o) => o,
     };
-    let params = Params::resolve(&opts, size);
+    let done = run_on(world, &opts, info_pairs.as_deref(), true)?;
+    if done.wrong_bytes > 0 {
+        return Err(Error::Verify(done.wrong_bytes));
+    }
+    Ok(())
+}
+
+/// `HDF5_MPI_INFO` parsed into key/value pairs (spec §2.4); `None` when unset.
+///
+/// Errors: a malformed value (named in the message).
+pub fn mpi_info_from_env() -> Result<Option<Vec<(String, String)>>> {
+    match std::env::var("HDF5_MPI_INFO") {
+        Ok(v) => Ok(Some(env::parse_mpi_info_with_limits(
+            &v,
+            mpi_sys::MPI_MAX_INFO_KEY as usize - 1,
+            mpi_sys::MPI_MAX_INFO_VAL as usize - 1,
+        )?)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(Error::Usage(
+            "h5perf: HDF5_MPI_INFO is not valid UTF-8".into(),
+        )),
+    }
+}
+
+/// What a completed run produced, on every rank of the communicator.
+pub struct Done {
+    /// The resolved parameters.
+    pub params: Params,
+    /// The records this rank took part in (rank 0: all of them).
+    pub records: Vec<crate::results::Record>,
+    /// Bytes read back wrong with `-D v`, summed over all ranks.
+    pub wrong_bytes: u64,
+}
+
+/// Run a configuration on `comm` (collective): defaults and checks, data directory,
+/// report (to the `-o` file if set, else to stdout when `report` is true, else
+/// nowhere), the benchmark, and the verification total. Environment variables are
+/// read as by the program (spec §5). Nothing is printed on stderr: errors are returned.
+///
+/// Errors: invalid parameters (before any I/O), any agreed run-time failure.
+pub fn run_on(
+    comm: &Comm,
+    opts: &Options,
+    info_pairs: Option<&[(String, String)]>,
+    report: bool,
+) -> Result<Done> {
+    let rank = comm.rank()?;
+    let size = comm.size()?;
+    let params = Params::resolve(opts, size);
     let problems = params.problems(size, crate::ffi::posix::physical_memory());
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
@@ -112,11 +154,12 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
 
     // the data directory is checked first, so a refused run leaves no report file
     let env = RunEnv::from_process();
-    let dir = engine::data_dir_checked(world, &env)?;
+    let dir = engine::data_dir_checked(comm, &env)?;
 
     // report file: rank 0 truncates, then every rank appends its own blocks
     let out = match &params.output {
-        None => Output::stdout(),
+        None if report => Output::stdout(),
+        None => Output::Null,
         Some(path) => {
             // two agreement points, reached by every rank in the same order
             let created = if rank == 0 {
@@ -124,25 +167,25 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
             } else {
                 Ok(None)
             };
-            let created = agree_value(world, created, "report file (-o)")?;
+            let created = agree_value(comm, created, "report file (-o)")?;
             let appended = match created {
                 Some(fd) => Ok(fd),
                 None => Fd::open_str(path, OpenMode::Append),
             };
-            let fd = agree_value(world, appended, "report file (-o)")?;
+            let fd = agree_value(comm, appended, "report file (-o)")?;
             Output::file(fd)
         }
     };
 
     hdf5::init();
-    let info = match &info_pairs {
+    let info = match info_pairs {
         Some(p) => Info::from_pairs(p),
         None => Ok(Info::null()),
     };
-    let info = agree_value(world, info, "HDF5_MPI_INFO")?;
+    let info = agree_value(comm, info, "HDF5_MPI_INFO")?;
 
-    if params.debug.level >= 1 || rank == 0 {
-        let dump = report::info_dump(info_pairs.as_deref(), mpi_sys::MPI_MAX_INFO_VAL);
+    if (params.debug.level >= 1 || rank == 0) && !matches!(out, Output::Null) {
+        let dump = report::info_dump(info_pairs, mpi_sys::MPI_MAX_INFO_VAL);
         let block = report::param_block(
             &params,
             &report::ParamEnv {
@@ -161,12 +204,13 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         }
     }
 
-    let outcome = engine::run(&params, world, &info, &env, &dir, &out)?;
-    let wrong = world.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
-    if wrong > 0 {
-        return Err(Error::Verify(wrong));
-    }
-    Ok(())
+    let outcome = engine::run(&params, comm, &info, &env, &dir, &out)?;
+    let wrong_bytes = comm.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
+    Ok(Done {
+        params,
+        records: outcome.records,
+        wrong_bytes,
+    })
 }
 
 /// Agree on a per-rank result that carries a value; the error names `what`.

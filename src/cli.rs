@@ -71,7 +71,9 @@ enum Id {
     Debug,
     Geometry,
     Help,
+    Csv,
     Interleaved,
+    Json,
     MaxProcs,
     MinProcs,
     MaxXfer,
@@ -107,7 +109,7 @@ const fn opt(short: Option<char>, long: &'static str, min: usize, kind: Kind, id
 
 /// The option table. No two minimum prefixes are prefixes of each other's names, so a
 /// long spelling matches at most one entry (checked by a unit test).
-const OPTS: [Opt; 21] = [
+const OPTS: [Opt; 23] = [
     opt(Some('a'), "align", 2, Kind::Size, Id::Align),
     opt(Some('A'), "api", 2, Kind::ApiList, Id::Api),
     opt(Some('B'), "block-size", 2, Kind::Size, Id::BlockSize),
@@ -129,7 +131,12 @@ const OPTS: [Opt; 21] = [
     opt(Some('T'), "threshold", 2, Kind::Size, Id::Threshold),
     opt(Some('w'), "write-only", 2, Kind::BoolFlag, Id::WriteOnly),
     opt(None, "version", 2, Kind::Flag, Id::Version),
+    opt(None, "json", 2, Kind::File, Id::Json),
+    opt(None, "csv", 2, Kind::File, Id::Csv),
 ];
+
+/// The value of `--json`/`--csv` that means standard output.
+pub const STDOUT: &str = "-";
 
 /// Letters the C tool accepted without implementing them (spec §1.2).
 const UNSUPPORTED: [char; 4] = ['m', 'n', 's', 't'];
@@ -171,7 +178,8 @@ impl Opt {
 /// [`Error::Usage`] with a one-line message starting with `h5perf: ` for the first
 /// problem found, left to right: an unknown or unsupported option, a missing or invalid
 /// value (the message names the option as `-e/--num-bytes` and quotes the value), or a
-/// stray non-option argument.
+/// stray non-option argument; then, after the whole line, `--json -` with `--csv -`, or
+/// two of `-o`, `--json`, `--csv` naming the same file.
 pub fn parse<I, S>(args: I) -> Result<Command, Error>
 where
     I: IntoIterator<Item = S>,
@@ -207,7 +215,39 @@ where
             return Ok(cmd);
         }
     }
+    check_destinations(&o)?;
     Ok(Command::Run(o))
+}
+
+/// Refuse output destinations that would clobber each other: `--json -` together with
+/// `--csv -` (two documents mixed on standard output), and two of `-o`, `--json`,
+/// `--csv` spelling the same file name.
+fn check_destinations(o: &Options) -> Result<(), Error> {
+    if o.json.as_deref() == Some(STDOUT) && o.csv.as_deref() == Some(STDOUT) {
+        return Err(usage(
+            "--json and --csv cannot both write to standard output ('-'); \
+             give one of them a file name"
+                .to_string(),
+        ));
+    }
+    let files = [
+        ("-o/--output", o.output.as_deref()),
+        ("--json", o.json.as_deref().filter(|f| *f != STDOUT)),
+        ("--csv", o.csv.as_deref().filter(|f| *f != STDOUT)),
+    ];
+    for (i, (a, fa)) in files.iter().enumerate() {
+        for (b, fb) in &files[i + 1..] {
+            if let (Some(fa), Some(fb)) = (fa, fb) {
+                if fa == fb {
+                    return Err(usage(format!(
+                        "{a} and {b} name the same file {}; give them different names",
+                        quote(fa)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One token of short options (`-e8`, `-cCIw`, `-e`), starting with `-`. Takes the
@@ -320,7 +360,7 @@ fn parse_long(
                 }
                 Some(v) => v,
                 None => match args.get(*i) {
-                    Some(next) if !next.starts_with('-') => {
+                    Some(next) if !next.starts_with('-') || takes_stdout(opt.id, next) => {
                         *i += 1;
                         next.as_str()
                     }
@@ -347,6 +387,12 @@ fn parse_long(
             Ok(None)
         }
     }
+}
+
+/// Whether `next` is `-` (standard output) given to `--json`/`--csv`, which accept it
+/// as a separate value although it starts with `-`.
+fn takes_stdout(id: Id, next: &str) -> bool {
+    matches!(id, Id::Json | Id::Csv) && next == STDOUT
 }
 
 /// `Some(true)` / `Some(false)` for the eight boolean words (any case), else `None`.
@@ -420,6 +466,21 @@ fn set_value(o: &mut Options, opt: &Opt, v: &str) -> Result<(), Error> {
                 return Err(invalid(opt, v, "empty file name"));
             }
             o.output = Some(v.to_string());
+        }
+        Id::Json | Id::Csv => {
+            if v.is_empty() {
+                return Err(invalid(
+                    opt,
+                    v,
+                    "empty file name (use - for standard output)",
+                ));
+            }
+            let slot = if opt.id == Id::Json {
+                &mut o.json
+            } else {
+                &mut o.csv
+            };
+            *slot = Some(v.to_string());
         }
         _ => unreachable!("{:?} takes no value", opt.id),
     }
@@ -679,6 +740,10 @@ their values are given as --name=VALUE or --name VALUE.
         [default: contiguous]
   -C, --co[llective]
         Use collective I/O for MPI-IO and PHDF5. [default: independent]
+  --cs[v]=FILE
+        Also write the results to FILE as CSV: a header row, then one row
+        per number of processes, transfer size, API and phase. - means
+        standard output, after the report. [default: none]
   -d N, --num-d[sets]=N
         Number of datasets per file, at least 1. [default: 1]
   -D LIST, --de[bug]=LIST
@@ -694,6 +759,10 @@ their values are given as --name=VALUE or --name VALUE.
         Number of iterations of each test (0 counts as 1). [default: 1]
   -I, --in[terleaved]
         Interleaved access pattern (see below). [default: contiguous]
+  --js[on]=FILE
+        Also write the results to FILE as JSON, with the same records as
+        --csv. - means standard output, after the report; the JSON starts
+        at the line holding only '{'. [default: none]
   -o FILE, --ou[tput]=FILE
         Write the report to FILE. [default: standard output]
   -p N, --min-num-p[rocesses]=N
@@ -978,7 +1047,7 @@ mod tests {
     #[test]
     fn abbreviation_boundaries() {
         // (full name, minimum prefix, extended spelling, value or None for flags)
-        let table: [(&str, &str, Option<&str>); 20] = [
+        let table: [(&str, &str, Option<&str>); 22] = [
             ("align", "al", Some("8")),
             ("api", "ap", Some("posix")),
             ("block-size", "bl", Some("8")),
@@ -999,6 +1068,8 @@ mod tests {
             ("output", "ou", Some("f")),
             ("threshold", "th", Some("8")),
             ("write-only", "wr", None),
+            ("json", "js", Some("f")),
+            ("csv", "cs", Some("f")),
         ];
         for (full, min, value) in table {
             assert!(full.starts_with(min));
@@ -1416,6 +1487,93 @@ mod tests {
         refused(&["-o"], &["missing value for -o/--output"]);
         let o = run(&["-o", "a", "--output", "b"]);
         assert_eq!(o.output.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn json_and_csv_files() {
+        assert_eq!((run(&[]).json, run(&[]).csv), (None, None));
+        let o = run(&["--json", "r.json", "--csv=r.csv"]);
+        assert_eq!(o.json.as_deref(), Some("r.json"));
+        assert_eq!(o.csv.as_deref(), Some("r.csv"));
+        let o = run(&["--js=a", "--cs", "b", "-e", "8"]);
+        assert_eq!(
+            (o.json.as_deref(), o.csv.as_deref()),
+            (Some("a"), Some("b"))
+        );
+        assert_eq!(o.num_bytes, 8);
+        // '-' (standard output) is taken as a separate value, and with '='
+        assert_eq!(run(&["--json", "-"]).json.as_deref(), Some(STDOUT));
+        assert_eq!(run(&["--csv=-", "-w"]).csv.as_deref(), Some(STDOUT));
+        let o = run(&["--json", "-", "-w"]);
+        assert!(o.write_only);
+        assert_eq!(o.json.as_deref(), Some("-"));
+        // either one on standard output, the other in a file
+        let o = run(&["--json", "-", "--csv", "r.csv"]);
+        assert_eq!(
+            (o.json.as_deref(), o.csv.as_deref()),
+            (Some("-"), Some("r.csv"))
+        );
+        // the last one wins; '=' keeps a value starting with '-'
+        assert_eq!(run(&["--json=a", "--json=b"]).json.as_deref(), Some("b"));
+        assert_eq!(run(&["--json=-x"]).json.as_deref(), Some("-x"));
+        assert_eq!(run(&["--csv= a b "]).csv.as_deref(), Some(" a b "));
+        // no short forms
+        refused(&["-j", "x"], &["unknown option '-j'"]);
+        // empty and missing values
+        refused(
+            &["--json", ""],
+            &["invalid value '' for --json: empty file name (use - for standard output)"],
+        );
+        refused(
+            &["--csv", ""],
+            &["invalid value '' for --csv: empty file name"],
+        );
+        refused(
+            &["--json="],
+            &["missing value for --json (expected a file name; nothing follows '='"],
+        );
+        refused(
+            &["--csv"],
+            &["missing value for --csv (expected a file name)"],
+        );
+        refused(
+            &["--json", "-w"],
+            &[
+                "missing value for --json",
+                "'-w' starts with '-'",
+                "--json=VALUE",
+            ],
+        );
+        refused(&["--csv", "--json=x"], &["missing value for --csv"]);
+        // abbreviations shorter than --js/--cs or longer than the names are unknown
+        refused(&["--j", "x"], &["unknown option '--j'"]);
+        refused(&["--jsonl", "x"], &["unknown option '--jsonl'"]);
+        refused(&["--csvx=1"], &["unknown option '--csvx=1'"]);
+        // destinations that would clobber each other
+        refused(
+            &["--json", "-", "--csv=-"],
+            &["h5perf: --json and --csv cannot both write to standard output"],
+        );
+        refused(
+            &["--json", "r", "--csv", "r"],
+            &["h5perf: --json and --csv name the same file 'r'"],
+        );
+        refused(
+            &["-o", "r", "--json", "r"],
+            &["-o/--output and --json name the same file 'r'"],
+        );
+        refused(
+            &["--csv=r", "--output=r"],
+            &["-o/--output and --csv name the same file 'r'"],
+        );
+        // '-' is a file name for -o but standard output for --json: no clash
+        let o = run(&["-o", "-", "--json", "-"]);
+        assert_eq!(
+            (o.output.as_deref(), o.json.as_deref()),
+            (Some("-"), Some("-"))
+        );
+        // -h still wins when it comes after --json
+        assert_eq!(parse(["--json", "x", "-h"]).unwrap(), Command::Help);
     }
 
     #[test]

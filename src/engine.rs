@@ -237,7 +237,14 @@ fn run_step(
             if rank == 0 {
                 out.write(&report::api_results(p, &results))?;
             }
-            outcome.records.push(Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results));
+            outcome.records.push(Record::from_api_results(
+                n,
+                buf,
+                any.buf_bytes(),
+                api,
+                !p.write_only,
+                &results,
+            ));
         }
     }
     Ok(())

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod capi;
 pub mod cli;
 pub mod driver;
 pub mod engine;

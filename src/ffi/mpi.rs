@@ -126,6 +126,17 @@ impl Drop for Universe {
     }
 }
 
+/// Whether MPI is initialised and not yet finalised (`MPI_Initialized`, `MPI_Finalized`).
+pub fn is_running() -> bool {
+    let (mut init, mut fin): (c_int, c_int) = (0, 0);
+    // SAFETY: both may be called at any time.
+    unsafe {
+        raw::MPI_Initialized(&mut init);
+        raw::MPI_Finalized(&mut fin);
+    }
+    init != 0 && fin == 0
+}
+
 /// `MPI_Wtime()` in seconds.
 pub fn wtime() -> f64 {
     // SAFETY: no preconditions beyond an initialised MPI.
@@ -186,6 +197,26 @@ pub struct Comm {
 }
 
 impl Comm {
+    /// A private duplicate (`MPI_Comm_dup`, collective) of a caller's communicator,
+    /// with `MPI_ERRORS_RETURN`, freed on drop. The caller's handle is not modified.
+    pub fn dup_of(raw_comm: raw::MPI_Comm) -> Result<Comm> {
+        let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
+        // SAFETY: the caller passes a live communicator; out receives a new handle.
+        check("MPI_Comm_dup", unsafe {
+            raw::MPI_Comm_dup(raw_comm, out.as_mut_ptr())
+        })?;
+        // SAFETY: initialised by the successful call.
+        let c = unsafe { out.assume_init() };
+        // SAFETY: c is a live communicator we own.
+        unsafe {
+            raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
+        }
+        Ok(Comm {
+            raw: c,
+            owned: true,
+        })
+    }
+
     /// The raw handle, for the HDF5 MPI-IO driver.
     pub fn as_raw(&self) -> raw::MPI_Comm {
         self.raw

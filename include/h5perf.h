@@ -1,0 +1,157 @@
+/*
+ * h5perf.h - C API of libh5perf, the Rust re-implementation of the HDF5 parallel
+ * I/O benchmark h5perf (HDF5 1.10.8).
+ *
+ * Run any h5perf configuration from your own MPI program and get the numbers back
+ * as data. The caller owns MPI: call MPI_Init before h5perf_run and MPI_Finalize
+ * after; the library never calls them (h5perf_main initialises MPI only when it is
+ * not initialised yet, exactly like the h5perf program).
+ *
+ * Link with:  cc prog.c $(pkg-config --cflags --libs h5perf)
+ *
+ * Conventions:
+ *   - Functions returning int return H5PERF_OK (0) or one of the H5PERF_E* codes;
+ *     h5perf_last_error() then returns the message (valid until the next call that
+ *     fails on the same thread).
+ *   - Sizes are in bytes, times in seconds, throughputs in MiB/s (2^20 bytes/s).
+ *   - Nothing is printed on stdout or stderr unless asked (h5perf_config_set_report,
+ *     the -o option, or h5perf_main).
+ *   - The environment variables HDF5_PARAPREFIX, HDF5_NOCLEANUP and HDF5_MPI_INFO are
+ *     honoured as by the h5perf program (see h5perf(1)).
+ *   - No function aborts or exits the process.
+ */
+#ifndef H5PERF_H
+#define H5PERF_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes. */
+#define H5PERF_OK 0
+#define H5PERF_EINVAL 1  /* bad argument: NULL pointer, bad option or value        */
+#define H5PERF_EPARAM 2  /* parameter combination refused before any I/O          */
+#define H5PERF_EIO 3     /* run-time failure (open, write, read, HDF5, MPI), agreed
+                            on by all ranks; the data files were removed            */
+#define H5PERF_EVERIFY 4 /* the run finished but data verification (-D v) found
+                            wrong bytes; the results are valid                      */
+#define H5PERF_EFATAL 5  /* a collective open failed on some ranks only: files stay
+                            open on the others; call MPI_Abort                       */
+#define H5PERF_EMPI 6    /* MPI is not initialised (or already finalised)         */
+
+/* API bits for h5perf_config_set_apis and h5perf_record.api. */
+#define H5PERF_API_POSIX 1u
+#define H5PERF_API_MPIIO 2u
+#define H5PERF_API_PHDF5 4u
+
+/* Opaque objects. */
+typedef struct h5perf_config h5perf_config;
+typedef struct h5perf_results h5perf_results;
+
+/* Statistics of one phase over the iterations: the slowest rank's accumulated time
+ * per iteration, its minimum, mean and maximum over iterations (seconds), and the
+ * throughputs bytes/time (MiB/s) as the report prints them (0 for a zero time). */
+typedef struct h5perf_phase {
+    double min_time;
+    double avg_time;
+    double max_time;
+    double max_mibps; /* "Maximum Throughput" = bytes / min_time */
+    double avg_mibps; /* "Average Throughput" = bytes / avg_time */
+    double min_mibps; /* "Minimum Throughput" = bytes / max_time */
+} h5perf_phase;
+
+/* The results of one (processes, transfer size, API) combination. */
+typedef struct h5perf_record {
+    int32_t nprocs;     /* processes in the run                                    */
+    uint32_t api;       /* one of H5PERF_API_*                                     */
+    uint64_t xfer_size; /* transfer-buffer size of the step (the -x..-X loop)      */
+    uint64_t buf_bytes; /* bytes in the transfer buffer (2D: xfer_size * block)    */
+    uint64_t bytes;     /* bytes moved per phase and iteration: files * datasets *
+                           dataset size (all processes)                            */
+    int32_t iterations;
+    int32_t has_read;   /* 0 with write-only runs: the read phases are zero       */
+    h5perf_phase raw_write;        /* "Raw Data Write"   */
+    h5perf_phase write;            /* "Write"            */
+    h5perf_phase write_open_close; /* "Write Open-Close" */
+    h5perf_phase raw_read;         /* "Raw Data Read"    */
+    h5perf_phase read;             /* "Read"             */
+    h5perf_phase read_open_close;  /* "Read Open-Close"  */
+    double write_open[3];  /* "Write File Open" time: min, avg, max (seconds)  */
+    double write_close[3]; /* "Write File Close" time: min, avg, max            */
+    double read_open[3];   /* "Read File Open" time: min, avg, max              */
+    double read_close[3];  /* "Read File Close" time: min, avg, max             */
+} h5perf_record;
+
+/* ---- configuration ---------------------------------------------------------- */
+
+/* A configuration with the h5perf program's defaults (no options given). NULL when
+ * out of memory. Free with h5perf_config_free. */
+h5perf_config *h5perf_config_new(void);
+void h5perf_config_free(h5perf_config *cfg);
+
+/* Parse a command line exactly like the h5perf program (argv[0] is the program name
+ * and is ignored) into cfg, replacing its settings. --help and --version are
+ * refused (H5PERF_EINVAL). */
+int h5perf_config_parse(h5perf_config *cfg, int argc, char **argv);
+
+/* Field by field; each returns H5PERF_EINVAL for a value the command line refuses.
+ * Sizes of 0 mean "the default" as on the command line. */
+int h5perf_config_set_apis(h5perf_config *cfg, unsigned mask);       /* -A; 0 = all */
+int h5perf_config_set_num_bytes(h5perf_config *cfg, uint64_t bytes);  /* -e */
+int h5perf_config_set_min_xfer_size(h5perf_config *cfg, uint64_t b); /* -x */
+int h5perf_config_set_max_xfer_size(h5perf_config *cfg, uint64_t b); /* -X */
+int h5perf_config_set_block_size(h5perf_config *cfg, uint64_t b);    /* -B */
+int h5perf_config_set_align(h5perf_config *cfg, uint64_t b);         /* -a, >= 1 */
+int h5perf_config_set_threshold(h5perf_config *cfg, uint64_t b);     /* -T */
+int h5perf_config_set_num_files(h5perf_config *cfg, uint64_t n);     /* -F, >= 1 */
+int h5perf_config_set_num_dsets(h5perf_config *cfg, uint64_t n);     /* -d, >= 1 */
+int h5perf_config_set_iterations(h5perf_config *cfg, uint32_t n);    /* -i, 0 = 1 */
+int h5perf_config_set_min_procs(h5perf_config *cfg, uint32_t n);     /* -p, 0 = 1 */
+int h5perf_config_set_max_procs(h5perf_config *cfg, uint32_t n);     /* -P, 0 = communicator size */
+int h5perf_config_set_chunk(h5perf_config *cfg, int on);             /* -c */
+int h5perf_config_set_collective(h5perf_config *cfg, int on);        /* -C */
+int h5perf_config_set_2d(h5perf_config *cfg, int on);                /* -g */
+int h5perf_config_set_interleaved(h5perf_config *cfg, int on);       /* -I */
+int h5perf_config_set_write_only(h5perf_config *cfg, int on);        /* -w */
+/* -D: level 0..4, then the r (raw), t (times) and v (verify) flags. */
+int h5perf_config_set_debug(h5perf_config *cfg, int level, int raw, int times, int verify);
+/* Where the text report goes: NULL (default) = nowhere, "-" = stdout, else a file
+ * (the program's -o). */
+int h5perf_config_set_report(h5perf_config *cfg, const char *path);
+
+/* ---- running ----------------------------------------------------------------- */
+
+/* Run cfg on the processes of comm (collective over comm; the library works on a
+ * duplicate, comm is not modified). On H5PERF_OK or H5PERF_EVERIFY, *results holds
+ * one record per (processes, transfer size, API) on rank 0 of comm (other ranks get
+ * the records of the steps they took part in); free it with h5perf_results_free.
+ * On any other code *results is NULL. */
+int h5perf_run(const h5perf_config *cfg, MPI_Comm comm, h5perf_results **results);
+
+size_t h5perf_results_count(const h5perf_results *res);
+/* Record i (0-based), or NULL when out of range. Valid until h5perf_results_free. */
+const h5perf_record *h5perf_results_get(const h5perf_results *res, size_t i);
+/* Bytes read back wrong with verification on, summed over all ranks (0 = all good). */
+uint64_t h5perf_results_wrong_bytes(const h5perf_results *res);
+void h5perf_results_free(h5perf_results *res);
+
+/* The whole h5perf program on MPI_COMM_WORLD: argv as given to main(). Returns the
+ * exit status (0 success, 1 failure, messages on stderr as the program prints them). */
+int h5perf_main(int argc, char **argv);
+
+/* ---- information ------------------------------------------------------------- */
+
+/* The message of the last failure on this thread ("" if none). */
+const char *h5perf_last_error(void);
+/* "h5perf X.Y.Z" */
+const char *h5perf_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* H5PERF_H */
