@@ -42,9 +42,12 @@ pub fn run_program(args: &[String]) -> i32 {
     run_program_with(args, true)
 }
 
-/// [`run_program`], where `abort_on_fatal` false returns status 1 instead of calling
-/// `MPI_Abort` on a fatal error (for the C API, which must never abort).
-pub fn run_program_with(args: &[String], abort_on_fatal: bool) -> i32 {
+/// [`run_program`]. `as_program` true (the `h5perf` binary) installs the signal
+/// handlers that remove the data file in use on SIGINT/SIGTERM/SIGHUP and aborts the
+/// job on a fatal error; false (the C API's `h5perf_main`, inside a caller's program)
+/// leaves signals alone and returns status 1 instead of calling `MPI_Abort`.
+pub fn run_program_with(args: &[String], as_program: bool) -> i32 {
+    let abort_on_fatal = as_program;
     let universe = match Universe::init() {
         Ok(u) => u,
         Err(e) => {
@@ -52,6 +55,9 @@ pub fn run_program_with(args: &[String], abort_on_fatal: bool) -> i32 {
             return 1;
         }
     };
+    if as_program {
+        crate::ffi::signals::install();
+    }
     let world = universe.world();
     let rank = world.rank().unwrap_or(0);
     let code = match program(&world, args) {
@@ -70,6 +76,15 @@ pub fn run_program_with(args: &[String], abort_on_fatal: bool) -> i32 {
         Err(e) => {
             if rank == 0 {
                 eprintln!("{}", error_message(&e));
+            }
+            if as_program && !matches!(e, Error::Usage(_) | Error::Invalid(_)) {
+                // After a failed HDF5 file close, HDF5 1.10.8's clean-up inside
+                // MPI_Finalize dereferences the half-closed file and crashes
+                // (SIGSEGV in H5F__close_cb). Every rank has agreed on the error and the
+                // process is about to exit with status 1: leave without MPI_Finalize.
+                std::mem::forget(world);
+                std::mem::forget(universe);
+                return 1;
             }
             1
         }

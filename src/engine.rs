@@ -319,6 +319,10 @@ fn run_api(
             let cpath = CString::new(path.clone()).map_err(|_| {
                 Error::Other(format!("data file name contains a NUL byte: {path:?}"))
             })?;
+            if !env.nocleanup {
+                // removed by the signal handlers if the job is interrupted
+                crate::ffi::signals::set_current(&path);
+            }
             let res = one_file(
                 &mut *drv,
                 ctx,
@@ -338,6 +342,7 @@ fn run_api(
                     let mut d = driver::new_driver(api);
                     let _ = d.remove(ctx, &path);
                 }
+                crate::ffi::signals::clear_current();
                 return Err(e);
             }
             report_mismatches(ctx, &path, api, &mut mismatches, outcome, out)?;
@@ -346,6 +351,7 @@ fn run_api(
                 // a failed removal only leaves a file behind; the next run truncates it
                 let _ = drv.remove(ctx, &path);
             }
+            crate::ffi::signals::clear_current();
         }
         let mut mx = [0.0; COUNT];
         let mut mn = [0.0; COUNT];

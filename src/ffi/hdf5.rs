@@ -27,8 +27,12 @@ static INIT: Once = Once::new();
 /// per process. Must run before any global id (`H5P_CLS_*`, `H5T_NATIVE_*`) is read.
 pub fn init() {
     INIT.call_once(|| {
-        // SAFETY: H5open has no preconditions; H5Eset_auto2 with NULL disables printing.
+        // SAFETY: H5dont_atexit before the first HDF5 call keeps HDF5 from registering its
+        // atexit clean-up (which crashes on a file whose close failed; HDF5 still
+        // terminates cleanly inside MPI_Finalize); H5open has no preconditions;
+        // H5Eset_auto2 with NULL disables printing.
         unsafe {
+            h5::H5dont_atexit();
             h5::H5open();
             h5e::H5Eset_auto2(h5e::H5E_DEFAULT, None, std::ptr::null_mut());
         }

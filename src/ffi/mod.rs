@@ -10,3 +10,4 @@ pub mod hdf5;
 pub mod mem;
 pub mod mpi;
 pub mod posix;
+pub mod signals;

@@ -593,7 +593,9 @@ impl File {
                 dtype.raw,
                 st.as_mut_ptr(),
             )
-        })
+        })?;
+        // SAFETY: the successful call filled the status.
+        check_count(call, unsafe { st.assume_init() }, count, dtype)
     }
 
     /// One read call of the `MPI_File_read_at` family; same checks as `write_with`.
@@ -624,7 +626,9 @@ impl File {
                 dtype.raw,
                 st.as_mut_ptr(),
             )
-        })
+        })?;
+        // SAFETY: the successful call filled the status.
+        check_count(call, unsafe { st.assume_init() }, count, dtype)
     }
 
     /// Independent `MPI_File_write_at(offset, buf, count, dtype)` (MPI 4.0 §14.4.2).
@@ -717,6 +721,34 @@ impl Drop for File {
             raw::MPI_File_close(&mut self.raw);
         }
     }
+}
+
+/// Check that a transfer moved all `count` elements (`MPI_Get_count` of its status).
+/// Some MPI-IO implementations report a failed `pwrite` inside a transfer (e.g.
+/// `EFBIG`) only on stderr and return success with a short count; this turns that
+/// into an error.
+fn check_count(
+    call: &'static str,
+    mut st: raw::MPI_Status,
+    count: c_int,
+    dtype: &Datatype,
+) -> Result<()> {
+    let mut n: c_int = 0;
+    // SAFETY: st is a status filled by a completed transfer; dtype is live.
+    check("MPI_Get_count", unsafe {
+        raw::MPI_Get_count(&mut st, dtype.raw, &mut n)
+    })?;
+    if n == count {
+        return Ok(());
+    }
+    let moved = if n < 0 {
+        "part of an element".to_string()
+    } else {
+        format!("{n} of {count} element(s)")
+    };
+    Err(Error::Other(format!(
+        "{call} failed: short transfer, moved {moved} (the MPI library reported no error)"
+    )))
 }
 
 /// Refuse a transfer whose buffer is shorter than the bytes it would move.

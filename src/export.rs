@@ -1,0 +1,835 @@
+//! Machine-readable results: the `--json FILE` and `--csv FILE` outputs.
+//!
+//! Both hold the same flat records, one per (processes, transfer size, API, phase) of the
+//! run, in run order and, within a [`Record`], in [`Phase::ALL`] order. Read phases are
+//! left out for a write-only run (`-w`); the raw-data phases are always included (they
+//! are measured even when the text report shows them only with `-D r`). Every record
+//! carries the same fields, listed in [`FIELDS`] (the CSV header, and the keys of a JSON
+//! record, in that order):
+//!
+//! * the measurement: `nprocs`, `xfer_size` (bytes), `buf_bytes` (bytes), `api`
+//!   (`posix`, `mpiio`, `phdf5`), `phase` ([`Phase::key`]), `bytes` (bytes per phase and
+//!   iteration), `iterations`, `min_time_s`, `avg_time_s`, `max_time_s` (seconds),
+//!   `max_mibps`, `avg_mibps`, `min_mibps` (MiB/s = 2^20 bytes per second);
+//! * the parameters: `num_bytes` (bytes per process per dataset), `block_size` (bytes),
+//!   `num_files`, `num_dsets`, `geometry` (`1D`, `2D`), `pattern` (`contiguous`,
+//!   `interleaved`), `io_method` (`independent`, `collective`), `storage`
+//!   (`contiguous`, `chunked`), `align` (bytes), `threshold` (bytes);
+//! * the run: `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`,
+//!   `hostname_count`, `timestamp` (RFC 3339, UTC).
+//!
+//! The numbers are those the text report prints: its throughput line of the same
+//! (processes, transfer size, API, phase) shows `format!("{:6.2}", max_mibps)` and, with
+//! `-D t`, `format!("{:7.3}", min_time_s)`, and so on. Floating-point values are written
+//! in full precision (Rust's shortest round-trip form, e.g. `0.1`, `1234.5`, `0`), never
+//! in exponent form; a value that is not finite (which the engine never produces) would
+//! be written as `null` in JSON and as an empty field in CSV.
+//!
+//! JSON ([`to_json`]): one object. Its first keys are the run fields, then
+//! `"parameters"` (an object of the parameter fields) and `"records"` (an array of
+//! objects, one a line, each with all fields of [`FIELDS`], so a record stands alone):
+//!
+//! ```text
+//! {
+//!   "h5perf_version": "0.1.0",
+//!   "hdf5_version": "1.10.8",
+//!   "mpi_version": "Open MPI v4.1.4, ...",
+//!   "world_size": 2,
+//!   "hostname_count": 1,
+//!   "timestamp": "2027-01-01T00:00:00Z",
+//!   "parameters": {"num_bytes":65536,"block_size":16384,...,"threshold":1},
+//!   "records": [
+//!     {"nprocs":2,"xfer_size":16384,...,"timestamp":"2027-01-01T00:00:00Z"},
+//!     {"nprocs":2,...}
+//!   ]
+//! }
+//! ```
+//!
+//! The document's first line is `{` alone and its last line `}` alone; no other line is
+//! `{` alone, so when the JSON follows the text report on standard output (`--json -`) a
+//! reader finds it at the first line that is exactly `{` and reads to the end.
+//!
+//! CSV ([`to_csv`]): RFC 4180 with `\n` line ends — the header row [`FIELDS`], then
+//! one row per record; a field containing a comma, a double quote, CR or LF is quoted
+//! (`"` doubled inside). With `--csv -` the CSV follows the text report on standard
+//! output and starts at the line beginning with `nprocs,xfer_size,`.
+//!
+//! Writing ([`create`], [`Sink::write`]): `-` is standard output, anything else a file
+//! created (or truncated) by [`create`] before the run, so that an unwritable name is
+//! refused before any I/O, and filled by [`Sink::write`] after it.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+use crate::error::{Error, Result};
+use crate::params::Params;
+use crate::results::{Phase, Record};
+
+/// What describes the run as a whole, the same in every record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunMeta {
+    /// h5perf's own version (`CARGO_PKG_VERSION`), e.g. `0.1.0`.
+    pub h5perf_version: String,
+    /// The HDF5 library version in use, e.g. `1.10.8`.
+    pub hdf5_version: String,
+    /// The MPI library's version string (first line of `MPI_Get_library_version`).
+    pub mpi_version: String,
+    /// Processes in `MPI_COMM_WORLD`.
+    pub world_size: u32,
+    /// Distinct host names among the processes of `MPI_COMM_WORLD`.
+    pub hostname_count: u32,
+    /// When the run started, RFC 3339 in UTC (`YYYY-MM-DDTHH:MM:SSZ`, see
+    /// [`rfc3339_utc`]).
+    pub timestamp: String,
+}
+
+/// The field names of a record, in output order: the CSV header and the keys of every
+/// JSON record. Units: `*_size`, `*_bytes`, `bytes`, `num_bytes`, `block_size`, `align`,
+/// `threshold` in bytes; `*_time_s` in seconds; `*_mibps` in MiB/s.
+pub const FIELDS: [&str; 29] = [
+    "nprocs",
+    "xfer_size",
+    "buf_bytes",
+    "api",
+    "phase",
+    "bytes",
+    "iterations",
+    "min_time_s",
+    "avg_time_s",
+    "max_time_s",
+    "max_mibps",
+    "avg_mibps",
+    "min_mibps",
+    "num_bytes",
+    "block_size",
+    "num_files",
+    "num_dsets",
+    "geometry",
+    "pattern",
+    "io_method",
+    "storage",
+    "align",
+    "threshold",
+    "h5perf_version",
+    "hdf5_version",
+    "mpi_version",
+    "world_size",
+    "hostname_count",
+    "timestamp",
+];
+
+/// Index in [`FIELDS`] of the first parameter field (`num_bytes`).
+const FIRST_PARAM: usize = 13;
+/// Index in [`FIELDS`] of the first run field (`h5perf_version`).
+const FIRST_META: usize = 23;
+
+/// One field value.
+#[derive(Debug, Clone, PartialEq)]
+enum Value<'a> {
+    /// A whole number.
+    Int(u64),
+    /// A measured figure (seconds or MiB/s).
+    Float(f64),
+    /// Text.
+    Text(&'a str),
+}
+
+/// The values of the parameter fields, in [`FIELDS`] order.
+fn param_values(p: &Params) -> [Value<'static>; FIRST_META - FIRST_PARAM] {
+    let pick =
+        |on: bool, yes: &'static str, no: &'static str| Value::Text(if on { yes } else { no });
+    [
+        Value::Int(p.num_bytes),
+        Value::Int(p.blk_size),
+        Value::Int(p.num_files),
+        Value::Int(p.num_dsets),
+        pick(p.dim2d, "2D", "1D"),
+        pick(p.interleaved, "interleaved", "contiguous"),
+        pick(p.collective, "collective", "independent"),
+        pick(p.chunk, "chunked", "contiguous"),
+        Value::Int(p.h5_align),
+        Value::Int(p.h5_thresh),
+    ]
+}
+
+/// The values of the run fields, in [`FIELDS`] order.
+fn meta_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_META] {
+    [
+        Value::Text(&m.h5perf_version),
+        Value::Text(&m.hdf5_version),
+        Value::Text(&m.mpi_version),
+        Value::Int(u64::from(m.world_size)),
+        Value::Int(u64::from(m.hostname_count)),
+        Value::Text(&m.timestamp),
+    ]
+}
+
+/// The values of all fields of one output record, in [`FIELDS`] order.
+fn record_values<'a>(m: &'a RunMeta, p: &Params, r: &Record, ph: Phase) -> Vec<Value<'a>> {
+    let s = r.phase(ph);
+    let mut v = vec![
+        Value::Int(u64::from(r.nprocs)),
+        Value::Int(r.xfer_size),
+        Value::Int(r.buf_bytes),
+        Value::Text(r.api.name()),
+        Value::Text(ph.key()),
+        Value::Int(r.bytes),
+        Value::Int(u64::from(r.iterations)),
+        Value::Float(s.min_time),
+        Value::Float(s.avg_time),
+        Value::Float(s.max_time),
+        Value::Float(s.max_mibps),
+        Value::Float(s.avg_mibps),
+        Value::Float(s.min_mibps),
+    ];
+    v.extend(param_values(p));
+    v.extend(meta_values(m));
+    debug_assert_eq!(v.len(), FIELDS.len());
+    v
+}
+
+/// The (record, phase) pairs to write, in order: all phases of each record, without
+/// the read phases of a record that has none.
+fn rows(records: &[Record]) -> impl Iterator<Item = (&Record, Phase)> {
+    records.iter().flat_map(|r| {
+        Phase::ALL
+            .into_iter()
+            .filter(move |ph| r.has_read || !ph.is_read())
+            .map(move |ph| (r, ph))
+    })
+}
+
+/// Number of output records (JSON array entries, CSV rows after the header) that
+/// [`to_json`] and [`to_csv`] write for `records`: 6 per record with read phases, 3
+/// per record without.
+pub fn record_count(records: &[Record]) -> usize {
+    rows(records).count()
+}
+
+/// `s` as a JSON string literal: quotes, backslashes and control characters escaped.
+fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// A finite `f64` in Rust's shortest round-trip decimal form (`0`, `0.1`, `2500`), or
+/// `None` for NaN and infinities.
+fn float_text(x: f64) -> Option<String> {
+    x.is_finite().then(|| format!("{x}"))
+}
+
+fn json_value(out: &mut String, v: &Value<'_>) {
+    match v {
+        Value::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::Float(x) => out.push_str(float_text(*x).as_deref().unwrap_or("null")),
+        Value::Text(s) => json_string(out, s),
+    }
+}
+
+/// `{"name":value,...}` of `names` and `values` (same length).
+fn json_object(out: &mut String, names: &[&str], values: &[Value<'_>]) {
+    out.push('{');
+    for (i, (n, v)) in names.iter().zip(values).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_string(out, n);
+        out.push(':');
+        json_value(out, v);
+    }
+    out.push('}');
+}
+
+/// The results as one JSON document (see the module documentation for its shape),
+/// ending with a newline. `records` are the run's records in run order (world rank 0's
+/// [`crate::engine::Outcome::records`]); `p` the resolved parameters; `meta` the run.
+pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
+    let mut out = String::from("{\n");
+    for (name, v) in FIELDS[FIRST_META..].iter().zip(meta_values(meta)) {
+        out.push_str("  ");
+        json_string(&mut out, name);
+        out.push_str(": ");
+        json_value(&mut out, &v);
+        out.push_str(",\n");
+    }
+    out.push_str("  \"parameters\": ");
+    json_object(&mut out, &FIELDS[FIRST_PARAM..FIRST_META], &param_values(p));
+    out.push_str(",\n  \"records\": [");
+    for (i, (r, ph)) in rows(records).enumerate() {
+        out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+        json_object(&mut out, &FIELDS, &record_values(meta, p, r, ph));
+    }
+    out.push_str(if records.is_empty() {
+        "]\n}\n"
+    } else {
+        "\n  ]\n}\n"
+    });
+    out
+}
+
+/// One CSV field (RFC 4180): quoted when it contains a comma, a double quote, CR or
+/// LF, with inner double quotes doubled.
+fn csv_field(out: &mut String, s: &str) {
+    if s.contains([',', '"', '\n', '\r']) {
+        out.push('"');
+        out.push_str(&s.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(s);
+    }
+}
+
+/// The results as CSV (see the module documentation): the header row [`FIELDS`], then
+/// one row per (record, phase), every line ending with `\n`. Arguments as for
+/// [`to_json`].
+pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
+    let mut out = FIELDS.join(",");
+    out.push('\n');
+    for (r, ph) in rows(records) {
+        for (i, v) in record_values(meta, p, r, ph).iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            match v {
+                Value::Int(n) => {
+                    let _ = write!(out, "{n}");
+                }
+                Value::Float(x) => out.push_str(float_text(*x).as_deref().unwrap_or("")),
+                Value::Text(s) => csv_field(&mut out, s),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `unix_seconds` (seconds since 1970-01-01T00:00:00Z, leap seconds not counted) as an
+/// RFC 3339 UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` in the proleptic Gregorian calendar.
+/// Years after 9999 are written with more digits.
+pub fn rfc3339_utc(unix_seconds: u64) -> String {
+    let days = unix_seconds / 86_400;
+    let secs = unix_seconds % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// (year, month 1-12, day 1-31) of the day `days` after 1970-01-01, by H. Hinnant's
+/// `civil_from_days`, with eras of 400 years (146097 days) starting on March 1st.
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468; // days since 0000-03-01
+    let era = z / 146_097;
+    let doe = z % 146_097; // day of era, 0..=146096
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // 0..=399
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of the March-based year
+    let mp = (5 * doy + 2) / 153; // month from March, 0..=11
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = era * 400 + yoe + u64::from(m <= 2);
+    (y, m, d)
+}
+
+/// The current time in whole seconds since the Unix epoch (0 if the clock is set
+/// before 1970), for [`rfc3339_utc`].
+pub fn now_unix_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// This machine's host name, from `/proc/sys/kernel/hostname` (Linux), else
+/// `/etc/hostname`, else `$HOSTNAME`, else `unknown`; surrounding blanks removed.
+pub fn hostname() -> String {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    read("/proc/sys/kernel/hostname")
+        .or_else(|| read("/etc/hostname"))
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// Number of distinct names in `names` (the host names of all processes, for
+/// [`RunMeta::hostname_count`]).
+pub fn distinct_count<S: AsRef<str>>(names: &[S]) -> u32 {
+    let set: std::collections::BTreeSet<&str> = names.iter().map(AsRef::as_ref).collect();
+    u32::try_from(set.len()).unwrap_or(u32::MAX)
+}
+
+/// Where one output goes: standard output or an open file.
+#[derive(Debug)]
+pub enum Sink {
+    /// Standard output (`-`).
+    Stdout,
+    /// A file created by [`create`]: the handle and the name, for messages.
+    File(std::fs::File, String),
+}
+
+/// Open the destination `dest` of `--json` or `--csv`: `-` is standard output; any
+/// other name is created, or truncated if it exists. Call it before the run so that a
+/// bad name is refused before any I/O.
+///
+/// # Errors
+/// [`Error::Other`] naming the file when it cannot be created
+/// (`cannot create 'x/r.json': No such file or directory`).
+pub fn create(dest: &str) -> Result<Sink> {
+    if dest == "-" {
+        return Ok(Sink::Stdout);
+    }
+    std::fs::File::create(dest)
+        .map(|f| Sink::File(f, dest.to_string()))
+        .map_err(|e| Error::Other(format!("cannot create '{dest}': {}", io_text(&e))))
+}
+
+impl Sink {
+    /// Write `text` completely and flush it (standard output: after everything
+    /// printed before; a file: then closed).
+    ///
+    /// # Errors
+    /// [`Error::Other`] when the text cannot be written.
+    pub fn write(self, text: &str) -> Result<()> {
+        match self {
+            Sink::Stdout => {
+                let mut o = std::io::stdout().lock();
+                o.write_all(text.as_bytes())
+                    .and_then(|()| o.flush())
+                    .map_err(|e| {
+                        Error::Other(format!(
+                            "cannot write the results to standard output: {}",
+                            io_text(&e)
+                        ))
+                    })
+            }
+            Sink::File(mut f, name) => f
+                .write_all(text.as_bytes())
+                .and_then(|()| f.sync_all())
+                .map_err(|e| Error::Other(format!("cannot write '{name}': {}", io_text(&e)))),
+        }
+    }
+}
+
+/// An I/O error's text without the ` (os error N)` suffix.
+fn io_text(e: &std::io::Error) -> String {
+    let t = e.to_string();
+    t.split(" (os error").next().unwrap_or(&t).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{Api, Options};
+    use crate::results::{PhaseStats, TimeStats};
+    use serde_json::Value as J;
+
+    fn meta() -> RunMeta {
+        RunMeta {
+            h5perf_version: "0.1.0".into(),
+            hdf5_version: "1.10.8".into(),
+            mpi_version: "Open MPI v4.1.4, package: \"Debian\" \\ ok\n\ttab\u{1}".into(),
+            world_size: 4,
+            hostname_count: 2,
+            timestamp: rfc3339_utc(1_798_761_600),
+        }
+    }
+
+    fn params() -> Params {
+        let o = Options {
+            num_bytes: 64 << 10,
+            blk_size: 16 << 10,
+            interleaved: true,
+            collective: true,
+            h5_align: 4096,
+            h5_thresh: 2048,
+            num_files: 2,
+            num_dsets: 3,
+            ..Options::default()
+        };
+        Params::resolve(&o, 4)
+    }
+
+    /// A record whose figures are distinct per phase and field: phase i has times
+    /// 0.1·(i+1), 0.2·(i+1), 0.3·(i+1) and throughputs bytes/time.
+    fn record(n: u32, xfer: u64, api: Api, has_read: bool) -> Record {
+        let bytes = u64::from(n) * 3 * 2 * (64 << 10);
+        let mut phases = [PhaseStats::default(); 6];
+        for (i, s) in phases.iter_mut().enumerate() {
+            if Phase::ALL[i].is_read() && !has_read {
+                continue;
+            }
+            let k = (i + 1) as f64;
+            let mib = bytes as f64 / 1_048_576.0;
+            *s = PhaseStats {
+                min_time: 0.1 * k,
+                avg_time: 0.2 * k,
+                max_time: 0.3 * k,
+                max_mibps: mib / (0.1 * k),
+                avg_mibps: mib / (0.2 * k),
+                min_mibps: mib / (0.3 * k),
+            };
+        }
+        Record {
+            nprocs: n,
+            xfer_size: xfer,
+            buf_bytes: xfer,
+            api,
+            bytes,
+            iterations: 2,
+            has_read,
+            phases,
+            open_close: [TimeStats::default(); 4],
+        }
+    }
+
+    fn records() -> Vec<Record> {
+        let mut v = Vec::new();
+        for n in [4, 2] {
+            for xfer in [16384, 32768] {
+                for api in Api::ALL {
+                    v.push(record(n, xfer, api, true));
+                }
+            }
+        }
+        v
+    }
+
+    fn num(j: &J) -> f64 {
+        j.as_f64().unwrap_or_else(|| panic!("not a number: {j}"))
+    }
+
+    #[test]
+    fn json_parses_and_has_every_record_and_field() {
+        let (m, p, recs) = (meta(), params(), records());
+        let text = to_json(&m, &p, &recs);
+        assert!(text.starts_with("{\n") && text.ends_with("\n}\n"));
+        assert_eq!(text.lines().filter(|l| *l == "{").count(), 1);
+        let j: J = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(j["mpi_version"], m.mpi_version.as_str());
+        assert_eq!(j["world_size"], 4);
+        assert_eq!(j["hostname_count"], 2);
+        assert_eq!(j["timestamp"], "2027-01-01T00:00:00Z");
+        assert_eq!(j["h5perf_version"], "0.1.0");
+        assert_eq!(j["hdf5_version"], "1.10.8");
+        let par = j["parameters"].as_object().unwrap();
+        let names: Vec<&str> = par.keys().map(String::as_str).collect();
+        let mut want: Vec<&str> = FIELDS[FIRST_PARAM..FIRST_META].to_vec();
+        want.sort_unstable();
+        let mut got = names.clone();
+        got.sort_unstable();
+        assert_eq!(got, want);
+        assert_eq!(par["num_bytes"], 65536);
+        assert_eq!(par["block_size"], 16384);
+        assert_eq!(par["num_files"], 2);
+        assert_eq!(par["num_dsets"], 3);
+        assert_eq!(par["geometry"], "1D");
+        assert_eq!(par["pattern"], "interleaved");
+        assert_eq!(par["io_method"], "collective");
+        assert_eq!(par["storage"], "contiguous");
+        assert_eq!(par["align"], 4096);
+        assert_eq!(par["threshold"], 2048);
+
+        let rs = j["records"].as_array().unwrap();
+        assert_eq!(rs.len(), 2 * 2 * 3 * 6);
+        assert_eq!(record_count(&recs), rs.len());
+        let mut k = 0;
+        for r in &recs {
+            for (i, ph) in Phase::ALL.iter().enumerate() {
+                let o = rs[k].as_object().unwrap();
+                k += 1;
+                assert_eq!(o.len(), FIELDS.len());
+                for f in FIELDS {
+                    assert!(o.contains_key(f), "{f} missing");
+                }
+                assert_eq!(o["nprocs"], r.nprocs);
+                assert_eq!(o["xfer_size"], r.xfer_size);
+                assert_eq!(o["buf_bytes"], r.buf_bytes);
+                assert_eq!(o["api"], r.api.name());
+                assert_eq!(o["phase"], ph.key());
+                assert_eq!(o["bytes"], r.bytes);
+                assert_eq!(o["iterations"], 2);
+                let s = &r.phases[i];
+                // full precision: the parsed value is the very same f64
+                assert_eq!(num(&o["min_time_s"]), s.min_time);
+                assert_eq!(num(&o["avg_time_s"]), s.avg_time);
+                assert_eq!(num(&o["max_time_s"]), s.max_time);
+                assert_eq!(num(&o["max_mibps"]), s.max_mibps);
+                assert_eq!(num(&o["avg_mibps"]), s.avg_mibps);
+                assert_eq!(num(&o["min_mibps"]), s.min_mibps);
+                // parameters and run fields are repeated in every record
+                for (name, v) in par {
+                    assert_eq!(&o[name], v, "{name}");
+                }
+                for f in &FIELDS[FIRST_META..] {
+                    assert_eq!(o[*f], j[*f], "{f}");
+                }
+            }
+        }
+        // keys in FIELDS order
+        let first = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("{\"nprocs\""))
+            .unwrap();
+        let mut pos = 0;
+        for f in FIELDS {
+            let at = first[pos..].find(&format!("\"{f}\":")).expect(f) + pos;
+            pos = at + 1;
+        }
+    }
+
+    #[test]
+    fn write_only_records_have_no_read_phases() {
+        let recs = vec![
+            record(2, 16384, Api::Posix, false),
+            record(2, 16384, Api::Phdf5, false),
+        ];
+        let (m, p) = (meta(), params());
+        let j: J = serde_json::from_str(&to_json(&m, &p, &recs)).unwrap();
+        let phases: Vec<&str> = j["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["phase"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            phases,
+            [
+                "raw_write",
+                "write",
+                "write_open_close",
+                "raw_write",
+                "write",
+                "write_open_close"
+            ]
+        );
+        assert_eq!(record_count(&recs), 6);
+        assert_eq!(parse_csv(&to_csv(&m, &p, &recs)).len(), 1 + 6);
+    }
+
+    #[test]
+    fn empty_run_is_valid() {
+        let (m, p) = (meta(), params());
+        let j: J = serde_json::from_str(&to_json(&m, &p, &[])).unwrap();
+        assert_eq!(j["records"].as_array().unwrap().len(), 0);
+        assert_eq!(to_csv(&m, &p, &[]), format!("{}\n", FIELDS.join(",")));
+    }
+
+    #[test]
+    fn zero_and_non_finite_figures() {
+        let mut r = record(1, 8, Api::Mpiio, true);
+        r.phases[0] = PhaseStats::default();
+        r.phases[1].max_mibps = f64::INFINITY;
+        r.phases[1].avg_mibps = f64::NAN;
+        let (m, p) = (meta(), params());
+        let text = to_json(&m, &p, std::slice::from_ref(&r));
+        assert!(
+            text.contains("\"min_time_s\":0,\"avg_time_s\":0,\"max_time_s\":0,\"max_mibps\":0,")
+        );
+        assert!(!text.contains("inf") && !text.contains("NaN"));
+        let j: J = serde_json::from_str(&text).unwrap();
+        assert_eq!(j["records"][0]["max_mibps"], 0);
+        assert!(j["records"][1]["max_mibps"].is_null());
+        assert!(j["records"][1]["avg_mibps"].is_null());
+        let rows = parse_csv(&to_csv(&m, &p, std::slice::from_ref(&r)));
+        assert_eq!(
+            rows[1][..13].join(","),
+            "1,8,8,mpiio,raw_write,393216,2,0,0,0,0,0,0"
+        );
+        assert_eq!(
+            rows[2][7..13].join(","),
+            format!("0.2,0.4,0.6,,,{}", rows[2][12])
+        );
+        assert!(!rows[2][12].is_empty());
+    }
+
+    #[test]
+    fn float_text_is_shortest_round_trip() {
+        for x in [
+            0.1,
+            1.0 / 3.0,
+            2500.0,
+            1e-9,
+            123456789.123,
+            0.0,
+            5e-324,
+            1.7976931348623157e308,
+        ] {
+            let t = float_text(x).unwrap();
+            assert!(!t.contains('e') && !t.contains("inf"), "{t}");
+            assert_eq!(t.parse::<f64>().unwrap(), x, "{t}");
+        }
+        assert_eq!(float_text(0.0).unwrap(), "0");
+        assert_eq!(float_text(0.1).unwrap(), "0.1");
+        assert_eq!(float_text(2500.0).unwrap(), "2500");
+        assert_eq!(float_text(f64::NEG_INFINITY), None);
+    }
+
+    #[test]
+    fn json_string_escaping() {
+        let mut s = String::new();
+        json_string(&mut s, "a\"b\\c\nd\re\tf\u{8}g\u{c}h\u{1}i\u{1f}j\u{7f}é/");
+        assert_eq!(
+            s,
+            "\"a\\\"b\\\\c\\nd\\re\\tf\\bg\\fh\\u0001i\\u001fj\u{7f}é/\""
+        );
+        let back: String = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, "a\"b\\c\nd\re\tf\u{8}g\u{c}h\u{1}i\u{1f}j\u{7f}é/");
+    }
+
+    #[test]
+    fn csv_header_rows_and_quoting() {
+        let (m, p, recs) = (meta(), params(), records());
+        let csv = to_csv(&m, &p, &recs);
+        assert!(csv.ends_with('\n') && !csv.contains("\r\n"));
+        let header = csv.lines().next().unwrap();
+        assert_eq!(header, FIELDS.join(","));
+        assert!(header.starts_with("nprocs,xfer_size,"));
+        // the MPI version holds a newline, so count rows by their first field
+        let rows = parse_csv(&csv);
+        assert_eq!(rows.len(), 1 + 72);
+        for row in &rows {
+            assert_eq!(row.len(), FIELDS.len());
+        }
+        let col = |name: &str| FIELDS.iter().position(|f| *f == name).unwrap();
+        let r = &rows[1];
+        assert_eq!(r[col("mpi_version")], m.mpi_version);
+        assert_eq!(r[col("timestamp")], "2027-01-01T00:00:00Z");
+        assert_eq!(r[col("phase")], "raw_write");
+        assert_eq!(r[col("api")], "posix");
+        assert_eq!(r[col("pattern")], "interleaved");
+        assert_eq!(r[col("min_time_s")].parse::<f64>().unwrap(), 0.1);
+        // CSV and JSON agree value for value
+        let j: J = serde_json::from_str(&to_json(&m, &p, &recs)).unwrap();
+        for (row, rec) in rows[1..].iter().zip(j["records"].as_array().unwrap()) {
+            for (f, cell) in FIELDS.iter().zip(row) {
+                match &rec[*f] {
+                    J::String(s) => assert_eq!(cell, s, "{f}"),
+                    v => assert_eq!(cell.parse::<f64>().unwrap(), num(v), "{f}"),
+                }
+            }
+        }
+        let mut s = String::new();
+        for f in ["plain", "a,b", "say \"hi\"", "two\nlines", "cr\r", ""] {
+            csv_field(&mut s, f);
+            s.push('|');
+        }
+        assert_eq!(
+            s,
+            "plain|\"a,b\"|\"say \"\"hi\"\"\"|\"two\nlines\"|\"cr\r\"||"
+        );
+    }
+
+    /// A minimal RFC 4180 reader for the tests.
+    fn parse_csv(text: &str) -> Vec<Vec<String>> {
+        let mut rows = vec![];
+        let mut row = vec![];
+        let mut field = String::new();
+        let mut quoted = false;
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (quoted, c) {
+                (true, '"') if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                (true, '"') => quoted = false,
+                (true, c) => field.push(c),
+                (false, '"') => quoted = true,
+                (false, ',') => row.push(std::mem::take(&mut field)),
+                (false, '\n') => {
+                    row.push(std::mem::take(&mut field));
+                    rows.push(std::mem::take(&mut row));
+                }
+                (false, c) => field.push(c),
+            }
+        }
+        assert!(field.is_empty() && row.is_empty(), "unterminated last line");
+        rows
+    }
+
+    #[test]
+    fn timestamps() {
+        // expected values from `date -u -d @N +%Y-%m-%dT%H:%M:%SZ`
+        for (n, want) in [
+            (0, "1970-01-01T00:00:00Z"),
+            (86_399, "1970-01-01T23:59:59Z"),
+            (951_782_400, "2000-02-29T00:00:00Z"),
+            (1_234_567_890, "2009-02-13T23:31:30Z"),
+            (1_709_251_199, "2024-02-29T23:59:59Z"),
+            (1_798_761_600, "2027-01-01T00:00:00Z"),
+            (4_102_444_800, "2100-01-01T00:00:00Z"),
+            (4_107_542_399, "2100-02-28T23:59:59Z"),
+            (4_107_542_400, "2100-03-01T00:00:00Z"),
+            (11_017_036_800, "2319-02-13T00:00:00Z"),
+            (253_402_300_799, "9999-12-31T23:59:59Z"),
+        ] {
+            assert_eq!(rfc3339_utc(n), want, "{n}");
+        }
+        assert_eq!(rfc3339_utc(253_402_300_800), "10000-01-01T00:00:00Z");
+        // every day of 1970..2101 follows the previous one
+        let mut prev = civil_from_days(0);
+        for d in 1..(131 * 366) {
+            let cur = civil_from_days(d);
+            let next_day = (prev.0, prev.1, prev.2 + 1);
+            let next_month = (prev.0, prev.1 + 1, 1);
+            let next_year = (prev.0 + 1, 1, 1);
+            assert!(
+                cur == next_day || cur == next_month || cur == next_year,
+                "{prev:?} -> {cur:?}"
+            );
+            prev = cur;
+        }
+        assert!(now_unix_seconds() > 1_700_000_000);
+    }
+
+    #[test]
+    fn hostnames() {
+        assert!(!hostname().is_empty());
+        assert_eq!(distinct_count(&["a", "b", "a"]), 2);
+        assert_eq!(distinct_count::<&str>(&[]), 0);
+        assert_eq!(distinct_count(&[String::from("n1")]), 1);
+    }
+
+    #[test]
+    fn sinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let name = path.to_str().unwrap();
+        std::fs::write(&path, "old content that is longer").unwrap();
+        let sink = create(name).unwrap();
+        assert!(matches!(sink, Sink::File(..)));
+        // created (truncated) before anything is written
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+        sink.write("{}\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+        assert!(matches!(create("-").unwrap(), Sink::Stdout));
+        let bad = dir.path().join("no/such/dir.csv");
+        let e = create(bad.to_str().unwrap()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot create '{}': No such file or directory",
+                bad.display()
+            )
+        );
+    }
+}
