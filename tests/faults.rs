@@ -1,0 +1,258 @@
+//! Fault tests: what a user sees when the job is interrupted, a rank dies, or the file
+//! system refuses to grow a file. Every case must end the whole job promptly, with a
+//! non-zero status, and leave no data file behind (unless `HDF5_NOCLEANUP` is set).
+
+mod common;
+
+use common::*;
+use std::fs;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A long POSIX run: big enough to be interrupted while a data file exists.
+const LONG_RUN: &[&str] = &[
+    "-A", "posix", "-e", "128M", "-x", "1M", "-X", "1M", "-B", "1M", "-i", "200", "-p", "2",
+];
+
+/// Start `mpiexec -n 2 h5perf ARGS` in its own session (setsid), without waiting.
+fn spawn_job(args: &[&str], env: &[(&str, &str)], cwd: &Path) -> Child {
+    let mut cmd = Command::new("setsid");
+    cmd.arg(mpiexec())
+        .arg("--oversubscribe")
+        .args(["-n", "2"])
+        .arg(h5perf_bin())
+        .args(args);
+    cmd.current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for k in CLEARED_ENV {
+        cmd.env_remove(k);
+    }
+    for (k, v) in OMPI_ENV.iter().chain(env.iter()) {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("cannot start mpiexec")
+}
+
+/// Pids of the live processes of session `sid` whose command name is `name`.
+fn session_procs(sid: u32, name: &str) -> Vec<u32> {
+    let mut v = Vec::new();
+    for e in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = &stat[open + 1..close];
+        let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        if f.len() > 3 && f[3].parse::<u32>().ok() == Some(sid) && f[0] != "Z" && comm == name {
+            v.push(pid);
+        }
+    }
+    v
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args(["-s", sig, &pid.to_string()])
+        .status()
+        .map(|s| s.success());
+    assert!(matches!(ok, Ok(true)), "kill -s {sig} {pid} failed");
+}
+
+/// Wait until a `#pio_tmp*` file exists in `dir` (the run is doing I/O).
+fn wait_for_data_file(dir: &Path, child: &mut Child) {
+    let t = Instant::now();
+    while pio_tmp_files(dir).is_empty() {
+        if let Ok(Some(st)) = child.try_wait() {
+            panic!("the job ended ({st}) before any data file appeared");
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "no data file appeared within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// Wait for the job to end (at most `limit`); kill it and fail otherwise. Returns its
+/// exit code (None: killed by a signal) and stderr.
+fn wait_job(mut child: Child, limit: Duration) -> (Option<i32>, String) {
+    let sid = child.id();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if t.elapsed() > limit {
+            for p in session_procs(sid, "h5perf")
+                .into_iter()
+                .chain(session_procs(sid, "mpiexec"))
+            {
+                let _ = Command::new("kill")
+                    .args(["-s", "KILL", &p.to_string()])
+                    .status();
+            }
+            let _ = child.wait();
+            panic!("the job did not end within {limit:?} (a rank was left waiting)");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // no rank may outlive the launcher
+    let t = Instant::now();
+    while !session_procs(sid, "h5perf").is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "h5perf ranks survived the launcher"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read;
+        let _ = e.read_to_string(&mut err);
+    }
+    (status.code(), err)
+}
+
+fn interrupt(sig: &str, keep: bool) {
+    let _guard = mpi_lock();
+    let dir = scratch_dir();
+    let env: &[(&str, &str)] = if keep {
+        &[("HDF5_NOCLEANUP", "1")]
+    } else {
+        &[]
+    };
+    let mut child = spawn_job(LONG_RUN, env, dir.path());
+    wait_for_data_file(dir.path(), &mut child);
+    signal(child.id(), sig);
+    let (code, err) = wait_job(child, Duration::from_secs(30));
+    assert_ne!(
+        code,
+        Some(0),
+        "an interrupted run must not report success\n{err}"
+    );
+    let left = pio_tmp_files(dir.path());
+    if keep {
+        assert_eq!(
+            left,
+            vec!["#pio_tmp_1.posix".to_string()],
+            "HDF5_NOCLEANUP keeps the data file"
+        );
+    } else {
+        assert!(
+            left.is_empty(),
+            "SIG{sig} must remove the data file, found {left:?}\n{err}"
+        );
+    }
+}
+
+#[test]
+fn sigterm_removes_the_data_file() {
+    interrupt("TERM", false);
+}
+
+#[test]
+fn sigint_removes_the_data_file() {
+    interrupt("INT", false);
+}
+
+#[test]
+fn sigterm_keeps_the_data_file_with_nocleanup() {
+    interrupt("TERM", true);
+}
+
+/// A rank killed mid-run: the launcher ends the job, no rank survives waiting.
+/// What the user sees (Open MPI): `mpiexec noticed that process rank N ... exited on
+/// signal 9 (Killed)` and a non-zero exit status.
+#[test]
+fn killed_rank_ends_the_job() {
+    let _guard = mpi_lock();
+    let dir = scratch_dir();
+    let mut child = spawn_job(LONG_RUN, &[], dir.path());
+    wait_for_data_file(dir.path(), &mut child);
+    let ranks = session_procs(child.id(), "h5perf");
+    assert_eq!(ranks.len(), 2, "two ranks expected, found {ranks:?}");
+    signal(*ranks.iter().max().unwrap(), "KILL");
+    let (code, err) = wait_job(child, Duration::from_secs(60));
+    assert_ne!(code, Some(0), "{err}");
+    assert!(
+        err.contains("signal 9") || err.contains("Killed"),
+        "the launcher names the killed rank:\n{err}"
+    );
+}
+
+/// A file system that refuses to grow the file (RLIMIT_FSIZE on the ranks, which makes
+/// writes past 64 MiB fail with EFBIG): each API reports the failing call once, exits
+/// non-zero and removes the data file. (Open MPI's OMPIO reports the failed pwrite only
+/// on stderr and returns success with a short count; h5perf checks the count.)
+fn file_too_large(api: &str, call: &str) {
+    let dir = scratch_dir();
+    let argv: Vec<String> = [
+        mpiexec().to_string_lossy().into_owned(),
+        "--oversubscribe".into(),
+        "-n".into(),
+        "2".into(),
+        "prlimit".into(),
+        "--fsize=67108864".into(),
+        h5perf_bin().to_string_lossy().into_owned(),
+    ]
+    .into_iter()
+    .chain(
+        [
+            "-A", api, "-e", "64M", "-x", "8M", "-X", "8M", "-B", "8M", "-p", "2",
+        ]
+        .map(String::from),
+    )
+    .collect();
+    let o = run_session(&argv, &[], dir.path(), Duration::from_secs(60));
+    assert!(
+        matches!(o.status, Some(c) if c != 0),
+        "-A {api}: must fail\n{}",
+        o.describe()
+    );
+    let err = o.stderr_clean();
+    let msgs: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
+    assert_eq!(msgs.len(), 1, "-A {api}: one message\n{}", o.describe());
+    assert!(
+        msgs[0].starts_with("h5perf: rank ") && msgs[0].contains(call),
+        "-A {api}: {}",
+        msgs[0]
+    );
+    assert!(
+        !err.contains("Segmentation fault"),
+        "-A {api}: crash\n{}",
+        o.describe()
+    );
+    assert!(
+        !o.stdout.contains("Throughput"),
+        "-A {api}: no result for a failed run\n{}",
+        o.describe()
+    );
+    assert!(
+        pio_tmp_files(dir.path()).is_empty(),
+        "-A {api}: data file left behind"
+    );
+}
+
+#[test]
+fn file_too_large_posix() {
+    file_too_large("posix", "pwrite(#pio_tmp_1.posix) failed: File too large");
+}
+
+#[test]
+fn file_too_large_mpiio() {
+    file_too_large("mpiio", "MPI_File_write_at failed: short transfer");
+}
+
+#[test]
+fn file_too_large_phdf5() {
+    file_too_large("phdf5", "H5Dwrite failed");
+}
