@@ -4,7 +4,8 @@
 //!
 //! Datatypes are built and committed once per configuration ([`Driver::prepare`],
 //! outside the timers) and freed with the driver:
-//! * 1D: `blkT = contiguous(blk, byte)`, `fileT = vector(buf/blk, 1, N, blkT)`;
+//! * 1D: `blkT = contiguous(blk, byte)` (a struct of GiB pieces above `INT_MAX`
+//!   bytes, see [`Datatype::bytes`]), `fileT = vector(buf/blk, 1, N, blkT)`;
 //! * 2D: the file type of the pattern — `contT = vector(blk, 1, S/buf, contiguous(buf))`,
 //!   `interT = vector(buf, 1, S/blk, contiguous(blk))`, `fullBufT = contiguous(blk×buf)`
 //!   or `chunkInterT = vector(buf/blk, 1, S/blk, contiguous(blk²))` (spec §6.4).
@@ -142,7 +143,7 @@ impl Driver for MpiioDriver {
         let byte = Datatype::byte();
         self.types = Some(match &ctx.pattern {
             Pattern::D1(p) => {
-                let blk_t = Datatype::contiguous(p.blk, &byte)?;
+                let blk_t = Datatype::bytes(p.blk)?;
                 let file_t = Datatype::vector(p.blocks_per_transfer(), 1, p.nprocs, &blk_t)?;
                 let nblocks = mpi::to_count("blocks per transfer", p.blocks_per_transfer())?;
                 Types::D1 {

@@ -448,6 +448,41 @@ impl Datatype {
         Self::commit(unsafe { t.assume_init() }, count * base.size)
     }
 
+    /// A committed type of `n` contiguous bytes, also for `n > INT_MAX`: then
+    /// `struct { q × contiguous(2^30 bytes); r bytes }` with `n = q·2^30 + r`, since
+    /// MPI counts are `int` (MPI 4.0 §5.1.2, §5.1.6; large-count calls are not in
+    /// MPI 3.1 libraries such as Open MPI 4).
+    pub fn bytes(n: u64) -> Result<Datatype> {
+        let byte = Datatype::byte();
+        if n <= c_int::MAX as u64 {
+            return Datatype::contiguous(n, &byte);
+        }
+        const GIB: u64 = 1 << 30;
+        let gib = Datatype::contiguous(GIB, &byte)?;
+        let (q, r) = (n / GIB, n % GIB);
+        let lens = [to_count("whole GiB in a block", q)?, to_count("bytes", r)?];
+        let disp = [
+            0 as raw::MPI_Aint,
+            raw::MPI_Aint::try_from(q * GIB).map_err(|_| {
+                Error::Other(format!("block of {n} bytes does not fit in MPI_Aint"))
+            })?,
+        ];
+        let types = [gib.raw, byte.raw];
+        let mut t = MaybeUninit::<raw::MPI_Datatype>::uninit();
+        // SAFETY: three arrays of two entries each; live base types; out-pointer.
+        check("MPI_Type_create_struct", unsafe {
+            raw::MPI_Type_create_struct(
+                2,
+                lens.as_ptr(),
+                disp.as_ptr(),
+                types.as_ptr(),
+                t.as_mut_ptr(),
+            )
+        })?;
+        // SAFETY: initialised by the successful call.
+        Self::commit(unsafe { t.assume_init() }, n)
+    }
+
     /// `MPI_Type_vector(count, blocklength, stride, base)`, committed.
     pub fn vector(count: u64, blocklen: u64, stride: u64, base: &Datatype) -> Result<Datatype> {
         let c = to_count("MPI_Type_vector count", count)?;
