@@ -192,6 +192,14 @@ pub fn run_on(
         }
     };
 
+    // results files are created (and their names checked) before any I/O
+    let open = |dest: Option<&str>| match dest {
+        Some(d) if rank == 0 => crate::export::create(d).map(Some),
+        _ => Ok(None),
+    };
+    let json_sink = agree_value(comm, open(params.json.as_deref()), "results file (--json)")?;
+    let csv_sink = agree_value(comm, open(params.csv.as_deref()), "results file (--csv)")?;
+
     hdf5::init();
     let info = match info_pairs {
         Some(p) => Info::from_pairs(p),
@@ -219,8 +227,38 @@ pub fn run_on(
         }
     }
 
+    // machine-readable results: host names of every rank, the run's start time
+    let meta = if params.json.is_some() || params.csv.is_some() {
+        let me = crate::export::hostname();
+        let mut names = Vec::with_capacity(size as usize);
+        for r in 0..size {
+            names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
+        }
+        Some(crate::export::RunMeta {
+            h5perf_version: env!("CARGO_PKG_VERSION").to_string(),
+            hdf5_version: hdf5::library_version(),
+            mpi_version: mpi::library_version(),
+            world_size: size,
+            hostname_count: crate::export::distinct_count(&names),
+            timestamp: crate::export::rfc3339_utc(crate::export::now_unix_seconds()),
+        })
+    } else {
+        None
+    };
+
     let outcome = engine::run(&params, comm, &info, &env, &dir, &out)?;
     let wrong_bytes = comm.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
+    // rank 0 writes the results files only for a verified run; all ranks agree on it
+    if let (Some(meta), 0) = (&meta, wrong_bytes) {
+        let mut wrote = Ok(());
+        if let Some(sink) = json_sink {
+            wrote = sink.write(&crate::export::to_json(meta, &params, &outcome.records));
+        }
+        if let (Ok(()), Some(sink)) = (&wrote, csv_sink) {
+            wrote = sink.write(&crate::export::to_csv(meta, &params, &outcome.records));
+        }
+        engine::agree(comm, wrote)?;
+    }
     Ok(Done {
         params,
         records: outcome.records,

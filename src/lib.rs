@@ -14,6 +14,7 @@ pub mod driver;
 pub mod engine;
 pub mod env;
 pub mod error;
+pub mod export;
 pub mod ffi;
 pub mod params;
 pub mod pattern;

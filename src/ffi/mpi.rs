@@ -152,9 +152,11 @@ pub fn library_version() -> String {
     if rc != 0 {
         return "unknown MPI library".into();
     }
+    // Open MPI counts the terminating NUL in len
     let bytes: Vec<u8> = buf[..len.max(0) as usize]
         .iter()
         .map(|&c| c as u8)
+        .take_while(|&b| b != 0)
         .collect();
     let s = String::from_utf8_lossy(&bytes);
     s.lines()
