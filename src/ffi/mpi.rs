@@ -773,7 +773,7 @@ fn check_count(
     let mut n: c_int = 0;
     // SAFETY: st is a status filled by a completed transfer; dtype is live.
     check("MPI_Get_count", unsafe {
-        raw::MPI_Get_count(&mut st, dtype.raw, &mut n)
+        raw::MPI_Get_count(&st, dtype.raw, &mut n)
     })?;
     if n == count {
         return Ok(());
