@@ -766,7 +766,7 @@ impl Drop for File {
 /// into an error.
 fn check_count(
     call: &'static str,
-    mut st: raw::MPI_Status,
+    st: raw::MPI_Status,
     count: c_int,
     dtype: &Datatype,
 ) -> Result<()> {
