@@ -256,3 +256,172 @@ fn file_too_large_mpiio() {
 fn file_too_large_phdf5() {
     file_too_large("phdf5", "H5Dwrite failed");
 }
+
+/// A data file changed between the write and the read phase (`-D v`): an LD_PRELOAD
+/// shim (`tests/corrupt_shim.c`, built here with `cc`) overwrites one byte of each
+/// data file when the write phase closes it. Verification must catch it, name the
+/// file, dataset and offset, and the exit status must be non-zero.
+#[test]
+fn verification_catches_a_file_changed_between_write_and_read() {
+    let build = scratch_dir();
+    let shim = build.path().join("corrupt_shim.so");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corrupt_shim.c");
+    let cc = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(&shim)
+        .arg(&src)
+        .arg("-ldl")
+        .status()
+        .expect("a C compiler (cc) is needed to build the test shim");
+    assert!(cc.success(), "building {} failed", src.display());
+    let shim = shim.to_string_lossy().into_owned();
+    // byte 5 of the raw files; HDF5's contiguous raw data starts at 2048 (spec §6.5)
+    for (api, place) in [
+        ("posix", "#pio_tmp_1.posix, dataset 1, file offset 5"),
+        ("mpiio", "#pio_tmp_1.mpio, dataset 1, file offset 5"),
+        ("phdf5", "#pio_tmp_1.h5, Dataset_1, element offset 5"),
+    ] {
+        let dir = scratch_dir();
+        let env = [
+            ("LD_PRELOAD", shim.as_str()),
+            ("H5PERF_TEST_CORRUPT_AT", "5"),
+            ("H5PERF_TEST_CORRUPT_H5_AT", "2053"),
+        ];
+        let o = mpirun_timeout(
+            2,
+            &[
+                "-A", api, "-D", "v", "-e", "64", "-x", "32", "-X", "32", "-B", "32", "-p", "2",
+            ],
+            &env,
+            dir.path(),
+            Duration::from_secs(60),
+        );
+        assert!(
+            matches!(o.status, Some(c) if c != 0),
+            "-A {api}: must fail\n{}",
+            o.describe()
+        );
+        assert!(
+            o.stdout
+                .contains("0: read data error, expected (1), got (238)"),
+            "{}",
+            o.describe()
+        );
+        assert!(
+            o.stdout.contains(&format!(
+                "rank 0: verification failed in {place}: 1 of 32 bytes wrong in transfer 0"
+            )),
+            "-A {api}\n{}",
+            o.describe()
+        );
+        assert!(
+            o.stderr_clean()
+                .contains("h5perf: data verification failed: 1 byte(s)"),
+            "{}",
+            o.describe()
+        );
+    }
+}
+
+/// A tmpfs mounted by the test (root only): full (`size=`) or read-only (`ro`).
+/// Unmounted on drop.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(opts: &str) -> Tmpfs {
+        let dir = scratch_dir();
+        let st = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("mount(8) is needed for the file-system tests");
+        assert!(
+            st.success(),
+            "mount -t tmpfs -o {opts} failed: these tests need root"
+        );
+        Tmpfs { dir }
+    }
+    fn path(&self) -> String {
+        self.dir.path().to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// A full file system (a 16 MiB tmpfs receiving a 32 MiB file): one message naming the
+/// failing call and "No space left on device" (or the MPI library's short transfer),
+/// non-zero exit, the partial file removed.
+fn full_file_system(api: &str, call: &str) {
+    let fs = Tmpfs::mount("size=16m");
+    let work = scratch_dir();
+    let o = mpirun_timeout(
+        2,
+        &[
+            "-A", api, "-e", "16M", "-x", "4M", "-X", "4M", "-B", "4M", "-p", "2",
+        ],
+        &[("HDF5_PARAPREFIX", &fs.path())],
+        work.path(),
+        Duration::from_secs(60),
+    );
+    assert!(
+        matches!(o.status, Some(c) if c != 0),
+        "-A {api}: must fail\n{}",
+        o.describe()
+    );
+    let err = o.stderr_clean();
+    let msgs: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
+    assert_eq!(msgs.len(), 1, "-A {api}: one message\n{}", o.describe());
+    assert!(
+        msgs[0].contains(call),
+        "-A {api}: {:?} lacks {call:?}",
+        msgs[0]
+    );
+    assert!(!err.contains("Segmentation fault"), "{}", o.describe());
+    assert!(
+        pio_tmp_files(fs.dir.path()).is_empty(),
+        "-A {api}: partial file left on the full file system"
+    );
+}
+
+#[test]
+fn full_file_system_posix() {
+    full_file_system("posix", "pwrite(");
+}
+
+#[test]
+fn full_file_system_mpiio() {
+    full_file_system("mpiio", "MPI_File_write_at");
+}
+
+#[test]
+fn full_file_system_phdf5() {
+    full_file_system("phdf5", "H5Dwrite failed");
+}
+
+/// A read-only data directory is refused before any file is opened.
+#[test]
+fn read_only_directory_is_refused_up_front() {
+    let fs = Tmpfs::mount("ro,size=1m");
+    let work = scratch_dir();
+    let o = mpirun_timeout(
+        2,
+        &["-A", "posix"],
+        &[("HDF5_PARAPREFIX", &fs.path())],
+        work.path(),
+        Duration::from_secs(30),
+    );
+    assert!(matches!(o.status, Some(c) if c != 0), "{}", o.describe());
+    let err = o.stderr_clean();
+    assert!(
+        err.contains("HDF5_PARAPREFIX") && err.contains("Read-only file system"),
+        "{}",
+        o.describe()
+    );
+    assert!(!o.stdout.contains("==== Parameters"), "{}", o.describe());
+}
