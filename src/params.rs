@@ -359,21 +359,15 @@ impl Params {
                         ));
                         continue;
                     }
+                    // vector counts and strides of the 2D file types (spec §6.4); sizes
+                    // in bytes above INT_MAX use struct datatypes
                     let mut counts = vec![
-                        ("block size", Some(blk)),
-                        ("transfer buffer size", Some(buf)),
+                        ("rows per transfer (block size)", Some(blk)),
                         ("dataset side / transfer buffer size", Some(side / buf)),
                         ("dataset side / block size", Some(side / blk)),
-                        (
-                            "transfer buffer bytes (block size x transfer buffer size)",
-                            buf.checked_mul(blk),
-                        ),
                     ];
-                    if self.chunk {
-                        counts.push((
-                            "chunk bytes (block size x block size)",
-                            blk.checked_mul(blk),
-                        ));
+                    if self.interleaved {
+                        counts.push(("rows per transfer (transfer buffer size)", Some(buf)));
                     }
                     (side.checked_mul(side), buf.checked_mul(blk), counts)
                 } else {

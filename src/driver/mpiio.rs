@@ -8,7 +8,10 @@
 //!   bytes, see [`Datatype::bytes`]), `fileT = vector(buf/blk, 1, N, blkT)`;
 //! * 2D: the file type of the pattern — `contT = vector(blk, 1, S/buf, contiguous(buf))`,
 //!   `interT = vector(buf, 1, S/blk, contiguous(blk))`, `fullBufT = contiguous(blk×buf)`
-//!   or `chunkInterT = vector(buf/blk, 1, S/blk, contiguous(blk²))` (spec §6.4).
+//!   or `chunkInterT = vector(buf/blk, 1, S/blk, contiguous(blk²))` (spec §6.4); the
+//!   buffer and each piece move as one element of a byte type of their size, and the
+//!   spec's `contiguous(n, MPI_BYTE)` types are [`Datatype::bytes`], so sizes above
+//!   `INT_MAX` bytes work (only vector counts and strides must fit in an `int`).
 
 use std::ffi::CString;
 
@@ -25,12 +28,15 @@ enum Types {
         file_t: Datatype,
         nblocks: i32,
     },
-    /// 2D: the file type of the pattern and `buf × blk` as an MPI count. The base
-    /// types are kept alive with it (`_base`), as the spec builds them.
+    /// 2D: the file type of the pattern, the memory type of the whole buffer and
+    /// the type of one piece (all pieces of a transfer have the same length); each is
+    /// moved with count 1, so buffers and pieces above `INT_MAX` bytes work. The base
+    /// type of the file type is kept alive with it (`_base`).
     D2 {
         file_t: Datatype,
         _base: Datatype,
-        count: i32,
+        buf_t: Datatype,
+        piece_t: Datatype,
     },
 }
 
@@ -77,17 +83,25 @@ impl MpiioDriver {
                     Ok(())
                 }
             }
-            (Types::D2 { file_t, count, .. }, Pattern::D2(p)) => {
+            (
+                Types::D2 {
+                    file_t,
+                    buf_t,
+                    piece_t,
+                    ..
+                },
+                Pattern::D2(p),
+            ) => {
                 if coll {
                     let view = f.set_view(self.base + p.transfer_start(k), &byte, file_t, ctx.info);
-                    view.and(dir.call(f, true, 0, *count, &byte))
+                    view.and(dir.call(f, true, 0, 1, buf_t))
                 } else {
                     let mut dir = dir;
                     for i in 0..p.pieces_per_transfer() {
                         let pc = p.piece(k, i);
                         let off = mpi::to_offset(self.base + pc.file_off)?;
-                        let n = mpi::to_count("piece length", pc.len)?;
-                        dir.sub(pc.buf_off, pc.len).call(f, false, off, n, &byte)?;
+                        dir.sub(pc.buf_off, pc.len)
+                            .call(f, false, off, 1, piece_t)?;
                     }
                     Ok(())
                 }
@@ -140,7 +154,6 @@ impl Driver for MpiioDriver {
 
     fn prepare(&mut self, ctx: &Ctx<'_>) -> Result<()> {
         self.types = None;
-        let byte = Datatype::byte();
         self.types = Some(match &ctx.pattern {
             Pattern::D1(p) => {
                 let blk_t = Datatype::bytes(p.blk)?;
@@ -156,30 +169,32 @@ impl Driver for MpiioDriver {
                 let s = p.side();
                 let (base, file_t) = match (p.chunked, p.interleaved) {
                     (false, false) => {
-                        let pbc = Datatype::contiguous(p.buf, &byte)?;
+                        let pbc = Datatype::bytes(p.buf)?;
                         let t = Datatype::vector(p.blk, 1, s / p.buf, &pbc)?;
                         (pbc, t)
                     }
                     (false, true) => {
-                        let pbi = Datatype::contiguous(p.blk, &byte)?;
+                        let pbi = Datatype::bytes(p.blk)?;
                         let t = Datatype::vector(p.buf, 1, s / p.blk, &pbi)?;
                         (pbi, t)
                     }
                     (true, false) => {
-                        let t = Datatype::contiguous(p.buf_bytes(), &byte)?;
+                        let t = Datatype::bytes(p.buf_bytes())?;
                         (Datatype::byte(), t)
                     }
                     (true, true) => {
-                        let chunk_t = Datatype::contiguous(p.blk * p.blk, &byte)?;
+                        let chunk_t = Datatype::bytes(p.blk * p.blk)?;
                         let t = Datatype::vector(p.buf / p.blk, 1, s / p.blk, &chunk_t)?;
                         (chunk_t, t)
                     }
                 };
-                let count = mpi::to_count("transfer buffer size", p.buf_bytes())?;
+                let buf_t = Datatype::bytes(p.buf_bytes())?;
+                let piece_t = Datatype::bytes(p.piece(0, 0).len)?;
                 Types::D2 {
                     file_t,
                     _base: base,
-                    count,
+                    buf_t,
+                    piece_t,
                 }
             }
         });
