@@ -407,42 +407,59 @@ fn one_file(
     }
     comm.barrier()?;
 
-    // ---- write phase ----
-    let g0 = wtime();
-    let opened = drv.open(ctx, cpath, Phase::Write);
-    settle_open(drv, comm, opened)?;
-    let g1 = wtime();
-    t[Timer::WriteOpen as usize] += g1 - g0;
-    let wres = data_phase(drv, ctx, Phase::Write, buf, fill, t, mismatches);
-    let g2 = wtime();
-    t[Timer::WriteFine as usize] += g2 - g1;
-    let cres = drv.close();
-    let g3 = wtime();
-    t[Timer::WriteGross as usize] += g3 - g0;
-    t[Timer::WriteClose as usize] += g3 - g2;
-    agree(comm, wres.and(cres))?;
+    timed_phase(drv, ctx, cpath, Phase::Write, buf, fill, t, mismatches)?;
     if p.write_only {
         return Ok(());
     }
-
-    // ---- read phase ----
     if p.debug.level >= 4 {
         out.write(&trace)?;
     }
     comm.barrier()?;
+    timed_phase(drv, ctx, cpath, Phase::Read, buf, fill, t, mismatches)
+}
+
+/// One phase of one file between the timer stamps of spec §8.1: gross start → open →
+/// fine start → datasets → fine stop → close → gross stop, accumulating the phase's
+/// open, fine, gross and close times into `t` (raw times are added by [`data_phase`]).
+#[allow(clippy::too_many_arguments)]
+fn timed_phase(
+    drv: &mut dyn Driver,
+    ctx: &Ctx<'_>,
+    cpath: &CString,
+    phase: Phase,
+    buf: &mut [u8],
+    fill: u8,
+    t: &mut Times,
+    mismatches: &mut Vec<Mismatch>,
+) -> Result<()> {
+    let [open, fine, gross, close] = match phase {
+        Phase::Write => [
+            Timer::WriteOpen,
+            Timer::WriteFine,
+            Timer::WriteGross,
+            Timer::WriteClose,
+        ],
+        Phase::Read => [
+            Timer::ReadOpen,
+            Timer::ReadFine,
+            Timer::ReadGross,
+            Timer::ReadClose,
+        ],
+    }
+    .map(|x| x as usize);
     let g0 = wtime();
-    let opened = drv.open(ctx, cpath, Phase::Read);
-    settle_open(drv, comm, opened)?;
+    let opened = drv.open(ctx, cpath, phase);
+    settle_open(drv, ctx.comm, opened)?;
     let g1 = wtime();
-    t[Timer::ReadOpen as usize] += g1 - g0;
-    let rres = data_phase(drv, ctx, Phase::Read, buf, fill, t, mismatches);
+    t[open] += g1 - g0;
+    let res = data_phase(drv, ctx, phase, buf, fill, t, mismatches);
     let g2 = wtime();
-    t[Timer::ReadFine as usize] += g2 - g1;
+    t[fine] += g2 - g1;
     let cres = drv.close();
     let g3 = wtime();
-    t[Timer::ReadGross as usize] += g3 - g0;
-    t[Timer::ReadClose as usize] += g3 - g2;
-    agree(comm, rres.and(cres))
+    t[gross] += g3 - g0;
+    t[close] += g3 - g2;
+    agree(ctx.comm, res.and(cres))
 }
 
 /// Agree on an open. If it failed somewhere, ranks whose (collective) open succeeded
