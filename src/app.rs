@@ -111,6 +111,7 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
             }
             return Ok(());
         }
+        Command::FillBehaviour { strict } => return crate::fill::run_mode(world, strict),
         Command::Run(o) => o,
     };
     let done = run_on(world, &opts, info_pairs.as_deref(), true)?;

@@ -10,6 +10,7 @@
 //! later by [`crate::params::Params::resolve`] (spec §1.9).
 
 use crate::error::Error;
+use crate::fill::{AllocTime, FillTime, FillValue};
 use crate::params::{Api, Options};
 
 /// What the command line asks for.
@@ -21,6 +22,13 @@ pub enum Command {
     Help,
     /// `--version` (not in the C tool): print the version.
     Version,
+    /// `--fill-behaviour` (not in the C tool): observe when the linked HDF5 writes fill
+    /// values and compare with HDF5's documented tables ([`crate::fill::run_mode`]);
+    /// `strict` (`--strict`): exit with status 1 when anything differs.
+    FillBehaviour {
+        /// `--strict` was given.
+        strict: bool,
+    },
 }
 
 /// What an option does with its value.
@@ -40,6 +48,12 @@ enum Kind {
     Flag,
     /// A flag that also accepts a boolean word as long option (`--interleaved=1`).
     BoolFlag,
+    /// `--fill-value`: a byte 0..=255 or `undefined`.
+    FillValue,
+    /// `--fill-time`: `never`, `ifset` or `alloc`.
+    FillTime,
+    /// `--alloc-time`: `default`, `early`, `incr` or `late`.
+    AllocTime,
 }
 
 impl Kind {
@@ -55,6 +69,9 @@ impl Kind {
             Kind::ApiList => "a list of APIs",
             Kind::DebugList => "a list of debug flags",
             Kind::File => "a file name",
+            Kind::FillValue => "a byte value 0-255 or undefined",
+            Kind::FillTime => "never, ifset or alloc",
+            Kind::AllocTime => "default, early, incr or late",
             Kind::Flag | Kind::BoolFlag => "nothing",
         }
     }
@@ -86,6 +103,12 @@ enum Id {
     Threshold,
     WriteOnly,
     Version,
+    FillValue,
+    FillTime,
+    AllocTime,
+    NoFill,
+    FillBehaviour,
+    Strict,
 }
 
 /// One option: short letter (if any), full long name, minimum long prefix (spec §1.3).
@@ -107,9 +130,10 @@ const fn opt(short: Option<char>, long: &'static str, min: usize, kind: Kind, id
     }
 }
 
-/// The option table. No two minimum prefixes are prefixes of each other's names, so a
-/// long spelling matches at most one entry (checked by a unit test).
-const OPTS: [Opt; 23] = [
+/// The option table. Two names share at most a prefix shorter than the larger of their
+/// minimum prefixes (`--al` is `--align`, `--allo` is `--alloc-time`), so a long
+/// spelling matches at most one entry (checked by unit tests).
+const OPTS: [Opt; 29] = [
     opt(Some('a'), "align", 2, Kind::Size, Id::Align),
     opt(Some('A'), "api", 2, Kind::ApiList, Id::Api),
     opt(Some('B'), "block-size", 2, Kind::Size, Id::BlockSize),
@@ -133,13 +157,20 @@ const OPTS: [Opt; 23] = [
     opt(None, "version", 2, Kind::Flag, Id::Version),
     opt(None, "json", 2, Kind::File, Id::Json),
     opt(None, "csv", 2, Kind::File, Id::Csv),
+    opt(None, "fill-value", 6, Kind::FillValue, Id::FillValue),
+    opt(None, "fill-time", 6, Kind::FillTime, Id::FillTime),
+    opt(None, "alloc-time", 4, Kind::AllocTime, Id::AllocTime),
+    opt(Some('n'), "no-fill", 4, Kind::Flag, Id::NoFill),
+    opt(None, "fill-behaviour", 6, Kind::Flag, Id::FillBehaviour),
+    opt(None, "strict", 2, Kind::Flag, Id::Strict),
 ];
 
 /// The value of `--json`/`--csv` that means standard output.
 pub const STDOUT: &str = "-";
 
-/// Letters the C tool accepted without implementing them (spec §1.2).
-const UNSUPPORTED: [char; 4] = ['m', 'n', 's', 't'];
+/// Letters the C tool accepted without implementing them (spec §1.2); `-n` is now
+/// `--no-fill`.
+const UNSUPPORTED: [char; 3] = ['m', 's', 't'];
 
 /// The hint appended to size refusals.
 const SIZE_HINT: &str = "(a size is a number with an optional K, M or G suffix)";
@@ -186,7 +217,7 @@ where
     S: AsRef<str>,
 {
     let args: Vec<String> = args.into_iter().map(|s| s.as_ref().to_string()).collect();
-    let mut o = Options::default();
+    let mut o = State::default();
     let mut i = 0;
     while i < args.len() {
         let tok = args[i].as_str();
@@ -215,8 +246,44 @@ where
             return Ok(cmd);
         }
     }
-    check_destinations(&o)?;
-    Ok(Command::Run(o))
+    if o.fill_mode {
+        if let Some(other) = o.other {
+            return Err(usage(format!(
+                "--fill-behaviour runs no benchmark and takes no option but --strict \
+                 (got {other})"
+            )));
+        }
+        return Ok(Command::FillBehaviour { strict: o.strict });
+    }
+    if o.strict {
+        return Err(usage(
+            "--strict applies only to --fill-behaviour (see h5perf --help)".to_string(),
+        ));
+    }
+    check_destinations(&o.o)?;
+    Ok(Command::Run(o.o))
+}
+
+/// What the parser has collected so far.
+#[derive(Default)]
+struct State {
+    /// The benchmark's options.
+    o: Options,
+    /// `--fill-behaviour` was given.
+    fill_mode: bool,
+    /// `--strict` was given.
+    strict: bool,
+    /// The first option other than `--fill-behaviour`/`--strict`, as `-e/--num-bytes`.
+    other: Option<String>,
+}
+
+impl State {
+    /// Note that `opt` was given (for the `--fill-behaviour` check).
+    fn saw(&mut self, opt: &Opt) {
+        if !matches!(opt.id, Id::FillBehaviour | Id::Strict) && self.other.is_none() {
+            self.other = Some(opt.label());
+        }
+    }
 }
 
 /// Refuse output destinations that would clobber each other: `--json -` together with
@@ -253,7 +320,7 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
 /// One token of short options (`-e8`, `-cCIw`, `-e`), starting with `-`. Takes the
 /// next argument as value when the value letter ends the token.
 fn parse_short(
-    o: &mut Options,
+    o: &mut State,
     tok: &str,
     args: &[String],
     i: &mut usize,
@@ -277,6 +344,7 @@ fn parse_short(
                 quote(&format!("-{c}"))
             )));
         };
+        o.saw(opt);
         if !opt.kind.takes_value() {
             if let Some(cmd) = set_flag(o, opt.id, true) {
                 return Ok(Some(cmd));
@@ -296,7 +364,7 @@ fn parse_short(
                 opt.kind.expected()
             )));
         };
-        set_value(o, opt, value)?;
+        set_value(&mut o.o, opt, value)?;
         return Ok(None);
     }
     Ok(None)
@@ -305,7 +373,7 @@ fn parse_short(
 /// One long option; `tok` is the whole token, `body` the text after `--`. May take the
 /// next argument as value.
 fn parse_long(
-    o: &mut Options,
+    o: &mut State,
     tok: &str,
     body: &str,
     args: &[String],
@@ -321,6 +389,7 @@ fn parse_long(
             quote(tok)
         )));
     };
+    o.saw(opt);
     match opt.kind {
         Kind::Flag => {
             if let Some(v) = attached {
@@ -383,7 +452,7 @@ fn parse_long(
                     }
                 },
             };
-            set_value(o, opt, value)?;
+            set_value(&mut o.o, opt, value)?;
             Ok(None)
         }
     }
@@ -408,7 +477,8 @@ fn bool_word(s: &str) -> Option<bool> {
 }
 
 /// Apply a flag; returns the command for `-h` and `--version`.
-fn set_flag(o: &mut Options, id: Id, on: bool) -> Option<Command> {
+fn set_flag(st: &mut State, id: Id, on: bool) -> Option<Command> {
+    let o = &mut st.o;
     match id {
         Id::Help => return Some(Command::Help),
         Id::Version => return Some(Command::Version),
@@ -417,6 +487,9 @@ fn set_flag(o: &mut Options, id: Id, on: bool) -> Option<Command> {
         Id::Geometry => o.dim2d = on,
         Id::Interleaved => o.interleaved = on,
         Id::WriteOnly => o.write_only = on,
+        Id::NoFill => o.fill.time = Some(FillTime::Never),
+        Id::FillBehaviour => st.fill_mode = on,
+        Id::Strict => st.strict = on,
         _ => unreachable!("{id:?} takes a value"),
     }
     None
@@ -481,6 +554,35 @@ fn set_value(o: &mut Options, opt: &Opt, v: &str) -> Result<(), Error> {
                 &mut o.csv
             };
             *slot = Some(v.to_string());
+        }
+        Id::FillValue => {
+            o.fill.value = Some(if v.eq_ignore_ascii_case("undefined") {
+                FillValue::Undefined
+            } else {
+                let b = parse_int(v, 255).map_err(|why| {
+                    invalid(
+                        opt,
+                        v,
+                        &format!("{why}; expected a byte value 0-255 or undefined"),
+                    )
+                })?;
+                FillValue::Byte(b as u8)
+            });
+        }
+        Id::FillTime => {
+            o.fill.time = Some(
+                FillTime::parse(v)
+                    .ok_or_else(|| invalid(opt, v, "expected never, ifset or alloc"))?,
+            );
+        }
+        Id::AllocTime => {
+            o.fill.alloc = Some(AllocTime::parse(v).ok_or_else(|| {
+                invalid(
+                    opt,
+                    v,
+                    "expected default, early, incr (incremental) or late",
+                )
+            })?);
         }
         _ => unreachable!("{:?} takes no value", opt.id),
     }
@@ -732,6 +834,10 @@ their values are given as --name=VALUE or --name VALUE.
         APIs to test, separated by commas: posix, mpiio, phdf5 (any
         case). They always run in that order. Repeated -A options add up.
         [default: all three]
+  --allo[c-time]=WHEN
+        PHDF5 datasets: when HDF5 allocates their space: default, early,
+        incr or late. With the MPI-IO driver HDF5 always allocates early,
+        whatever is asked. [default: the library's]
   -B SIZE, --bl[ock-size]=SIZE
         Block size (see below). [default: half of -e]
   -c, --ch[unk]
@@ -753,6 +859,20 @@ their values are given as --name=VALUE or --name VALUE.
         8K with -g]
   -F N, --num-f[iles]=N
         Number of files, at least 1. [default: 1]
+  --fill-b[ehaviour]
+        Run no benchmark: find out by experiment when the linked HDF5
+        writes fill values (serial on rank 0, then on all processes) and
+        print HDF5's documented tables with every difference marked.
+        Exits 0 unless --st[rict] is given and something differs.
+  --fill-t[ime]=WHEN
+        PHDF5 datasets: when HDF5 writes the fill value into new space:
+        never, ifset (if a fill value is set; HDF5 1.10.8 also writes 0
+        into new chunks without one) or alloc (always). Fills written at
+        dataset creation count in the Write time. [default: ifset]
+  --fill-v[alue]=BYTE
+        PHDF5 datasets: fill value, a byte 0-255, or undefined (no fill
+        value; HDF5 then refuses --fill-time=alloc). [default: the
+        library's, 0]
   -g, --ge[ometry]
         2D geometry: square datasets (see below). [default: 1D]
   -i N, --num-i[terations]=N
@@ -763,6 +883,8 @@ their values are given as --name=VALUE or --name VALUE.
         Also write the results to FILE as JSON, with the same records as
         --csv. - means standard output, after the report; the JSON starts
         at the line holding only '{'. [default: none]
+  -n, --no-f[ill]
+        PHDF5 datasets: never write fill values (--fill-time=never).
   -o FILE, --ou[tput]=FILE
         Write the report to FILE. [default: standard output]
   -p N, --min-num-p[rocesses]=N
@@ -770,6 +892,9 @@ their values are given as --name=VALUE or --name VALUE.
   -P N, --max-num-p[rocesses]=N
         Largest number of processes (0 counts as 1). The tests run with
         P, P/2, P/4, ... processes down to -p. [default: all processes]
+  --st[rict]
+        With --fill-behaviour: exit with status 1 when the library
+        differs from the document anywhere.
   -T SIZE, --th[reshold]=SIZE
         HDF5 alignment threshold: only objects of at least this size
         are aligned to -a. [default: 1]
@@ -1108,6 +1233,19 @@ mod tests {
         refused(&["---e", "4"], &["unknown option '---e'"]);
         refused(&["--NUM-BYTES=4"], &["unknown option '--NUM-BYTES=4'"]);
         assert_eq!(run(&["--num-b=4K"]).num_bytes, 4096);
+    }
+
+    #[test]
+    fn no_spelling_matches_two_options() {
+        // every prefix of every name that matches it also matches no other entry
+        for a in &OPTS {
+            for n in 1..=a.long.len() {
+                let spelling = &a.long[..n];
+                let hits = OPTS.iter().filter(|p| p.matches_long(spelling)).count();
+                assert!(hits <= 1, "--{spelling} matches {hits} options");
+                assert_eq!(a.matches_long(spelling), n >= a.min, "--{spelling}");
+            }
+        }
     }
 
     #[test]
@@ -1605,7 +1743,7 @@ mod tests {
 
     #[test]
     fn unsupported_letters() {
-        for c in ["m", "n", "s", "t"] {
+        for c in ["m", "s", "t"] {
             let m = err(&[&format!("-{c}")]);
             assert_eq!(
                 m,
@@ -1615,8 +1753,150 @@ mod tests {
                 )
             );
         }
-        refused(&["-cn"], &["option '-n' in '-cn' is not supported"]);
-        refused(&["--no-fill"], &["unknown option '--no-fill'"]);
+        refused(&["-cm"], &["option '-m' in '-cm' is not supported"]);
+    }
+
+    #[test]
+    fn fill_options() {
+        use crate::fill::{AllocTime, FillSettings, FillTime, FillValue};
+        assert_eq!(run(&[]).fill, FillSettings::default());
+        // -n / --no-fill is --fill-time=never, also in clusters
+        for args in [
+            &["-n"][..],
+            &["--no-fill"],
+            &["--no-f"],
+            &["-cn"],
+            &["--fill-time=never"],
+            &["--fill-t", "NEVER"],
+        ] {
+            assert_eq!(run(args).fill.time, Some(FillTime::Never), "{args:?}");
+        }
+        assert!(run(&["-cnC"]).chunk && run(&["-cnC"]).collective);
+        let o = run(&[
+            "--fill-value=7",
+            "--fill-time",
+            "alloc",
+            "--alloc-time=late",
+            "-c",
+        ]);
+        assert_eq!(
+            o.fill,
+            FillSettings {
+                value: Some(FillValue::Byte(7)),
+                time: Some(FillTime::Alloc),
+                alloc: Some(AllocTime::Late)
+            }
+        );
+        assert!(o.chunk);
+        assert_eq!(run(&["--fill-v", "0"]).fill.value, Some(FillValue::Byte(0)));
+        assert_eq!(
+            run(&["--fill-value= 255"]).fill.value,
+            Some(FillValue::Byte(255))
+        );
+        assert_eq!(
+            run(&["--fill-value=Undefined"]).fill.value,
+            Some(FillValue::Undefined)
+        );
+        assert_eq!(run(&["--fill-time=ifset"]).fill.time, Some(FillTime::IfSet));
+        for (w, a) in [
+            ("default", AllocTime::Default),
+            ("early", AllocTime::Early),
+            ("incr", AllocTime::Incr),
+            ("incremental", AllocTime::Incr),
+            ("LATE", AllocTime::Late),
+        ] {
+            assert_eq!(run(&["--allo", w]).fill.alloc, Some(a), "{w}");
+        }
+        // the last one wins
+        assert_eq!(
+            run(&["-n", "--fill-time=alloc"]).fill.time,
+            Some(FillTime::Alloc)
+        );
+        assert_eq!(
+            run(&["--fill-time=alloc", "-n"]).fill.time,
+            Some(FillTime::Never)
+        );
+        // --al is still --align; --all is nothing
+        assert_eq!(run(&["--al", "4K"]).h5_align, 4096);
+        refused(&["--all", "late"], &["unknown option '--all'"]);
+        refused(&["--fill", "7"], &["unknown option '--fill'"]);
+        refused(&["--fill-", "7"], &["unknown option '--fill-'"]);
+        refused(&["--no", "x"], &["unknown option '--no'"]);
+        // bad values
+        refused(
+            &["--fill-value=256"],
+            &[
+                "invalid value '256' for --fill-value",
+                "too large (at most 255)",
+                "byte value 0-255 or undefined",
+            ],
+        );
+        refused(
+            &["--fill-value=-1"],
+            &["invalid value '-1' for --fill-value"],
+        );
+        refused(
+            &["--fill-value=0x10"],
+            &["invalid value '0x10' for --fill-value"],
+        );
+        refused(
+            &["--fill-value=undef"],
+            &["invalid value 'undef' for --fill-value"],
+        );
+        refused(
+            &["--fill-time=sometimes"],
+            &["invalid value 'sometimes' for --fill-time: expected never, ifset or alloc"],
+        );
+        refused(
+            &["--alloc-time", "soon"],
+            &["invalid value 'soon' for --alloc-time: expected default, early, incr"],
+        );
+        refused(
+            &["--fill-value"],
+            &["missing value for --fill-value (expected a byte value 0-255 or undefined)"],
+        );
+        refused(&["--fill-time="], &["missing value for --fill-time"]);
+        refused(
+            &["--alloc-time", "-n"],
+            &["missing value for --alloc-time (expected default, early, incr or late"],
+        );
+        refused(&["--no-fill=1"], &["invalid value '1' for -n/--no-fill"]);
+        refused(&["-n", "1"], &["unexpected argument '1'"]);
+    }
+
+    #[test]
+    fn fill_behaviour_mode() {
+        assert_eq!(
+            parse(["--fill-behaviour"]).unwrap(),
+            Command::FillBehaviour { strict: false }
+        );
+        assert_eq!(
+            parse(["--fill-b", "--strict"]).unwrap(),
+            Command::FillBehaviour { strict: true }
+        );
+        assert_eq!(
+            parse(["--st", "--fill-behav"]).unwrap(),
+            Command::FillBehaviour { strict: true }
+        );
+        // -h still wins
+        assert_eq!(parse(["--fill-behaviour", "-h"]).unwrap(), Command::Help);
+        refused(
+            &["--fill-behaviour", "-A", "posix"],
+            &["--fill-behaviour runs no benchmark and takes no option but --strict (got -A/--api)"],
+        );
+        refused(
+            &["-n", "--fill-behaviour"],
+            &["takes no option but --strict (got -n/--no-fill)"],
+        );
+        refused(
+            &["--strict"],
+            &["h5perf: --strict applies only to --fill-behaviour"],
+        );
+        refused(&["-e", "8", "--strict"], &["--strict applies only"]);
+        refused(
+            &["--fill-behaviour=1"],
+            &["invalid value '1' for --fill-behaviour: this option takes no value"],
+        );
     }
 
     #[test]

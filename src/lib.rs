@@ -16,6 +16,7 @@ pub mod env;
 pub mod error;
 pub mod export;
 pub mod ffi;
+pub mod fill;
 pub mod params;
 pub mod pattern;
 pub mod report;

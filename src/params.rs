@@ -1,7 +1,11 @@
 //! Benchmark parameters: what the command line (or the C API) asked for, and the
 //! resolved configuration after h5perf's defaults and clamping (spec §1.9).
 //!
-//! No I/O and no MPI here; the world size is passed in as a number.
+//! No I/O and no MPI here; the world size is passed in as a number. (The one exception:
+//! given fill options are checked with HDF5 in an in-memory file, see
+//! [`crate::fill::FillSettings::refusal`].)
+
+use crate::fill::FillSettings;
 
 /// The I/O APIs h5perf can benchmark, in execution order (spec §3: POSIX, MPI-IO, PHDF5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,6 +132,9 @@ pub struct Options {
     pub json: Option<String>,
     /// `--csv FILE`: machine-readable results as CSV (`-` = standard output).
     pub csv: Option<String>,
+    /// `--fill-value`, `--fill-time` (`-n`), `--alloc-time`: dataset-creation settings of
+    /// the PHDF5 datasets (default: none set, the library's defaults).
+    pub fill: FillSettings,
 }
 
 impl Default for Options {
@@ -154,6 +161,7 @@ impl Default for Options {
             output: None,
             json: None,
             csv: None,
+            fill: FillSettings::default(),
         }
     }
 }
@@ -203,6 +211,8 @@ pub struct Params {
     pub json: Option<String>,
     /// CSV results file, if any (`-` = standard output).
     pub csv: Option<String>,
+    /// Fill settings of the PHDF5 datasets (POSIX and MPI-IO ignore them).
+    pub fill: FillSettings,
 }
 
 /// An MPI count or stride to check against `INT_MAX`: what it is, and its value
@@ -266,6 +276,7 @@ impl Params {
             output: o.output.clone(),
             json: o.json.clone(),
             csv: o.csv.clone(),
+            fill: o.fill,
         }
     }
 
@@ -307,9 +318,20 @@ impl Params {
     /// engine could not run: 2D regions that do not tile into transfers, MPI `int`
     /// counts and strides above `INT_MAX`, HDF5 1.10 transfers above `INT_MAX` bytes,
     /// HDF5 chunks of 4 GiB or more, transfer buffers larger than `mem_bytes` (the
-    /// machine's memory), file offsets beyond `i64`. Returns one message per distinct
-    /// problem, in the order found; empty when the run can go ahead.
+    /// machine's memory), file offsets beyond `i64`; last, fill settings (`--fill-value`,
+    /// `--fill-time`, `--alloc-time`) that HDF5 refuses for the run's datasets, with
+    /// HDF5's reason (asked of HDF5 in an in-memory file, no I/O). Returns one message
+    /// per distinct problem, in the order found; empty when the run can go ahead.
     pub fn problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
+        let mut out = self.engine_problems(world_size, mem_bytes);
+        if let Some(m) = self.fill.refusal(self.chunk, self.dim2d) {
+            out.push(m);
+        }
+        out
+    }
+
+    /// The checks of [`Params::problems`] before the fill settings.
+    fn engine_problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let mut push = |m: String| {
             if !out.contains(&m) {
@@ -618,5 +640,45 @@ mod tests {
             ..Default::default()
         })[0]
             .contains("HDF5's MPI-IO driver"));
+    }
+
+    #[test]
+    fn fill_settings_refused_by_hdf5_are_problems() {
+        use crate::fill::{FillTime, FillValue};
+        let p = resolve(
+            |o| {
+                o.fill.value = Some(FillValue::Undefined);
+                o.fill.time = Some(FillTime::Alloc);
+                o.chunk = true;
+            },
+            2,
+        );
+        assert_eq!(
+            p.problems(2, MEM),
+            vec!["--fill-value=undefined --fill-time=alloc (chunked datasets): HDF5 refuses this combination: \"fill value writing on allocation set, but no fill value defined\" (H5Dcreate2)"]
+        );
+        // after the engine's checks
+        let p = resolve(
+            |o| {
+                o.fill.value = Some(FillValue::Undefined);
+                o.fill.time = Some(FillTime::Alloc);
+                o.min_procs = 4;
+                o.max_procs = Some(4);
+            },
+            2,
+        );
+        let m = p.problems(2, MEM);
+        assert_eq!(m.len(), 2);
+        assert!(m[0].starts_with("number of process(4)"));
+        assert!(m[1].contains("(contiguous datasets)"));
+        // accepted settings add nothing
+        let p = resolve(
+            |o| {
+                o.fill.value = Some(FillValue::Byte(7));
+                o.fill.time = Some(FillTime::Never);
+            },
+            2,
+        );
+        assert!(p.problems(2, MEM).is_empty());
     }
 }

@@ -161,6 +161,10 @@ pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
         "Data storage method in HDF5={}",
         if p.chunk { "Chunked" } else { "Contiguous" }
     ));
+    // fill settings (not in the C tool): only when one was given
+    for l in p.fill.report_lines() {
+        line(l);
+    }
     line(format!(
         "Env HDF5_PARAPREFIX={}",
         e.paraprefix.unwrap_or("not set")
@@ -405,6 +409,45 @@ mod tests {
             xfer_header_1d(131072, 524288, &p),
             "Transfer Buffer Size: 131072 bytes, File size: 0.50 MB\n      # of files: 1, # of datasets: 1, dataset size: 0.50 MB\n"
         );
+    }
+
+    #[test]
+    fn fill_lines_only_when_given() {
+        use crate::fill::{AllocTime, FillValue};
+        let block = |o: &Options| {
+            param_block(
+                &Params::resolve(o, 2),
+                &ParamEnv {
+                    rank: 1,
+                    paraprefix: Some("/x"),
+                    info_dump: "Dumping MPI Info Object(0) (up to 256 bytes per item):\nobject is MPI_INFO_NULL\n",
+                },
+            )
+        };
+        let plain = block(&Options::default());
+        assert!(!plain.contains("Fill"), "{plain}");
+        assert!(!plain.contains("Allocation time"), "{plain}");
+        let mut o = Options::default();
+        o.fill.value = Some(FillValue::Byte(7));
+        o.fill.alloc = Some(AllocTime::Late);
+        let b = block(&o);
+        assert!(
+            b.contains(
+                "rank 1: Data storage method in HDF5=Contiguous\n\
+                 rank 1: Fill value=7\n\
+                 rank 1: Fill time=ifset (library default)\n\
+                 rank 1: Allocation time=late (HDF5 applies: early)\n\
+                 rank 1: Env HDF5_PARAPREFIX=/x\n"
+            ),
+            "{b}"
+        );
+        // nothing else changes
+        let stripped: String = b
+            .lines()
+            .filter(|l| !l.contains("Fill ") && !l.contains("Allocation time"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(stripped, plain);
     }
 
     #[test]

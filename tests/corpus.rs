@@ -96,7 +96,7 @@ fn cases() -> Vec<Case> {
         ("unknown short option", &["-b"], &[], Refused(&["unknown option", "'-b'"])),
         ("stray argument", &["-A", "posix", "foo"], &[], Refused(&["unexpected argument", "'foo'"])),
         ("missing value", &["--num-bytes"], &[], Refused(&["missing value", "-e/--num-bytes"])),
-        ("unsupported letter", &["-n"], &[], Refused(&["'-n'", "not supported"])),
+        ("unsupported letter", &["-m"], &[], Refused(&["'-m'", "not supported"])),
         ("flag with bad value", &["--interleaved=maybe"], &[], Refused(&["-I/--interleaved", "'maybe'"])),
         ("flag given a value", &["--chunk=1"], &[], Refused(&["-c/--chunk", "takes no value"])),
     ]

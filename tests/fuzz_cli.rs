@@ -118,7 +118,7 @@ fn check(args: &[String]) -> Result<(), TestCaseError> {
                 let _ = p.problems(world, 24 << 30);
             }
         }
-        Ok(Command::Help) | Ok(Command::Version) => {}
+        Ok(Command::Help) | Ok(Command::Version) | Ok(Command::FillBehaviour { .. }) => {}
         Err(Error::Usage(m)) => {
             prop_assert!(
                 m.starts_with("h5perf: "),

@@ -3,7 +3,8 @@
 //! hyperslab (set once, moved per transfer with `H5Soffset_simple`), a memory dataspace
 //! of the buffer's shape and a transfer property list (collective with `-C`); per
 //! dataset `Dataset_<d>` of `H5T_NATIVE_UCHAR`, chunked by `blk` (1D) or `blk × blk`
-//! (2D) with `-c`.
+//! (2D) with `-c`, with the fill settings of `--fill-value`, `--fill-time` and
+//! `--alloc-time` when given (issue 6).
 
 use std::ffi::CString;
 
@@ -124,6 +125,8 @@ impl Driver for Phdf5Driver {
                     Pattern::D2(p) => &[p.blk, p.blk],
                 };
                 let dcpl = Plist::dataset_create(if ctx.params.chunk { Some(dims) } else { None })?;
+                // --fill-value/--fill-time/--alloc-time; nothing is set by default
+                dcpl.set_fill(&ctx.params.fill)?;
                 let fs = self.file_space.as_ref().ok_or_else(not_ready)?;
                 Dataset::create(file, name, fs, &dcpl)?
             }

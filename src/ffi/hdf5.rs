@@ -7,9 +7,9 @@
 //! `close(self)` methods report the close error where it matters (collective closes).
 
 use std::ffi::{c_char, c_uint, c_void, CStr};
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 
-use hdf5_sys::h5::{herr_t, hsize_t, hssize_t};
+use hdf5_sys::h5::{haddr_t, herr_t, hsize_t, hssize_t, HADDR_UNDEF};
 use hdf5_sys::h5d;
 use hdf5_sys::h5e;
 use hdf5_sys::h5f;
@@ -20,6 +20,7 @@ use hdf5_sys::h5t;
 
 use super::mpi::{Comm, Info};
 use crate::error::{Error, Result};
+use crate::fill::{AllocTime, FillKind, FillSettings, FillTime, FillValue};
 
 static INIT: Once = Once::new();
 
@@ -174,6 +175,141 @@ impl Plist {
         Ok(p)
     }
 
+    /// A file-access list with the POSIX `sec2` driver (`H5Pset_fapl_sec2`) and a raw-data
+    /// sieve buffer of `sieve_bytes` bytes (`H5Pset_sieve_buf_size`; 0 switches sieving
+    /// off, so every raw-data write reaches the file as it is made).
+    pub fn file_access_sec2(sieve_bytes: usize) -> Result<Plist> {
+        init();
+        let p = Self::create(*h5p::H5P_CLS_FILE_ACCESS)?;
+        // SAFETY: valid fapl id.
+        check("H5Pset_fapl_sec2", unsafe { h5p::H5Pset_fapl_sec2(p.id) })?;
+        // SAFETY: valid fapl id.
+        check("H5Pset_sieve_buf_size", unsafe {
+            h5p::H5Pset_sieve_buf_size(p.id, sieve_bytes)
+        })?;
+        Ok(p)
+    }
+
+    /// A file-access list with the in-memory `core` driver and no backing store: a file
+    /// created with it never reaches the disk (`H5Pset_fapl_core(fapl, 4096, false)`).
+    pub fn file_access_core() -> Result<Plist> {
+        init();
+        let p = Self::create(*h5p::H5P_CLS_FILE_ACCESS)?;
+        // SAFETY: valid fapl id; 4096-byte allocation increment, no backing store.
+        check("H5Pset_fapl_core", unsafe {
+            h5p::H5Pset_fapl_core(p.id, 4096, 0)
+        })?;
+        Ok(p)
+    }
+
+    /// `H5Pset_layout(H5D_COMPACT)` on a dataset-creation list: the raw data is kept in
+    /// the object header (at most 64 KiB).
+    pub fn set_compact(&self) -> Result<()> {
+        // SAFETY: valid dcpl id.
+        check("H5Pset_layout", unsafe {
+            h5p::H5Pset_layout(self.id, h5d::H5D_layout_t::H5D_COMPACT)
+        })
+    }
+
+    /// Apply the fill settings that are given (spec §9 extended): `H5Pset_fill_value`
+    /// (a byte of `H5T_NATIVE_UCHAR`, or NULL for an undefined fill value),
+    /// `H5Pset_fill_time`, `H5Pset_alloc_time`. Settings left at `None` are not touched,
+    /// so the default settings make no call at all. Call after [`Plist::dataset_create`]
+    /// (the layout must be set before the allocation time).
+    pub fn set_fill(&self, fill: &FillSettings) -> Result<()> {
+        match fill.value {
+            None => {}
+            Some(FillValue::Byte(b)) => {
+                // SAFETY: valid dcpl id; the value is one byte of the native uchar type.
+                check("H5Pset_fill_value", unsafe {
+                    h5p::H5Pset_fill_value(
+                        self.id,
+                        *h5t::H5T_NATIVE_UCHAR,
+                        &b as *const u8 as *const c_void,
+                    )
+                })?;
+            }
+            Some(FillValue::Undefined) => {
+                // SAFETY: valid dcpl id; NULL makes the fill value undefined.
+                check("H5Pset_fill_value", unsafe {
+                    h5p::H5Pset_fill_value(self.id, *h5t::H5T_NATIVE_UCHAR, std::ptr::null())
+                })?;
+            }
+        }
+        if let Some(t) = fill.time {
+            let t = match t {
+                FillTime::Never => h5d::H5D_fill_time_t::H5D_FILL_TIME_NEVER,
+                FillTime::IfSet => h5d::H5D_fill_time_t::H5D_FILL_TIME_IFSET,
+                FillTime::Alloc => h5d::H5D_fill_time_t::H5D_FILL_TIME_ALLOC,
+            };
+            // SAFETY: valid dcpl id.
+            check("H5Pset_fill_time", unsafe {
+                h5p::H5Pset_fill_time(self.id, t)
+            })?;
+        }
+        if let Some(a) = fill.alloc {
+            let a = match a {
+                AllocTime::Default => h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_DEFAULT,
+                AllocTime::Early => h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_EARLY,
+                AllocTime::Incr => h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_INCR,
+                AllocTime::Late => h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_LATE,
+            };
+            // SAFETY: valid dcpl id.
+            check("H5Pset_alloc_time", unsafe {
+                h5p::H5Pset_alloc_time(self.id, a)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// `H5Pfill_value_defined`: whether the list's fill value is the library default,
+    /// user-defined or undefined.
+    pub fn fill_kind(&self) -> Result<FillKind> {
+        let mut st = h5d::H5D_fill_value_t::H5D_FILL_VALUE_ERROR;
+        // SAFETY: valid dcpl id and an out-pointer to a live enum HDF5 sets to a valid value.
+        check("H5Pfill_value_defined", unsafe {
+            h5p::H5Pfill_value_defined(self.id, &mut st)
+        })?;
+        match st {
+            h5d::H5D_fill_value_t::H5D_FILL_VALUE_DEFAULT => Ok(FillKind::LibraryDefault),
+            h5d::H5D_fill_value_t::H5D_FILL_VALUE_USER_DEFINED => Ok(FillKind::UserDefined),
+            h5d::H5D_fill_value_t::H5D_FILL_VALUE_UNDEFINED => Ok(FillKind::Undefined),
+            h5d::H5D_fill_value_t::H5D_FILL_VALUE_ERROR => Err(err("H5Pfill_value_defined")),
+        }
+    }
+
+    /// `H5Pget_fill_time` of a dataset-creation list.
+    pub fn fill_time(&self) -> Result<FillTime> {
+        let mut t = h5d::H5D_fill_time_t::H5D_FILL_TIME_ERROR;
+        // SAFETY: valid dcpl id and an out-pointer to a live enum.
+        check("H5Pget_fill_time", unsafe {
+            h5p::H5Pget_fill_time(self.id, &mut t)
+        })?;
+        match t {
+            h5d::H5D_fill_time_t::H5D_FILL_TIME_NEVER => Ok(FillTime::Never),
+            h5d::H5D_fill_time_t::H5D_FILL_TIME_IFSET => Ok(FillTime::IfSet),
+            h5d::H5D_fill_time_t::H5D_FILL_TIME_ALLOC => Ok(FillTime::Alloc),
+            h5d::H5D_fill_time_t::H5D_FILL_TIME_ERROR => Err(err("H5Pget_fill_time")),
+        }
+    }
+
+    /// `H5Pget_alloc_time` of a dataset-creation list (what the list says, which is not
+    /// always what HDF5 applies: see [`crate::fill`]).
+    pub fn alloc_time(&self) -> Result<AllocTime> {
+        let mut a = h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_ERROR;
+        // SAFETY: valid dcpl id and an out-pointer to a live enum.
+        check("H5Pget_alloc_time", unsafe {
+            h5p::H5Pget_alloc_time(self.id, &mut a)
+        })?;
+        match a {
+            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_DEFAULT => Ok(AllocTime::Default),
+            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_EARLY => Ok(AllocTime::Early),
+            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_INCR => Ok(AllocTime::Incr),
+            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_LATE => Ok(AllocTime::Late),
+            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_ERROR => Err(err("H5Pget_alloc_time")),
+        }
+    }
+
     /// A dataset-transfer list; collective (`H5FD_MPIO_COLLECTIVE`) or left independent.
     pub fn dataset_xfer(collective: bool) -> Result<Plist> {
         init();
@@ -208,6 +344,15 @@ impl H5File {
         // SAFETY: NUL-terminated name, valid fapl.
         let id = check_id("H5Fcreate", unsafe {
             h5f::H5Fcreate(p.as_ptr(), h5f::H5F_ACC_TRUNC, h5p::H5P_DEFAULT, fapl.id)
+        })?;
+        Ok(H5File { id })
+    }
+
+    /// `H5Fopen(path, H5F_ACC_RDWR, fapl)`.
+    pub fn open_rdwr(p: &CStr, fapl: &Plist) -> Result<H5File> {
+        // SAFETY: as create.
+        let id = check_id("H5Fopen", unsafe {
+            h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDWR, fapl.id)
         })?;
         Ok(H5File { id })
     }
@@ -281,6 +426,13 @@ impl Dataspace {
                 block.as_ptr(),
             )
         })
+    }
+
+    /// `H5Sselect_none`: select nothing (a rank that takes part in a collective call
+    /// without moving data).
+    pub fn select_none(&self) -> Result<()> {
+        // SAFETY: valid dataspace id.
+        check("H5Sselect_none", unsafe { h5s::H5Sselect_none(self.id) })
     }
 
     /// `H5Soffset_simple(offset)`: move the selection by `offset` elements per dimension.
@@ -386,6 +538,97 @@ impl Dataset {
         })
     }
 
+    /// `H5Dread` of the whole dataset (`H5S_ALL`, default transfer list) into `buf`.
+    /// Errors: `buf` shorter than `len` bytes (the dataset's element count), or HDF5's
+    /// error.
+    pub fn read_all(&self, len: u64, buf: &mut [u8]) -> Result<()> {
+        if (buf.len() as u64) < len {
+            return Err(Error::Other(
+                "H5Dread: buffer smaller than the dataset".into(),
+            ));
+        }
+        // SAFETY: buf holds the whole dataset of bytes (checked against the caller's
+        // element count `len`); ids are valid.
+        check("H5Dread", unsafe {
+            h5d::H5Dread(
+                self.id,
+                *h5t::H5T_NATIVE_UCHAR,
+                h5s::H5S_ALL,
+                h5s::H5S_ALL,
+                h5p::H5P_DEFAULT,
+                buf.as_mut_ptr() as *mut c_void,
+            )
+        })
+    }
+
+    /// `H5Dflush`: write the dataset's cached raw data and metadata to the file
+    /// (collective with the MPI-IO driver).
+    pub fn flush(&self) -> Result<()> {
+        // SAFETY: valid dataset id.
+        check("H5Dflush", unsafe { h5d::H5Dflush(self.id) })
+    }
+
+    /// `H5Dget_storage_size`: bytes of file space allocated for the raw data (0 when
+    /// nothing is allocated yet).
+    pub fn storage_size(&self) -> u64 {
+        // SAFETY: valid dataset id.
+        unsafe { h5d::H5Dget_storage_size(self.id) }
+    }
+
+    /// `H5Dget_offset`: file address (bytes) of a contiguous dataset's raw data, `None`
+    /// when not allocated (or for other layouts).
+    pub fn offset(&self) -> Option<u64> {
+        // SAFETY: valid dataset id.
+        let a: haddr_t = unsafe { h5d::H5Dget_offset(self.id) };
+        (a != HADDR_UNDEF).then_some(a)
+    }
+
+    /// The allocated chunks of a chunked dataset: for each, its logical offset (elements
+    /// per dimension), file address and size in bytes (`H5Dget_num_chunks`,
+    /// `H5Dget_chunk_info`).
+    pub fn chunks(&self) -> Result<Vec<ChunkInfo>> {
+        // SAFETY: valid dataset id.
+        let space = check_id("H5Dget_space", unsafe { h5d::H5Dget_space(self.id) })?;
+        let space = Dataspace { id: space, len: 0 };
+        // SAFETY: valid dataspace id.
+        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
+        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        let mut n: hsize_t = 0;
+        // SAFETY: valid ids and an out-pointer to a live integer.
+        check("H5Dget_num_chunks", unsafe {
+            h5d::H5Dget_num_chunks(self.id, space.id, &mut n)
+        })?;
+        let mut out = Vec::new();
+        for i in 0..n {
+            let mut offset: Vec<hsize_t> = vec![0; rank];
+            let (mut mask, mut addr, mut size): (c_uint, haddr_t, hsize_t) = (0, 0, 0);
+            // SAFETY: `offset` holds one entry per dimension of the dataspace; the other
+            // out-pointers point to live integers.
+            check("H5Dget_chunk_info", unsafe {
+                h5d::H5Dget_chunk_info(
+                    self.id,
+                    space.id,
+                    i,
+                    offset.as_mut_ptr(),
+                    &mut mask,
+                    &mut addr,
+                    &mut size,
+                )
+            })?;
+            out.push(ChunkInfo { offset, addr, size });
+        }
+        Ok(out)
+    }
+
+    /// `H5Dget_create_plist`: the dataset's creation property list as HDF5 stored it.
+    pub fn create_plist(&self) -> Result<Plist> {
+        // SAFETY: valid dataset id.
+        let id = check_id("H5Dget_create_plist", unsafe {
+            h5d::H5Dget_create_plist(self.id)
+        })?;
+        Ok(Plist { id })
+    }
+
     /// `H5Dclose`, reporting its error.
     pub fn close(self) -> Result<()> {
         // SAFETY: we own the id.
@@ -402,4 +645,47 @@ impl Drop for Dataset {
             h5d::H5Dclose(self.id);
         }
     }
+}
+
+/// One allocated chunk of a chunked dataset ([`Dataset::chunks`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkInfo {
+    /// Logical position of the chunk's first element, in elements per dimension.
+    pub offset: Vec<u64>,
+    /// File address of the chunk, in bytes from the start of the file.
+    pub addr: u64,
+    /// Stored size of the chunk in bytes.
+    pub size: u64,
+}
+
+/// Serialises [`probe_dataset_create`]: HDF5 1.10 is not thread-safe, and the probe can
+/// be reached from several threads at once (unit tests of the option checks).
+static PROBE_LOCK: Mutex<()> = Mutex::new(());
+
+/// Ask HDF5 whether it creates a byte dataset of extent `dims` (chunked by `chunk` if
+/// given) with the fill settings `fill`, without touching the disk: the creation list is
+/// built, an in-memory file is created ([`Plist::file_access_core`], no backing store) on
+/// this process alone, `H5Dcreate2` is tried, then everything is closed again. Used
+/// before any I/O to refuse settings HDF5 would refuse in the run. No MPI call; the
+/// HDF5 calls hold a process-wide lock.
+///
+/// Errors: HDF5's refusal as [`Error::Hdf5`] (call and error stack), or a failure to
+/// set up the creation list or the in-memory file.
+pub fn probe_dataset_create(
+    dims: &[u64],
+    chunk: Option<&[u64]>,
+    fill: &FillSettings,
+) -> Result<()> {
+    let _guard = PROBE_LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    init();
+    let dcpl = Plist::dataset_create(chunk)?;
+    dcpl.set_fill(fill)?;
+    let fapl = Plist::file_access_core()?;
+    let file = H5File::create(c"h5perf-probe-in-memory", &fapl)?;
+    let space = Dataspace::simple(dims)?;
+    let ds = Dataset::create(&file, c"probe", &space, &dcpl)?;
+    ds.close()?;
+    file.close()
 }

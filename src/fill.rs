@@ -1,0 +1,2165 @@
+//! Fill values (issue 6): the PHDF5 dataset options `--fill-value`, `--fill-time`,
+//! `--alloc-time` and `-n`/`--no-fill`, the start-up check that HDF5 accepts them, and
+//! the `--fill-behaviour` mode, which rebuilds HDF5's documented fill-value tables
+//! (serial and parallel) by experiment with the linked library and marks where the
+//! library differs from the document.
+//!
+//! How a cell of the tables is observed ([`run_mode`]): a file is created and closed,
+//! 256 KiB of marker bytes (0xEE) are appended to it behind HDF5's end of allocated
+//! space, and the file is opened again, so raw-data storage that HDF5 allocates lands on
+//! marker bytes and storage HDF5 never writes keeps them. A 128 × 128 byte dataset is
+//! created with the cell's settings (chunks of 32 × 32 bytes; compact data lives in the
+//! object header) and flushed (`H5Dflush`), then a 16 × 16 block at the origin is written
+//! with 0x11 and flushed again. Around both steps the bytes the process wrote are taken
+//! from `/proc/self/io` (`wchar`, summed over ranks in parallel); after both steps the
+//! allocated storage is read back from the file (`H5Dget_offset`, `H5Dget_chunk_info`),
+//! compact data with `H5Dread`. Bytes are counted as fill value, marker, zero or other
+//! ([`Census`]), and [`classify`] turns the counts into the document's outcomes. The
+//! serial table runs on rank 0 alone with the `sec2` driver (sieve buffer off, so a
+//! partial write moves only its own bytes); the parallel table on every rank with the
+//! MPI-IO driver, rank 0 writing the block and the others selecting nothing.
+//!
+//! One limit of any such experiment: the library default fill value is 0, and HDF5
+//! zeroes the buffer of a chunk or of compact data it does not fill. Where the test's
+//! untouched bytes came from such a buffer (the rest of the chunk the write touched;
+//! compact data), "library fill value written" and "no fill value written" leave the
+//! same bytes, and the cell is reported as indistinguishable (`≈`) rather than guessed.
+
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::fmt::Write as _;
+
+use crate::engine::{self, RunEnv};
+use crate::error::{Error, Result};
+use crate::ffi::hdf5::{self, Dataset, Dataspace, H5File, Plist};
+use crate::ffi::mpi::{Comm, Info, Op};
+
+// ---------------------------------------------------------------------------------------
+// The settings (command-line options of the PHDF5 datasets)
+// ---------------------------------------------------------------------------------------
+
+/// `--fill-value`: the fill value of the PHDF5 datasets (elements are bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FillValue {
+    /// A user-defined fill value: this byte (`H5Pset_fill_value` with the value).
+    Byte(u8),
+    /// No fill value at all (`H5Pset_fill_value` with NULL).
+    Undefined,
+}
+
+/// `--fill-time`: when HDF5 writes fill values (`H5Pset_fill_time`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FillTime {
+    /// `H5D_FILL_TIME_NEVER`: never.
+    Never,
+    /// `H5D_FILL_TIME_IFSET`: when storage is allocated, if a fill value is set (the
+    /// library default).
+    IfSet,
+    /// `H5D_FILL_TIME_ALLOC`: always when storage is allocated.
+    Alloc,
+}
+
+/// `--alloc-time`: when HDF5 allocates the raw-data storage (`H5Pset_alloc_time`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocTime {
+    /// `H5D_ALLOC_TIME_DEFAULT`: the layout's default (contiguous late, chunked
+    /// incremental, compact early).
+    Default,
+    /// `H5D_ALLOC_TIME_EARLY`: at dataset creation.
+    Early,
+    /// `H5D_ALLOC_TIME_INCR`: chunk by chunk, as chunks are first written.
+    Incr,
+    /// `H5D_ALLOC_TIME_LATE`: all of it at the first write.
+    Late,
+}
+
+/// The fill settings of the PHDF5 datasets. `None` means "not given": nothing is set on
+/// the dataset-creation list and the library default applies, so the default settings
+/// leave the benchmark exactly as the C tool runs it (spec §9).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FillSettings {
+    /// `--fill-value`.
+    pub value: Option<FillValue>,
+    /// `--fill-time` (`-n`/`--no-fill` is [`FillTime::Never`]).
+    pub time: Option<FillTime>,
+    /// `--alloc-time`.
+    pub alloc: Option<AllocTime>,
+}
+
+/// Which kind of fill value a dataset has (the row groups of the document's tables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FillKind {
+    /// The library default: all zero bytes, not user-defined.
+    LibraryDefault,
+    /// Set with `H5Pset_fill_value`.
+    UserDefined,
+    /// Made undefined with `H5Pset_fill_value(…, NULL)`.
+    Undefined,
+}
+
+impl FillTime {
+    /// All fill times in the document's row order.
+    pub const ALL: [FillTime; 3] = [FillTime::Never, FillTime::IfSet, FillTime::Alloc];
+
+    /// The command-line word: `never`, `ifset`, `alloc`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FillTime::Never => "never",
+            FillTime::IfSet => "ifset",
+            FillTime::Alloc => "alloc",
+        }
+    }
+
+    /// Parse a command-line word (any case); `None` if unknown.
+    pub fn parse(word: &str) -> Option<FillTime> {
+        FillTime::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(word))
+    }
+
+    /// The document's row label: `Never`, `If Set`, `Allocation`.
+    pub fn label(self) -> &'static str {
+        match self {
+            FillTime::Never => "Never",
+            FillTime::IfSet => "If Set",
+            FillTime::Alloc => "Allocation",
+        }
+    }
+}
+
+impl AllocTime {
+    /// The allocation times of the document's serial table, in row order.
+    pub const TABLE: [AllocTime; 3] = [AllocTime::Early, AllocTime::Incr, AllocTime::Late];
+
+    /// The command-line word: `default`, `early`, `incr`, `late`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AllocTime::Default => "default",
+            AllocTime::Early => "early",
+            AllocTime::Incr => "incr",
+            AllocTime::Late => "late",
+        }
+    }
+
+    /// Parse a command-line word (any case; `incremental` is `incr`); `None` if unknown.
+    pub fn parse(word: &str) -> Option<AllocTime> {
+        if word.eq_ignore_ascii_case("incremental") {
+            return Some(AllocTime::Incr);
+        }
+        [
+            AllocTime::Default,
+            AllocTime::Early,
+            AllocTime::Incr,
+            AllocTime::Late,
+        ]
+        .into_iter()
+        .find(|a| a.name().eq_ignore_ascii_case(word))
+    }
+
+    /// The document's row label: `Default`, `Early`, `Incremental`, `Late`.
+    pub fn label(self) -> &'static str {
+        match self {
+            AllocTime::Default => "Default",
+            AllocTime::Early => "Early",
+            AllocTime::Incr => "Incremental",
+            AllocTime::Late => "Late",
+        }
+    }
+}
+
+impl FillKind {
+    /// All kinds in the document's row order.
+    pub const ALL: [FillKind; 3] = [
+        FillKind::LibraryDefault,
+        FillKind::UserDefined,
+        FillKind::Undefined,
+    ];
+
+    /// The document's row label: `Library Default`, `User-defined`, `Undefined`.
+    pub fn label(self) -> &'static str {
+        match self {
+            FillKind::LibraryDefault => "Library Default",
+            FillKind::UserDefined => "User-defined",
+            FillKind::Undefined => "Undefined",
+        }
+    }
+}
+
+impl FillSettings {
+    /// True when no fill option was given.
+    pub fn is_default(&self) -> bool {
+        *self == FillSettings::default()
+    }
+
+    /// The options given, as they would be typed: `--fill-value=undefined
+    /// --fill-time=alloc` (for messages).
+    pub fn options_text(&self) -> String {
+        let mut v: Vec<String> = Vec::new();
+        match self.value {
+            Some(FillValue::Byte(b)) => v.push(format!("--fill-value={b}")),
+            Some(FillValue::Undefined) => v.push("--fill-value=undefined".into()),
+            None => {}
+        }
+        if let Some(t) = self.time {
+            v.push(format!("--fill-time={}", t.name()));
+        }
+        if let Some(a) = self.alloc {
+            v.push(format!("--alloc-time={}", a.name()));
+        }
+        v.join(" ")
+    }
+
+    /// The parameter-report lines (without the `rank R: ` prefix), printed just before
+    /// `Env HDF5_PARAPREFIX=` and only when an option was given (the default report stays
+    /// the C tool's). All three settings are shown once one is given; the allocation
+    /// time is followed by the one HDF5 applies, which with the MPI-IO driver is always
+    /// early (the document's rule, verified by `--fill-behaviour`).
+    pub fn report_lines(&self) -> Vec<String> {
+        if self.is_default() {
+            return Vec::new();
+        }
+        let value = match self.value {
+            None => "library default (0)".to_string(),
+            Some(FillValue::Byte(b)) => b.to_string(),
+            Some(FillValue::Undefined) => "undefined".to_string(),
+        };
+        let time = match self.time {
+            None => "ifset (library default)".to_string(),
+            Some(t) => t.name().to_string(),
+        };
+        let alloc = match self.alloc {
+            None => "library default".to_string(),
+            Some(a) => a.name().to_string(),
+        };
+        vec![
+            format!("Fill value={value}"),
+            format!("Fill time={time}"),
+            format!("Allocation time={alloc} (HDF5 applies: early)"),
+        ]
+    }
+
+    /// Ask the linked HDF5 whether it accepts these settings for the benchmark's
+    /// datasets (chunked or contiguous, 1D or 2D), before any I/O: a small dataset with
+    /// the same creation list is created in an in-memory file on this process
+    /// ([`hdf5::probe_dataset_create`]). Returns `None` when accepted (always for the
+    /// default settings, without calling HDF5), else the refusal: the combination and
+    /// HDF5's reason, e.g. `--fill-value=undefined --fill-time=alloc (contiguous
+    /// datasets): HDF5 refuses this combination: "fill value writing on allocation set,
+    /// but no fill value defined" (H5Dcreate2)`.
+    pub fn refusal(&self, chunked: bool, dim2d: bool) -> Option<String> {
+        if self.is_default() {
+            return None;
+        }
+        let dims: &[u64] = if dim2d { &[4, 4] } else { &[4] };
+        let e = hdf5::probe_dataset_create(dims, chunked.then_some(dims), self).err()?;
+        let storage = if chunked { "chunked" } else { "contiguous" };
+        Some(format!(
+            "{} ({storage} datasets): HDF5 refuses this combination: {}",
+            self.options_text(),
+            hdf5_reason(&e)
+        ))
+    }
+}
+
+/// HDF5's reason for a refusal, quoted: the innermost frame of the error stack and the
+/// API call, `"fill value writing on allocation set, but no fill value defined"
+/// (H5Dcreate2)`; other errors as they display.
+pub fn hdf5_reason(e: &Error) -> String {
+    match e {
+        Error::Hdf5 { call, msg } => format!("\"{}\" ({call})", innermost(msg)),
+        other => format!("\"{other}\""),
+    }
+}
+
+/// The innermost frame's description of an HDF5 error stack as [`Error::Hdf5`] carries
+/// it (`outer(): desc: inner(): desc` → `desc` of `inner`).
+fn innermost(msg: &str) -> &str {
+    msg.rsplit("(): ").next().unwrap_or(msg).trim()
+}
+
+// ---------------------------------------------------------------------------------------
+// The document's tables
+// ---------------------------------------------------------------------------------------
+
+/// A storage method: a column of the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Storage {
+    /// `H5D_CONTIGUOUS`.
+    Contiguous,
+    /// `H5D_CHUNKED`.
+    Chunked,
+    /// `H5D_COMPACT` (raw data in the object header).
+    Compact,
+}
+
+impl Storage {
+    /// The columns in the document's order.
+    pub const ALL: [Storage; 3] = [Storage::Contiguous, Storage::Chunked, Storage::Compact];
+
+    /// The column title: `Contiguous`, `Chunked`, `Compact`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Storage::Contiguous => "Contiguous",
+            Storage::Chunked => "Chunked",
+            Storage::Compact => "Compact",
+        }
+    }
+}
+
+/// The outcomes the document's cells name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// No Fill Value Written.
+    NoFill,
+    /// … Fill Value Written During Creation (contiguous, compact).
+    DuringCreation,
+    /// … Fill Value Written To All Chunks During Create.
+    AllChunksDuringCreate,
+    /// … Fill Value Set In Each Chunk Accessed During Write.
+    EachChunkAccessed,
+    /// … Fill Value Written During Write (contiguous).
+    DuringWrite,
+    /// … Fill Value Written To All Chunks During Write.
+    AllChunksDuringWrite,
+    /// Error: HDF5 refuses the settings.
+    Error,
+    /// Same as Late: the incremental row behaves as the late row.
+    SameAsLate,
+}
+
+impl Outcome {
+    /// The document's wording, with `Library`/`User` before "Fill Value" for the fill
+    /// value kind of the row.
+    pub fn text(self, kind: FillKind) -> String {
+        let who = match kind {
+            FillKind::LibraryDefault => "Library ",
+            FillKind::UserDefined => "User ",
+            FillKind::Undefined => "",
+        };
+        match self {
+            Outcome::NoFill => "No Fill Value Written".into(),
+            Outcome::DuringCreation => format!("{who}Fill Value Written During Creation"),
+            Outcome::AllChunksDuringCreate => {
+                format!("{who}Fill Value Written To All Chunks During Create")
+            }
+            Outcome::EachChunkAccessed => {
+                format!("{who}Fill Value Set In Each Chunk Accessed During Write")
+            }
+            Outcome::DuringWrite => format!("{who}Fill Value Written During Write"),
+            Outcome::AllChunksDuringWrite => {
+                format!("{who}Fill Value Written To All Chunks During Write")
+            }
+            Outcome::Error => "Error".into(),
+            Outcome::SameAsLate => "Same as Late".into(),
+        }
+    }
+}
+
+/// One cell of the document: its outcome, and whether the document marks it as the
+/// default setting (`*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocCell {
+    /// The outcome the document states.
+    pub outcome: Outcome,
+    /// The cell carries the document's `*` (default setting).
+    pub default_mark: bool,
+}
+
+impl DocCell {
+    /// The cell's text as the document prints it, `*` included.
+    pub fn text(&self, kind: FillKind) -> String {
+        let star = if self.default_mark { "*" } else { "" };
+        format!("{}{star}", self.outcome.text(kind))
+    }
+}
+
+/// The serial table of the document (seed 001), row by row: fill value (library
+/// default, user-defined, undefined) × fill time (never, if set, allocation) ×
+/// allocation time (early, incremental, late); columns contiguous, chunked, compact.
+/// Codes: N no fill, C during creation, A all chunks during create, S set in each chunk
+/// accessed, W during write, B all chunks during write, E error, L same as late; `*`
+/// the document's default mark.
+const SERIAL_DOC: [[&str; 3]; 27] = [
+    ["N", "N", "N"],
+    ["L", "N", "E"],
+    ["N", "N", "E"],
+    ["N", "N", "N*"],
+    ["L", "N*", "E"],
+    ["N*", "N", "E"],
+    ["C", "A", "C"],
+    ["L", "S", "E"],
+    ["W", "B", "E"],
+    ["N", "N", "N"],
+    ["L", "N", "E"],
+    ["N", "N", "E"],
+    ["C", "A", "C*"],
+    ["L", "S*", "E"],
+    ["W*", "B", "E"],
+    ["C", "A", "C"],
+    ["L", "S", "E"],
+    ["W", "B", "E"],
+    ["N", "N", "N"],
+    ["L", "N", "E"],
+    ["N", "N", "E"],
+    ["N", "N", "N*"],
+    ["L", "N*", "E"],
+    ["N*", "N", "E"],
+    ["E", "E", "E"],
+    ["L", "E", "E"],
+    ["E", "E", "E"],
+];
+
+/// The parallel table of the document: fill value × fill time; columns contiguous,
+/// chunked, compact (codes as in [`SERIAL_DOC`]).
+const PARALLEL_DOC: [[&str; 3]; 9] = [
+    ["N", "N", "N"],
+    ["N", "N", "N"],
+    ["C", "A", "C"],
+    ["N", "N", "N"],
+    ["C", "A", "C"],
+    ["C", "A", "C"],
+    ["N", "N", "N"],
+    ["N", "N", "N"],
+    ["E", "E", "E"],
+];
+
+fn decode(code: &str) -> DocCell {
+    let (c, star) = match code.strip_suffix('*') {
+        Some(c) => (c, true),
+        None => (code, false),
+    };
+    let outcome = match c {
+        "N" => Outcome::NoFill,
+        "C" => Outcome::DuringCreation,
+        "A" => Outcome::AllChunksDuringCreate,
+        "S" => Outcome::EachChunkAccessed,
+        "W" => Outcome::DuringWrite,
+        "B" => Outcome::AllChunksDuringWrite,
+        "E" => Outcome::Error,
+        "L" => Outcome::SameAsLate,
+        _ => unreachable!("bad code {code:?} in the document table"),
+    };
+    DocCell {
+        outcome,
+        default_mark: star,
+    }
+}
+
+fn kind_index(k: FillKind) -> usize {
+    FillKind::ALL.iter().position(|x| *x == k).unwrap_or(0)
+}
+
+fn time_index(t: FillTime) -> usize {
+    FillTime::ALL.iter().position(|x| *x == t).unwrap_or(0)
+}
+
+fn storage_index(s: Storage) -> usize {
+    Storage::ALL.iter().position(|x| *x == s).unwrap_or(0)
+}
+
+/// The document's serial cell. `alloc` is early, incremental or late
+/// ([`AllocTime::Default`] reads as late, the row the document's default marks use for
+/// contiguous storage).
+pub fn document_serial(kind: FillKind, time: FillTime, alloc: AllocTime, s: Storage) -> DocCell {
+    let a = match alloc {
+        AllocTime::Early => 0,
+        AllocTime::Incr => 1,
+        AllocTime::Late | AllocTime::Default => 2,
+    };
+    decode(SERIAL_DOC[kind_index(kind) * 9 + time_index(time) * 3 + a][storage_index(s)])
+}
+
+/// The document's parallel cell.
+pub fn document_parallel(kind: FillKind, time: FillTime, s: Storage) -> DocCell {
+    decode(PARALLEL_DOC[kind_index(kind) * 3 + time_index(time)][storage_index(s)])
+}
+
+// ---------------------------------------------------------------------------------------
+// Observations and their classification (pure)
+// ---------------------------------------------------------------------------------------
+
+/// The marker byte written behind HDF5's allocated space: storage HDF5 allocates but
+/// never writes still holds it.
+pub const MARKER: u8 = 0xEE;
+/// The user-defined fill value of the experiment.
+pub const USER_FILL: u8 = 0x5A;
+/// The byte the experiment writes into its 16 × 16 block.
+pub const DATA: u8 = 0x11;
+
+/// Bytes of a region counted by value. A byte equal to the fill value counts as fill
+/// (even when the fill value is 0), else marker, else zero, else other.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Bytes equal to the fill value.
+    pub fill: u64,
+    /// Bytes equal to [`MARKER`] (storage HDF5 did not write).
+    pub marker: u64,
+    /// Zero bytes that are not the fill value.
+    pub zero: u64,
+    /// Any other bytes.
+    pub other: u64,
+}
+
+impl Census {
+    /// Number of bytes counted.
+    pub fn total(&self) -> u64 {
+        self.fill + self.marker + self.zero + self.other
+    }
+
+    /// Count one byte; `fill` is the fill value (`None` when undefined).
+    pub fn add_byte(&mut self, b: u8, fill: Option<u8>) {
+        if Some(b) == fill {
+            self.fill += 1;
+        } else if b == MARKER {
+            self.marker += 1;
+        } else if b == 0 {
+            self.zero += 1;
+        } else {
+            self.other += 1;
+        }
+    }
+
+    /// Count every byte of `bytes`.
+    pub fn add(&mut self, bytes: &[u8], fill: Option<u8>) {
+        for b in bytes {
+            self.add_byte(*b, fill);
+        }
+    }
+
+    /// True when there are bytes and every one is the fill value.
+    pub fn all_fill(&self) -> bool {
+        self.total() > 0 && self.fill == self.total()
+    }
+
+    /// `16384 fill 0x5a`, `15360 marker, 768 zero`, `none`.
+    pub fn describe(&self, fill: Option<u8>) -> String {
+        let mut v: Vec<String> = Vec::new();
+        if self.fill > 0 {
+            v.push(format!("{} fill 0x{:02x}", self.fill, fill.unwrap_or(0)));
+        }
+        if self.marker > 0 {
+            v.push(format!("{} marker", self.marker));
+        }
+        if self.zero > 0 {
+            v.push(format!("{} zero", self.zero));
+        }
+        if self.other > 0 {
+            v.push(format!("{} other", self.other));
+        }
+        if v.is_empty() {
+            "none".into()
+        } else {
+            v.join(", ")
+        }
+    }
+}
+
+/// What one step (dataset creation, or the first write) left behind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Bytes the process wrote during the step and its flush (`wchar` of
+    /// `/proc/self/io`; in parallel summed over the ranks).
+    pub wrote: u64,
+    /// Bytes of raw-data storage allocated after the step (`H5Dget_storage_size`).
+    pub allocated: u64,
+    /// Allocated storage in the file that HDF5 could only have written on purpose
+    /// (contiguous data, chunks the test did not write into), outside the test's block.
+    pub storage: Census,
+    /// Bytes outside the test's block that HDF5 wrote from its own buffer anyway: the
+    /// rest of a chunk the write touched, compact data.
+    pub buffer: Census,
+}
+
+/// Everything observed for one cell. Contents are only gathered on rank 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    /// The column.
+    pub storage: Storage,
+    /// The row group.
+    pub kind: FillKind,
+    /// The fill value in force: 0 for the library default, [`USER_FILL`], `None` when
+    /// undefined.
+    pub fill_byte: Option<u8>,
+    /// HDF5's refusal (`H5Dcreate2: reason`), if it refused.
+    pub error: Option<String>,
+    /// The allocation time the created dataset's creation list reports
+    /// (`H5Pget_alloc_time` of `H5Dget_create_plist`).
+    pub alloc_reported: Option<AllocTime>,
+    /// After creation.
+    pub created: Snapshot,
+    /// After the first write.
+    pub written: Snapshot,
+}
+
+/// A classified cell: the outcome, and the other outcome the observation cannot be told
+/// apart from (`None` when it is unambiguous).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    /// The outcome observed.
+    pub outcome: Outcome,
+    /// An outcome leaving the same bytes (see the module documentation), if any.
+    pub alternative: Option<Outcome>,
+}
+
+impl Verdict {
+    /// An unambiguous verdict.
+    pub fn sure(outcome: Outcome) -> Verdict {
+        Verdict {
+            outcome,
+            alternative: None,
+        }
+    }
+
+    /// Whether the document's outcome is consistent with the observation.
+    pub fn agrees(&self, doc: Outcome) -> bool {
+        self.outcome == doc || self.alternative == Some(doc)
+    }
+
+    /// The verdict in the document's words: `X`, or `X or Y` when ambiguous.
+    pub fn text(&self, kind: FillKind) -> String {
+        match self.alternative {
+            None => self.outcome.text(kind),
+            Some(a) => format!("{} or {}", self.outcome.text(kind), a.text(kind)),
+        }
+    }
+}
+
+/// Classify an observation into the document's outcomes:
+///
+/// * HDF5 refused → Error.
+/// * Contiguous and chunked: if storage was allocated at creation, it is "written during
+///   creation" / "to all chunks during create" when every allocated byte holds the fill
+///   value, else no fill. Otherwise, if the write allocated storage beyond the chunk it
+///   touched (contiguous data, late chunk allocation), that storage decides: all fill →
+///   "during write" / "to all chunks during write", else no fill. Otherwise (only the
+///   touched chunk was allocated) the rest of that chunk decides: all fill → "set in
+///   each chunk accessed", else no fill.
+/// * Compact: the compact data after creation decides: all fill → "during creation".
+///
+/// Where the deciding bytes came from HDF5's buffer (the touched chunk, compact data)
+/// and the fill value is 0, "no fill" leaves the same bytes and is given as the
+/// alternative.
+pub fn classify(o: &Observation) -> Verdict {
+    if o.error.is_some() {
+        return Verdict::sure(Outcome::Error);
+    }
+    let from_buffer = |c: &Census, filled: Outcome| {
+        if !c.all_fill() {
+            Verdict::sure(Outcome::NoFill)
+        } else if o.fill_byte == Some(0) {
+            Verdict {
+                outcome: filled,
+                alternative: Some(Outcome::NoFill),
+            }
+        } else {
+            Verdict::sure(filled)
+        }
+    };
+    let from_storage = |c: &Census, filled: Outcome| {
+        Verdict::sure(if c.all_fill() {
+            filled
+        } else {
+            Outcome::NoFill
+        })
+    };
+    match o.storage {
+        Storage::Compact => from_buffer(&o.created.buffer, Outcome::DuringCreation),
+        Storage::Contiguous | Storage::Chunked => {
+            let chunked = o.storage == Storage::Chunked;
+            let (at_create, at_write) = if chunked {
+                (
+                    Outcome::AllChunksDuringCreate,
+                    Outcome::AllChunksDuringWrite,
+                )
+            } else {
+                (Outcome::DuringCreation, Outcome::DuringWrite)
+            };
+            if o.created.storage.total() > 0 {
+                from_storage(&o.created.storage, at_create)
+            } else if o.written.storage.total() > 0 {
+                from_storage(&o.written.storage, at_write)
+            } else if chunked {
+                from_buffer(&o.written.buffer, Outcome::EachChunkAccessed)
+            } else {
+                Verdict::sure(Outcome::NoFill)
+            }
+        }
+    }
+}
+
+/// Which table a cell belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// Rank 0 alone, `sec2` driver.
+    Serial,
+    /// All ranks, MPI-IO driver.
+    Parallel,
+}
+
+/// The settings of one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cell {
+    /// The table.
+    pub table: Table,
+    /// Fill value kind.
+    pub kind: FillKind,
+    /// Fill time (`None`: left to the library).
+    pub time: Option<FillTime>,
+    /// Allocation time (`None`: left to the library; the parallel table).
+    pub alloc: Option<AllocTime>,
+    /// Storage method.
+    pub storage: Storage,
+}
+
+impl Cell {
+    /// The fill value in force: 0 (library default), [`USER_FILL`] or `None`.
+    pub fn fill_byte(&self) -> Option<u8> {
+        match self.kind {
+            FillKind::LibraryDefault => Some(0),
+            FillKind::UserDefined => Some(USER_FILL),
+            FillKind::Undefined => None,
+        }
+    }
+
+    /// The dataset-creation settings of the cell.
+    pub fn settings(&self) -> FillSettings {
+        FillSettings {
+            value: match self.kind {
+                FillKind::LibraryDefault => None,
+                FillKind::UserDefined => Some(FillValue::Byte(USER_FILL)),
+                FillKind::Undefined => Some(FillValue::Undefined),
+            },
+            time: self.time,
+            alloc: self.alloc,
+        }
+    }
+
+    /// `Serial, Library Default, If Set, Early, Chunked`.
+    pub fn name(&self) -> String {
+        let table = match self.table {
+            Table::Serial => "Serial",
+            Table::Parallel => "Parallel",
+        };
+        let mut s = format!("{table}, {}", self.kind.label());
+        if let Some(t) = self.time {
+            let _ = write!(s, ", {}", t.label());
+        }
+        if let Some(a) = self.alloc {
+            let _ = write!(s, ", {}", a.label());
+        }
+        let _ = write!(s, ", {}", self.storage.label());
+        s
+    }
+
+    /// The document's cell (the allocation time left to the library reads as late in
+    /// the serial table; the parallel table has none).
+    pub fn document(&self) -> DocCell {
+        let time = self.time.unwrap_or(FillTime::IfSet);
+        match self.table {
+            Table::Serial => document_serial(
+                self.kind,
+                time,
+                self.alloc.unwrap_or(AllocTime::Late),
+                self.storage,
+            ),
+            Table::Parallel => document_parallel(self.kind, time, self.storage),
+        }
+    }
+}
+
+/// The cells of the serial table in the document's order (81).
+pub fn serial_cells() -> Vec<Cell> {
+    let mut v = Vec::new();
+    for kind in FillKind::ALL {
+        for time in FillTime::ALL {
+            for alloc in AllocTime::TABLE {
+                for storage in Storage::ALL {
+                    v.push(Cell {
+                        table: Table::Serial,
+                        kind,
+                        time: Some(time),
+                        alloc: Some(alloc),
+                        storage,
+                    });
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The cells of the parallel table in the document's order (27); the allocation time
+/// is left to HDF5, as in the benchmark.
+pub fn parallel_cells() -> Vec<Cell> {
+    let mut v = Vec::new();
+    for kind in FillKind::ALL {
+        for time in FillTime::ALL {
+            for storage in Storage::ALL {
+                v.push(Cell {
+                    table: Table::Parallel,
+                    kind,
+                    time: Some(time),
+                    alloc: None,
+                    storage,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// One result cell: settings, document, observation, verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellResult {
+    /// The settings.
+    pub cell: Cell,
+    /// What the document says.
+    pub doc: DocCell,
+    /// What was observed.
+    pub obs: Observation,
+    /// The classification of the observation ([`classify`]).
+    pub classified: Verdict,
+    /// What the table shows: the classification, or "Same as Late" (see [`results`]).
+    pub verdict: Verdict,
+}
+
+impl CellResult {
+    /// True when the observation is consistent with the document.
+    pub fn agrees(&self) -> bool {
+        self.verdict.agrees(self.doc.outcome)
+    }
+
+    /// The table cell: the document's text when consistent (followed by ` ≈` when the
+    /// observation cannot tell it from another outcome), else `≠ observed (document:
+    /// text)`.
+    pub fn cell_text(&self) -> String {
+        let kind = self.cell.kind;
+        if self.agrees() {
+            if self.verdict.alternative.is_some() {
+                format!("{} ≈", self.doc.text(kind))
+            } else {
+                self.doc.text(kind)
+            }
+        } else {
+            format!(
+                "≠ {} (document: {})",
+                self.verdict.text(kind),
+                self.doc.text(kind)
+            )
+        }
+    }
+
+    /// The evidence line: bytes written and storage contents after each step, and the
+    /// classification (`-> outcome`, followed by `(Same as Late)` when the table shows
+    /// that).
+    pub fn evidence(&self) -> String {
+        let o = &self.obs;
+        let fill = o.fill_byte;
+        if let Some(e) = &o.error {
+            return format!("{}: HDF5 refused: {e} -> Error", self.cell.name());
+        }
+        let buffer = match o.storage {
+            Storage::Compact => "compact data",
+            _ => "touched chunk",
+        };
+        let reported = o
+            .alloc_reported
+            .map(|a| format!(" (the dataset reports allocation time {})", a.name()))
+            .unwrap_or_default();
+        let step = |s: &Snapshot, note: &str| {
+            let mut t = format!("wrote {} B, allocated {} B{note}", s.wrote, s.allocated);
+            if s.storage.total() > 0 {
+                let _ = write!(t, "; storage: {}", s.storage.describe(fill));
+            }
+            if s.buffer.total() > 0 {
+                let _ = write!(t, "; {buffer}: {}", s.buffer.describe(fill));
+            }
+            t
+        };
+        let folded = if self.verdict != self.classified {
+            format!(" ({})", self.verdict.text(self.cell.kind))
+        } else {
+            String::new()
+        };
+        format!(
+            "{}: create: {} | first write: {} -> {}{folded}",
+            self.cell.name(),
+            step(&o.created, &reported),
+            step(&o.written, ""),
+            self.classified.text(self.cell.kind)
+        )
+    }
+}
+
+/// Classify observations (same order as `cells`) and pair them with the document. In
+/// the serial table an incremental contiguous cell whose verdict equals the late cell's
+/// becomes "Same as Late", as the document shows it.
+pub fn results(cells: &[Cell], obs: &[Observation]) -> Vec<CellResult> {
+    let verdicts: Vec<Verdict> = obs.iter().map(classify).collect();
+    cells
+        .iter()
+        .zip(obs)
+        .enumerate()
+        .map(|(i, (c, o))| {
+            let mut verdict = verdicts[i];
+            if c.table == Table::Serial
+                && c.storage == Storage::Contiguous
+                && c.alloc == Some(AllocTime::Incr)
+            {
+                let late = cells.iter().position(|x| {
+                    Cell {
+                        alloc: Some(AllocTime::Late),
+                        ..*c
+                    } == *x
+                });
+                if late.is_some_and(|l| verdicts[l] == verdict) {
+                    verdict = Verdict::sure(Outcome::SameAsLate);
+                }
+            }
+            CellResult {
+                cell: *c,
+                doc: c.document(),
+                obs: o.clone(),
+                classified: verdicts[i],
+                verdict,
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Rendering (pure)
+// ---------------------------------------------------------------------------------------
+
+/// The library's defaults as a fresh dataset-creation list reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Defaults {
+    /// `H5Pfill_value_defined` of a fresh list.
+    pub kind: FillKind,
+    /// `H5Pget_fill_time` of a fresh list.
+    pub time: FillTime,
+    /// `H5Pget_alloc_time` after choosing each layout (contiguous, chunked, compact).
+    pub alloc: [AllocTime; 3],
+}
+
+impl Defaults {
+    /// What the document says: library default fill value, fill time if set, and (by
+    /// its `*` marks) allocation times late, incremental, early.
+    pub const DOCUMENT: Defaults = Defaults {
+        kind: FillKind::LibraryDefault,
+        time: FillTime::IfSet,
+        alloc: [AllocTime::Late, AllocTime::Incr, AllocTime::Early],
+    };
+}
+
+/// The parallel allocation check: with late allocation requested, how many bytes
+/// (of `dataset_bytes`) were allocated at creation, per storage method, and what the
+/// dataset's creation list reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocCheck {
+    /// (storage, bytes allocated right after `H5Dcreate2`, reported allocation time).
+    pub rows: Vec<(Storage, u64, Option<AllocTime>)>,
+    /// Size of each dataset in bytes.
+    pub dataset_bytes: u64,
+}
+
+impl AllocCheck {
+    /// True when every dataset was fully allocated at creation (HDF5 applied early).
+    pub fn early(&self) -> bool {
+        self.rows.iter().all(|(_, a, _)| *a == self.dataset_bytes)
+    }
+}
+
+/// Everything the mode found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Findings {
+    /// HDF5 version of the linked library.
+    pub hdf5_version: String,
+    /// Number of ranks of the parallel table.
+    pub ranks: u32,
+    /// The defaults observed.
+    pub defaults: Defaults,
+    /// The serial table's cells.
+    pub serial: Vec<CellResult>,
+    /// The parallel table's cells.
+    pub parallel: Vec<CellResult>,
+    /// The parallel allocation-time check.
+    pub alloc_check: AllocCheck,
+}
+
+impl Findings {
+    /// Cells (of both tables) that differ from the document.
+    pub fn differing(&self) -> Vec<&CellResult> {
+        self.serial
+            .iter()
+            .chain(&self.parallel)
+            .filter(|c| !c.agrees())
+            .collect()
+    }
+
+    /// Number of differences: differing cells, plus 1 if the defaults differ, plus 1 if
+    /// HDF5 did not allocate early in parallel.
+    pub fn difference_count(&self) -> usize {
+        self.differing().len()
+            + usize::from(self.defaults != Defaults::DOCUMENT)
+            + usize::from(!self.alloc_check.early())
+    }
+
+    /// The whole report of the mode (both tables in the document's layout, the checks,
+    /// the differences with their evidence, HDF5's reasons for the errors, and the
+    /// evidence of every cell).
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let total = self.serial.len() + self.parallel.len();
+        let _ = writeln!(
+            s,
+            "HDF5 fill value behaviour of the linked library (HDF5 {}), observed by experiment",
+            self.hdf5_version
+        );
+        s.push_str(
+            "Document: \"These tables summarize the library's fill value writing behavior for\n\
+             various property list settings and compare serial I/O vs. parallel I/O.\"\n\
+             (HDF5 documentation, last modified March 16, 2018)\n\
+             Each cell: a 128 x 128 byte dataset (chunks 32 x 32; compact data in the object\n\
+             header) is created in a file whose free space holds marker bytes 0xEE, then a\n\
+             16 x 16 block at the origin is written. \"wrote\" counts the bytes the process(es)\n\
+             wrote (wchar) during each step and its H5Dflush; \"storage\" is the allocated\n\
+             space read back from the file, outside the block and the chunk it touched;\n\
+             \"touched chunk\" the rest of that chunk, \"compact data\" the rest of the data.\n\
+             Marks: ≠ the library differs (observed, then the document's text);\n\
+             ≈ consistent, but the bytes cannot tell the document's outcome from another:\n\
+             the library fill value is 0 and HDF5 zeroes a buffer it does not fill.\n\n",
+        );
+
+        let d = &self.defaults;
+        let doc = Defaults::DOCUMENT;
+        let mark = if *d == doc { "" } else { "≠ " };
+        let _ = writeln!(
+            s,
+            "{mark}Library defaults: fill value {}, fill time {}, allocation time {} {}, {} {}, {} {}{}",
+            d.kind.label(),
+            d.time.label(),
+            Storage::Contiguous.label(),
+            d.alloc[0].label(),
+            Storage::Chunked.label(),
+            d.alloc[1].label(),
+            Storage::Compact.label(),
+            d.alloc[2].label(),
+            if *d == doc {
+                " (as the document's * marks)".to_string()
+            } else {
+                format!(
+                    " (document: {}, {}, {} {} {})",
+                    doc.kind.label(),
+                    doc.time.label(),
+                    doc.alloc[0].label(),
+                    doc.alloc[1].label(),
+                    doc.alloc[2].label()
+                )
+            }
+        );
+        s.push('\n');
+
+        s.push_str("Serial I/O (rank 0 alone, sec2 driver, sieve buffer off)\n");
+        s.push_str("| Serial I/O results | | | | | |\n|---|---|---|---|---|---|\n");
+        s.push_str("| Dataset Storage Method | | | | | |\n");
+        s.push_str(
+            "| Fill Value | Fill Time | Allocation Time | Contiguous | Chunked | Compact |\n",
+        );
+        for row in self.serial.chunks(3) {
+            let c = row[0].cell;
+            let alloc = c.alloc.unwrap_or(AllocTime::Late);
+            let first_time = alloc == AllocTime::Early;
+            let first_kind = first_time && c.time == Some(FillTime::Never);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                if first_kind { kind_label(c.kind) } else { "" },
+                if first_time {
+                    time_label(c.time.unwrap_or(FillTime::IfSet))
+                } else {
+                    ""
+                },
+                alloc.label(),
+                row.iter()
+                    .map(CellResult::cell_text)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            );
+        }
+        s.push_str("* - Default setting.\n\n");
+
+        let _ = writeln!(
+            s,
+            "Parallel I/O ({} rank{}, MPI-IO driver, allocation time left to HDF5)",
+            self.ranks,
+            if self.ranks == 1 { "" } else { "s" }
+        );
+        s.push_str("| Parallel I/O results | | | | |\n|---|---|---|---|---|\n");
+        s.push_str("| Dataset Storage Method | | | | |\n");
+        s.push_str("| Fill Value | Fill Time | Contiguous | Chunked | Compact |\n");
+        for row in self.parallel.chunks(3) {
+            let c = row[0].cell;
+            let time = c.time.unwrap_or(FillTime::IfSet);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} |",
+                if time == FillTime::Never {
+                    kind_label(c.kind)
+                } else {
+                    ""
+                },
+                time_label(time),
+                row.iter()
+                    .map(CellResult::cell_text)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            );
+        }
+        s.push_str("* - Default setting.\n\n");
+
+        let ac = &self.alloc_check;
+        let sizes: Vec<String> = ac
+            .rows
+            .iter()
+            .map(|(st, a, r)| {
+                format!(
+                    "{} {a} of {} B{}",
+                    st.label().to_lowercase(),
+                    ac.dataset_bytes,
+                    r.map(|r| format!(" (dataset reports {})", r.name()))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "{}Allocation time in parallel: with late allocation requested, allocated at creation: {}: {}\n",
+            if ac.early() { "" } else { "≠ " },
+            sizes.join(", "),
+            if ac.early() {
+                "HDF5 applies H5D_ALLOC_TIME_EARLY, as the document says"
+            } else {
+                "not early, unlike the document"
+            }
+        );
+
+        let diffs = self.differing();
+        let _ = writeln!(
+            s,
+            "Differences from the document: {} of {total} cells{}",
+            diffs.len(),
+            if diffs.is_empty() { "" } else { ":" }
+        );
+        for c in &diffs {
+            let _ = writeln!(
+                s,
+                "  {}: observed \"{}\", document \"{}\"\n    evidence: {}",
+                c.cell.name(),
+                c.verdict.text(c.cell.kind),
+                c.doc.text(c.cell.kind),
+                c.evidence()
+            );
+        }
+        let ambiguous = self
+            .serial
+            .iter()
+            .chain(&self.parallel)
+            .filter(|c| c.agrees() && c.verdict.alternative.is_some())
+            .count();
+        let _ = writeln!(
+            s,
+            "Consistent but indistinguishable (≈): {ambiguous} cells\n"
+        );
+
+        let mut reasons: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for c in self.serial.iter().chain(&self.parallel) {
+            if let Some(e) = &c.obs.error {
+                let n = reasons.entry(e.as_str()).or_default();
+                match c.cell.table {
+                    Table::Serial => n.0 += 1,
+                    Table::Parallel => n.1 += 1,
+                }
+            }
+        }
+        s.push_str("HDF5's reasons for the Error cells:\n");
+        for (r, (ns, np)) in &reasons {
+            let _ = writeln!(s, "  {r} ({ns} serial, {np} parallel cells)");
+        }
+        s.push('\n');
+
+        s.push_str("Evidence per cell (bytes):\n");
+        for c in self.serial.iter().chain(&self.parallel) {
+            let _ = writeln!(s, "  {}", c.evidence());
+        }
+        s
+    }
+}
+
+fn kind_label(k: FillKind) -> &'static str {
+    match k {
+        FillKind::LibraryDefault => "Library Default*",
+        FillKind::UserDefined => "User-defined",
+        FillKind::Undefined => "Undefined",
+    }
+}
+
+fn time_label(t: FillTime) -> &'static str {
+    match t {
+        FillTime::IfSet => "If Set*",
+        other => other.label(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The experiment (HDF5, MPI, files)
+// ---------------------------------------------------------------------------------------
+
+/// Side of the square test dataset, in bytes (elements).
+const SIDE: u64 = 128;
+/// Side of a chunk, in bytes.
+const CHUNK: u64 = 32;
+/// Side of the block the first write covers, at the origin, in bytes.
+const PATCH: u64 = 16;
+/// Marker bytes appended behind the file's allocated space.
+const MARKER_BYTES: usize = 256 << 10;
+
+/// Bytes this process has passed to write calls so far (`wchar` of `/proc/self/io`).
+fn wchar() -> Result<u64> {
+    let text = std::fs::read_to_string("/proc/self/io")
+        .map_err(|e| Error::Other(format!("cannot read /proc/self/io: {e}")))?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("wchar:"))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| Error::Other("/proc/self/io has no wchar line".into()))
+}
+
+/// Where a cell runs: serial (this process alone) or parallel (all ranks of a
+/// communicator).
+#[derive(Clone, Copy)]
+enum Scope<'a> {
+    Serial,
+    Parallel(&'a Comm),
+}
+
+impl Scope<'_> {
+    fn root(&self) -> Result<bool> {
+        match self {
+            Scope::Serial => Ok(true),
+            Scope::Parallel(c) => Ok(c.rank()? == 0),
+        }
+    }
+
+    /// In parallel, agree on `r` across the ranks (every rank fails if one does).
+    fn agree<T>(&self, r: Result<T>) -> Result<T> {
+        match self {
+            Scope::Serial => r,
+            Scope::Parallel(c) => {
+                let (unit, v) = match r {
+                    Ok(v) => (Ok(()), Some(v)),
+                    Err(e) => (Err(e), None),
+                };
+                engine::agree(c, unit)?;
+                Ok(v.expect("agreement succeeded, so this rank succeeded"))
+            }
+        }
+    }
+
+    /// In parallel, the sum over the ranks.
+    fn sum(&self, v: u64) -> Result<u64> {
+        match self {
+            Scope::Serial => Ok(v),
+            Scope::Parallel(c) => c.allreduce_u64(v, Op::Sum),
+        }
+    }
+
+    fn barrier(&self) -> Result<()> {
+        match self {
+            Scope::Serial => Ok(()),
+            Scope::Parallel(c) => c.barrier(),
+        }
+    }
+}
+
+/// Read `len` bytes at `addr` of the file `path`.
+fn read_file(path: &str, addr: u64, len: u64) -> Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::File::open(path)
+        .map_err(|e| Error::Other(format!("cannot open {path} to inspect it: {e}")))?;
+    let mut buf = vec![0u8; len as usize];
+    f.read_exact_at(&mut buf, addr)
+        .map_err(|e| Error::Other(format!("cannot read {len} bytes at {addr} of {path}: {e}")))?;
+    Ok(buf)
+}
+
+/// Append [`MARKER_BYTES`] marker bytes to the file `path`.
+fn append_marker(path: &str) -> Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(|e| Error::Other(format!("cannot append to {path}: {e}")))?;
+    f.write_all(&vec![MARKER; MARKER_BYTES])
+        .map_err(|e| Error::Other(format!("cannot append to {path}: {e}")))
+}
+
+/// Count the bytes of a `width`-byte-wide row-major region whose origin is the
+/// dataset's origin, leaving out the test's block when `block` is true (its bytes must
+/// then hold [`DATA`]).
+fn census_outside_block(buf: &[u8], width: u64, block: bool, fill: Option<u8>) -> Result<Census> {
+    let mut c = Census::default();
+    let mut landed = 0u64;
+    for (i, b) in buf.iter().enumerate() {
+        let (r, col) = (i as u64 / width, i as u64 % width);
+        if block && r < PATCH && col < PATCH {
+            landed += u64::from(*b == DATA);
+        } else {
+            c.add_byte(*b, fill);
+        }
+    }
+    if block && landed != PATCH * PATCH {
+        return Err(Error::Other(format!(
+            "the test's block did not land: {landed} of {} bytes read back as 0x{DATA:02x}",
+            PATCH * PATCH
+        )));
+    }
+    Ok(c)
+}
+
+/// Storage state of the dataset after a step; contents on the root only.
+fn snapshot(
+    scope: Scope<'_>,
+    ds: &Dataset,
+    cell: &Cell,
+    path: &str,
+    written: bool,
+    wrote: u64,
+) -> Result<Snapshot> {
+    let root = scope.root()?;
+    let fill = cell.fill_byte();
+    let d = SIDE * SIDE;
+    let mut snap = Snapshot {
+        wrote,
+        allocated: ds.storage_size(),
+        ..Snapshot::default()
+    };
+    match cell.storage {
+        Storage::Compact => {
+            let mut buf = vec![0u8; d as usize];
+            ds.read_all(d, &mut buf)?;
+            if root {
+                snap.buffer = census_outside_block(&buf, SIDE, written, fill)?;
+            }
+        }
+        Storage::Contiguous => {
+            if let (true, Some(addr)) = (root && snap.allocated > 0, ds.offset()) {
+                let buf = read_file(path, addr, d)?;
+                snap.storage = census_outside_block(&buf, SIDE, written, fill)?;
+            }
+        }
+        Storage::Chunked => {
+            let chunks = ds.chunks()?;
+            if root {
+                for ch in chunks {
+                    let buf = read_file(path, ch.addr, ch.size)?;
+                    if written && ch.offset.iter().all(|o| *o == 0) {
+                        let c = census_outside_block(&buf, CHUNK, true, fill)?;
+                        snap.buffer.fill += c.fill;
+                        snap.buffer.marker += c.marker;
+                        snap.buffer.zero += c.zero;
+                        snap.buffer.other += c.other;
+                    } else {
+                        snap.storage.add(&buf, fill);
+                    }
+                }
+            }
+        }
+    }
+    Ok(snap)
+}
+
+/// Run one cell (collective in parallel) and return what was observed (contents on the
+/// root only). HDF5 refusing the dataset is an observation; anything else that fails is
+/// an error, agreed on by all ranks in parallel.
+fn run_cell(scope: Scope<'_>, path: &str, cell: &Cell) -> Result<Observation> {
+    let cpath = CString::new(path).map_err(|_| Error::Other(format!("bad file name {path:?}")))?;
+    let root = scope.root()?;
+    let fapl = scope.agree(match scope {
+        Scope::Serial => Plist::file_access_sec2(0),
+        Scope::Parallel(c) => Plist::file_access_mpio(c, &Info::null(), 1, 1),
+    })?;
+    let made = H5File::create(&cpath, &fapl).and_then(H5File::close);
+    scope.agree(made)?;
+    scope.agree(if root { append_marker(path) } else { Ok(()) })?;
+    let file = scope.agree(H5File::open_rdwr(&cpath, &fapl))?;
+
+    let mut obs = Observation {
+        storage: cell.storage,
+        kind: cell.kind,
+        fill_byte: cell.fill_byte(),
+        error: None,
+        alloc_reported: None,
+        created: Snapshot::default(),
+        written: Snapshot::default(),
+    };
+    let chunk = [CHUNK, CHUNK];
+    let dcpl = Plist::dataset_create((cell.storage == Storage::Chunked).then_some(&chunk[..]))
+        .and_then(|p| {
+            if cell.storage == Storage::Compact {
+                p.set_compact()?;
+            }
+            p.set_fill(&cell.settings())?;
+            Ok(p)
+        });
+    let dcpl = scope.agree(dcpl)?;
+    let space = scope.agree(Dataspace::simple(&[SIDE, SIDE]))?;
+
+    let w0 = scope.agree(wchar())?;
+    let created = Dataset::create(&file, c"fill", &space, &dcpl);
+    // HDF5 refuses (or accepts) the same settings on every rank
+    let refused = scope.sum(u64::from(created.is_err()))?;
+    let ds = match created {
+        Ok(ds) if refused == 0 => ds,
+        Err(e) if refused > 0 && (matches!(scope, Scope::Serial) || refused == size(scope)?) => {
+            obs.error = Some(match &e {
+                Error::Hdf5 { call, msg } => format!("{call}: {}", innermost(msg)),
+                other => other.to_string(),
+            });
+            drop(dcpl);
+            scope.agree(file.close())?;
+            return Ok(obs);
+        }
+        _ => {
+            return Err(Error::Other(format!(
+                "{}: H5Dcreate2 failed on {refused} rank(s) only",
+                cell.name()
+            )))
+        }
+    };
+    scope.agree(ds.flush())?;
+    let w1 = scope.agree(wchar())?;
+    obs.alloc_reported = Some(scope.agree(ds.create_plist().and_then(|p| p.alloc_time()))?);
+    let wrote = scope.sum(w1.saturating_sub(w0))?;
+    scope.barrier()?;
+    obs.created = scope.agree(snapshot(scope, &ds, cell, path, false, wrote))?;
+
+    // the first write: rank 0 writes the block at the origin, other ranks nothing
+    let mem = scope.agree(Dataspace::simple(&[PATCH, PATCH]))?;
+    let sel = if root {
+        space.select_hyperslab(&[0, 0], &[1, 1], &[1, 1], &[PATCH, PATCH])
+    } else {
+        space.select_none().and_then(|_| mem.select_none())
+    };
+    scope.agree(sel)?;
+    let xfer = scope.agree(Plist::dataset_xfer(false))?;
+    let data = vec![DATA; (PATCH * PATCH) as usize];
+    let w2 = scope.agree(wchar())?;
+    scope.agree(ds.write(&mem, &space, &xfer, &data))?;
+    scope.agree(ds.flush())?;
+    let w3 = scope.agree(wchar())?;
+    let wrote = scope.sum(w3.saturating_sub(w2))?;
+    scope.barrier()?;
+    obs.written = scope.agree(snapshot(scope, &ds, cell, path, true, wrote))?;
+
+    scope.agree(ds.close())?;
+    drop(dcpl);
+    scope.agree(file.close())?;
+    Ok(obs)
+}
+
+fn size(scope: Scope<'_>) -> Result<u64> {
+    match scope {
+        Scope::Serial => Ok(1),
+        Scope::Parallel(c) => Ok(u64::from(c.size()?)),
+    }
+}
+
+/// The defaults a fresh dataset-creation list reports (local, no file).
+fn library_defaults() -> Result<Defaults> {
+    let fresh = Plist::dataset_create(None)?;
+    let chunked = Plist::dataset_create(Some(&[CHUNK, CHUNK]))?;
+    let compact = Plist::dataset_create(None)?;
+    compact.set_compact()?;
+    Ok(Defaults {
+        kind: fresh.fill_kind()?,
+        time: fresh.fill_time()?,
+        alloc: [
+            fresh.alloc_time()?,
+            chunked.alloc_time()?,
+            compact.alloc_time()?,
+        ],
+    })
+}
+
+/// `dir/name`, or `name` for the current directory.
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// Remove a scratch file if it exists (root only).
+fn remove_scratch(path: &str) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::Other(format!("cannot remove {path}: {e}"))),
+    }
+}
+
+/// Run every experiment on `world` (collective) and return the findings on every rank
+/// (observed contents only on rank 0). Scratch files `#h5perf_fill_serial.h5` and
+/// `#h5perf_fill_parallel.h5` are made in the data directory (`HDF5_PARAPREFIX`, spec
+/// §5.1) and removed.
+///
+/// Errors: a failure other than HDF5 refusing a cell's settings (file creation, I/O,
+/// `/proc/self/io`), agreed on by all ranks.
+pub fn observe(world: &Comm) -> Result<Findings> {
+    hdf5::init();
+    let rank = world.rank()?;
+    let env = RunEnv::from_process();
+    let dir = engine::data_dir_checked(world, &env)?;
+    let serial_path = join(&dir, "#h5perf_fill_serial.h5");
+    let parallel_path = join(&dir, "#h5perf_fill_parallel.h5");
+
+    let defaults = Scope::Parallel(world).agree(library_defaults())?;
+
+    let scells = serial_cells();
+    let sobs: Result<Vec<Observation>> = if rank == 0 {
+        let r: Result<Vec<Observation>> = scells
+            .iter()
+            .map(|c| run_cell(Scope::Serial, &serial_path, c))
+            .collect();
+        r.and_then(|v| remove_scratch(&serial_path).map(|_| v))
+    } else {
+        Ok(Vec::new())
+    };
+    let sobs = Scope::Parallel(world).agree(sobs)?;
+
+    let pcells = parallel_cells();
+    let mut pobs = Vec::with_capacity(pcells.len());
+    for c in &pcells {
+        pobs.push(run_cell(Scope::Parallel(world), &parallel_path, c)?);
+    }
+    let mut rows = Vec::new();
+    for storage in [Storage::Contiguous, Storage::Chunked] {
+        let c = Cell {
+            table: Table::Parallel,
+            kind: FillKind::LibraryDefault,
+            time: None,
+            alloc: Some(AllocTime::Late),
+            storage,
+        };
+        let o = run_cell(Scope::Parallel(world), &parallel_path, &c)?;
+        rows.push((storage, o.created.allocated, o.alloc_reported));
+    }
+    Scope::Parallel(world).agree(if rank == 0 {
+        remove_scratch(&parallel_path)
+    } else {
+        Ok(())
+    })?;
+
+    let (serial, parallel) = if rank == 0 {
+        (results(&scells, &sobs), results(&pcells, &pobs))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    Ok(Findings {
+        hdf5_version: hdf5::library_version(),
+        ranks: world.size()?,
+        defaults,
+        serial,
+        parallel,
+        alloc_check: AllocCheck {
+            rows,
+            dataset_bytes: SIDE * SIDE,
+        },
+    })
+}
+
+/// The `--fill-behaviour` mode on `world` (collective): [`observe`], then rank 0 prints
+/// [`Findings::render`] on standard output. Differences from the document are findings:
+/// the result is `Ok` unless `strict` is set and something differs, which gives an
+/// [`Error::Invalid`] naming the number of differences (exit status 1 after a normal MPI
+/// shut-down).
+///
+/// Errors: those of [`observe`]; writing the report.
+pub fn run_mode(world: &Comm, strict: bool) -> Result<()> {
+    let f = observe(world)?;
+    let rank = world.rank()?;
+    let (text, diffs) = if rank == 0 {
+        (f.render(), f.difference_count() as u64)
+    } else {
+        (String::new(), 0)
+    };
+    let printed = if rank == 0 {
+        engine::write_stdout(&text)
+    } else {
+        Ok(())
+    };
+    engine::agree(world, printed)?;
+    let diffs = world.allreduce_u64(diffs, Op::Sum)?;
+    if strict && diffs > 0 {
+        return Err(Error::Invalid(vec![format!(
+            "--strict: the linked HDF5 differs from the fill value document in {diffs} place(s) (see the report above)"
+        )]));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const D: u64 = SIDE * SIDE;
+
+    fn census(fill: u64, marker: u64, zero: u64, other: u64) -> Census {
+        Census {
+            fill,
+            marker,
+            zero,
+            other,
+        }
+    }
+
+    fn obs(storage: Storage, kind: FillKind) -> Observation {
+        Observation {
+            storage,
+            kind,
+            fill_byte: match kind {
+                FillKind::LibraryDefault => Some(0),
+                FillKind::UserDefined => Some(USER_FILL),
+                FillKind::Undefined => None,
+            },
+            error: None,
+            alloc_reported: None,
+            created: Snapshot::default(),
+            written: Snapshot::default(),
+        }
+    }
+
+    #[test]
+    fn document_tables_as_the_seed_prints_them() {
+        use FillKind::*;
+        use FillTime::*;
+        use Storage::*;
+        let t = |k, f, a, s| document_serial(k, f, a, s).text(k);
+        assert_eq!(
+            t(LibraryDefault, Never, AllocTime::Incr, Contiguous),
+            "Same as Late"
+        );
+        assert_eq!(
+            t(LibraryDefault, IfSet, AllocTime::Early, Compact),
+            "No Fill Value Written*"
+        );
+        assert_eq!(
+            t(LibraryDefault, Alloc, AllocTime::Early, Chunked),
+            "Library Fill Value Written To All Chunks During Create"
+        );
+        assert_eq!(
+            t(LibraryDefault, Alloc, AllocTime::Incr, Chunked),
+            "Library Fill Value Set In Each Chunk Accessed During Write"
+        );
+        assert_eq!(
+            t(UserDefined, IfSet, AllocTime::Late, Contiguous),
+            "User Fill Value Written During Write*"
+        );
+        assert_eq!(
+            t(UserDefined, IfSet, AllocTime::Early, Compact),
+            "User Fill Value Written During Creation*"
+        );
+        assert_eq!(
+            t(UserDefined, Alloc, AllocTime::Late, Chunked),
+            "User Fill Value Written To All Chunks During Write"
+        );
+        assert_eq!(
+            t(Undefined, Alloc, AllocTime::Incr, Contiguous),
+            "Same as Late"
+        );
+        assert_eq!(t(Undefined, Alloc, AllocTime::Late, Chunked), "Error");
+        assert_eq!(
+            t(Undefined, IfSet, AllocTime::Incr, Chunked),
+            "No Fill Value Written*"
+        );
+        assert_eq!(t(UserDefined, Never, AllocTime::Late, Compact), "Error");
+        // nine default marks: the If Set rows' default allocation per storage
+        let stars = serial_cells()
+            .iter()
+            .filter(|c| c.document().default_mark)
+            .count();
+        assert_eq!(stars, 9);
+        // every incremental contiguous cell is "Same as Late"; every compact cell but
+        // early is an error
+        for c in serial_cells() {
+            let d = c.document().outcome;
+            if c.storage == Contiguous && c.alloc == Some(AllocTime::Incr) {
+                assert_eq!(d, Outcome::SameAsLate, "{}", c.name());
+            }
+            if c.storage == Compact && c.alloc != Some(AllocTime::Early) {
+                assert_eq!(d, Outcome::Error, "{}", c.name());
+            }
+        }
+        let p = |k, f, s| document_parallel(k, f, s).text(k);
+        assert_eq!(p(LibraryDefault, IfSet, Chunked), "No Fill Value Written");
+        assert_eq!(
+            p(UserDefined, IfSet, Chunked),
+            "User Fill Value Written To All Chunks During Create"
+        );
+        assert_eq!(
+            p(LibraryDefault, Alloc, Compact),
+            "Library Fill Value Written During Creation"
+        );
+        assert_eq!(p(Undefined, Alloc, Contiguous), "Error");
+        assert_eq!((serial_cells().len(), parallel_cells().len()), (81, 27));
+    }
+
+    #[test]
+    fn census_counts_fill_before_marker_and_zero() {
+        let mut c = Census::default();
+        c.add(&[0, 0, MARKER, 7, USER_FILL], Some(0));
+        assert_eq!(c, census(2, 1, 0, 2));
+        let mut c = Census::default();
+        c.add(&[0, MARKER, USER_FILL, USER_FILL], Some(USER_FILL));
+        assert_eq!(c, census(2, 1, 1, 0));
+        let mut c = Census::default();
+        c.add(&[0, 0], None);
+        assert_eq!(c, census(0, 0, 2, 0));
+        assert!(!c.all_fill());
+        assert!(!Census::default().all_fill());
+        assert!(census(5, 0, 0, 0).all_fill());
+        assert_eq!(
+            census(3, 2, 0, 1).describe(Some(0x5a)),
+            "3 fill 0x5a, 2 marker, 1 other"
+        );
+        assert_eq!(Census::default().describe(None), "none");
+    }
+
+    #[test]
+    fn classify_contiguous() {
+        // allocated and filled at creation
+        let mut o = obs(Storage::Contiguous, FillKind::UserDefined);
+        o.created = Snapshot {
+            wrote: 16656,
+            allocated: D,
+            storage: census(D, 0, 0, 0),
+            ..Default::default()
+        };
+        assert_eq!(classify(&o), Verdict::sure(Outcome::DuringCreation));
+        // allocated at creation, marker left: no fill (and nothing later changes that)
+        o.created.storage = census(0, D, 0, 0);
+        o.written.storage = census(D - 256, 0, 0, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        // allocated at the write and filled then; the library value 0 is unambiguous in
+        // storage because unwritten storage keeps the marker
+        let mut o = obs(Storage::Contiguous, FillKind::LibraryDefault);
+        o.written = Snapshot {
+            wrote: 16912,
+            allocated: D,
+            storage: census(D - 256, 0, 0, 0),
+            ..Default::default()
+        };
+        assert_eq!(classify(&o), Verdict::sure(Outcome::DuringWrite));
+        o.written.storage = census(0, D - 256, 0, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        // partly filled storage is not "written"
+        o.written.storage = census(10, D - 266, 0, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        // nothing allocated at all
+        o.written.storage = Census::default();
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        // an error wins
+        o.error = Some("H5Dcreate2: no".into());
+        assert_eq!(classify(&o), Verdict::sure(Outcome::Error));
+    }
+
+    #[test]
+    fn classify_chunked() {
+        let mut o = obs(Storage::Chunked, FillKind::LibraryDefault);
+        // all chunks at creation, zeros over the marker: the library fill value
+        o.created = Snapshot {
+            wrote: 19272,
+            allocated: D,
+            storage: census(D, 0, 0, 0),
+            ..Default::default()
+        };
+        assert_eq!(classify(&o), Verdict::sure(Outcome::AllChunksDuringCreate));
+        // all chunks at creation, marker left
+        o.created.storage = census(0, D, 0, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        // late: all chunks allocated at the write; the other 15 chunks decide
+        let mut o = obs(Storage::Chunked, FillKind::UserDefined);
+        o.written = Snapshot {
+            wrote: 20296,
+            allocated: D,
+            storage: census(15 * 1024, 0, 0, 0),
+            buffer: census(768, 0, 0, 0),
+        };
+        assert_eq!(classify(&o), Verdict::sure(Outcome::AllChunksDuringWrite));
+        o.written.storage = census(0, 15 * 1024, 0, 0);
+        o.written.buffer = census(0, 0, 768, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        // incremental: only the touched chunk exists; its rest decides
+        o.written = Snapshot {
+            wrote: 3912,
+            allocated: 1024,
+            storage: Census::default(),
+            buffer: census(768, 0, 0, 0),
+        };
+        assert_eq!(classify(&o), Verdict::sure(Outcome::EachChunkAccessed));
+        o.written.buffer = census(0, 0, 768, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        // ... with the library default the zeros could be either
+        let mut o = obs(Storage::Chunked, FillKind::LibraryDefault);
+        o.written.allocated = 1024;
+        o.written.buffer = census(768, 0, 0, 0);
+        let v = classify(&o);
+        assert_eq!(
+            v,
+            Verdict {
+                outcome: Outcome::EachChunkAccessed,
+                alternative: Some(Outcome::NoFill)
+            }
+        );
+        assert!(v.agrees(Outcome::NoFill) && v.agrees(Outcome::EachChunkAccessed));
+        assert!(!v.agrees(Outcome::AllChunksDuringWrite));
+        // undefined fill value: zeros are never fill
+        let mut o = obs(Storage::Chunked, FillKind::Undefined);
+        o.written.buffer = census(0, 0, 768, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+    }
+
+    #[test]
+    fn classify_compact() {
+        let mut o = obs(Storage::Compact, FillKind::UserDefined);
+        o.created.buffer = census(D, 0, 0, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::DuringCreation));
+        o.created.buffer = census(0, 0, D, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        let mut o = obs(Storage::Compact, FillKind::LibraryDefault);
+        o.created.buffer = census(D, 0, 0, 0);
+        assert_eq!(classify(&o).alternative, Some(Outcome::NoFill));
+        let mut o = obs(Storage::Compact, FillKind::Undefined);
+        o.created.buffer = census(0, 0, D, 0);
+        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+    }
+
+    /// Serial contiguous cells of one (kind, time) with given late and incremental
+    /// verdicts, folded by `results`.
+    fn fold(incr: Observation, late: Observation) -> Vec<CellResult> {
+        let base = Cell {
+            table: Table::Serial,
+            kind: FillKind::UserDefined,
+            time: Some(FillTime::Alloc),
+            alloc: Some(AllocTime::Incr),
+            storage: Storage::Contiguous,
+        };
+        let cells = [
+            base,
+            Cell {
+                alloc: Some(AllocTime::Late),
+                ..base
+            },
+        ];
+        results(&cells, &[incr, late])
+    }
+
+    #[test]
+    fn same_as_late_and_marks() {
+        let mut filled = obs(Storage::Contiguous, FillKind::UserDefined);
+        filled.written.storage = census(D - 256, 0, 0, 0);
+        let r = fold(filled.clone(), filled.clone());
+        assert_eq!(r[0].verdict, Verdict::sure(Outcome::SameAsLate));
+        assert!(r[0].agrees());
+        assert_eq!(r[0].cell_text(), "Same as Late");
+        assert_eq!(r[1].cell_text(), "User Fill Value Written During Write");
+        // incremental behaving differently from late is shown as a difference
+        let mut nofill = filled.clone();
+        nofill.written.storage = census(0, D - 256, 0, 0);
+        let r = fold(nofill, filled.clone());
+        assert!(!r[0].agrees());
+        assert_eq!(
+            r[0].cell_text(),
+            "≠ No Fill Value Written (document: Same as Late)"
+        );
+        // late differing from the document
+        let mut late = filled.clone();
+        late.written.storage = census(0, D - 256, 0, 0);
+        let r = fold(late.clone(), late);
+        assert_eq!(r[0].cell_text(), "Same as Late");
+        assert_eq!(
+            r[1].cell_text(),
+            "≠ No Fill Value Written (document: User Fill Value Written During Write)"
+        );
+        assert!(r[1].evidence().contains("marker"));
+        // an ambiguous cell consistent with the document gets ≈
+        let cells = [Cell {
+            table: Table::Serial,
+            kind: FillKind::LibraryDefault,
+            time: Some(FillTime::Never),
+            alloc: Some(AllocTime::Incr),
+            storage: Storage::Chunked,
+        }];
+        let mut o = obs(Storage::Chunked, FillKind::LibraryDefault);
+        o.written.buffer = census(768, 0, 0, 0);
+        o.written.allocated = 1024;
+        let r = results(&cells, &[o]);
+        assert_eq!(r[0].cell_text(), "No Fill Value Written ≈");
+        // errors: the evidence names HDF5's reason
+        let mut e = obs(Storage::Compact, FillKind::LibraryDefault);
+        e.error = Some("H5Dcreate2: compact dataset must have early space allocation".into());
+        let cells = [Cell {
+            storage: Storage::Compact,
+            alloc: Some(AllocTime::Late),
+            ..cells[0]
+        }];
+        let r = results(&cells, &[e]);
+        assert_eq!(r[0].cell_text(), "Error");
+        assert!(r[0]
+            .evidence()
+            .ends_with("compact dataset must have early space allocation -> Error"));
+    }
+
+    fn findings_with(serial_fill_create: bool) -> Findings {
+        let scells = serial_cells();
+        let sobs: Vec<Observation> = scells
+            .iter()
+            .map(|c| {
+                let mut o = obs(c.storage, c.kind);
+                // synthetic: everything behaves as the document says, except that the
+                // library default fills chunks at creation with If Set/Early if asked
+                let doc = c.document().outcome;
+                let s = census(D, 0, 0, 0);
+                match doc {
+                    Outcome::Error => o.error = Some("H5Dcreate2: refused".into()),
+                    Outcome::DuringCreation | Outcome::AllChunksDuringCreate => {
+                        if c.storage == Storage::Compact {
+                            o.created.buffer = s
+                        } else {
+                            o.created.storage = s
+                        }
+                    }
+                    Outcome::DuringWrite | Outcome::AllChunksDuringWrite => o.written.storage = s,
+                    Outcome::EachChunkAccessed => o.written.buffer = census(768, 0, 0, 0),
+                    Outcome::NoFill | Outcome::SameAsLate => {
+                        o.written.storage = census(0, D, 0, 0);
+                        if c.alloc == Some(AllocTime::Early) {
+                            o.created.storage = census(0, D, 0, 0);
+                        }
+                        if c.storage == Storage::Compact {
+                            // HDF5 zeroes compact data: zeros are the library fill value
+                            o.created.buffer = if c.kind == FillKind::LibraryDefault {
+                                census(D, 0, 0, 0)
+                            } else {
+                                census(0, 0, D, 0)
+                            };
+                        }
+                    }
+                }
+                // Same as Late cells: the late row's observation
+                if doc == Outcome::SameAsLate {
+                    let late = Cell {
+                        alloc: Some(AllocTime::Late),
+                        ..*c
+                    };
+                    let ldoc = late.document().outcome;
+                    o.written.storage = match ldoc {
+                        Outcome::DuringWrite => s,
+                        _ => census(0, D, 0, 0),
+                    };
+                    if ldoc == Outcome::Error {
+                        o.error = Some("H5Dcreate2: refused".into());
+                    }
+                }
+                if serial_fill_create
+                    && c.kind == FillKind::LibraryDefault
+                    && c.time == Some(FillTime::IfSet)
+                    && c.alloc == Some(AllocTime::Early)
+                    && c.storage == Storage::Chunked
+                {
+                    o.created.storage = s;
+                }
+                o
+            })
+            .collect();
+        let pcells = parallel_cells();
+        let pobs: Vec<Observation> = pcells
+            .iter()
+            .map(|c| {
+                let mut o = obs(c.storage, c.kind);
+                match c.document().outcome {
+                    Outcome::Error => o.error = Some("H5Dcreate2: refused".into()),
+                    Outcome::NoFill => {
+                        if c.storage == Storage::Compact {
+                            o.created.buffer = if c.kind == FillKind::LibraryDefault {
+                                census(D, 0, 0, 0)
+                            } else {
+                                census(0, 0, D, 0)
+                            };
+                        } else {
+                            o.created.storage = census(0, D, 0, 0)
+                        }
+                    }
+                    _ => {
+                        if c.storage == Storage::Compact {
+                            o.created.buffer = census(D, 0, 0, 0)
+                        } else {
+                            o.created.storage = census(D, 0, 0, 0)
+                        }
+                    }
+                }
+                o
+            })
+            .collect();
+        Findings {
+            hdf5_version: "1.10.8".into(),
+            ranks: 2,
+            defaults: Defaults::DOCUMENT,
+            serial: results(&scells, &sobs),
+            parallel: results(&pcells, &pobs),
+            alloc_check: AllocCheck {
+                rows: vec![
+                    (Storage::Contiguous, D, Some(AllocTime::Late)),
+                    (Storage::Chunked, D, Some(AllocTime::Late)),
+                ],
+                dataset_bytes: D,
+            },
+        }
+    }
+
+    #[test]
+    fn render_tables_in_the_documents_layout() {
+        let f = findings_with(false);
+        assert_eq!(f.difference_count(), 0, "{}", f.render());
+        let text = f.render();
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| ")).collect();
+        // 3 header lines + 27 rows, 3 + 9 rows (the |---| lines aside)
+        assert_eq!(rows.len(), 3 + 27 + 3 + 9, "{text}");
+        assert!(text.contains(
+            "| Library Default* | Never | Early | No Fill Value Written | No Fill Value Written | No Fill Value Written ≈ |"
+        ));
+        assert!(text.contains("|  |  | Incremental | Same as Late | "));
+        assert!(text.contains("| Undefined | Never | No Fill Value Written | "));
+        assert!(text.contains("|  | If Set* | User Fill Value Written During Creation | User Fill Value Written To All Chunks During Create | User Fill Value Written During Creation |"));
+        assert!(text.contains("Differences from the document: 0 of 108 cells\n"));
+        assert!(text.contains("HDF5 applies H5D_ALLOC_TIME_EARLY, as the document says"));
+        assert!(text.contains("  H5Dcreate2: refused ("));
+        // every line of the tables has the columns of its header
+        for r in &rows[2..30] {
+            assert_eq!(r.matches(" | ").count(), 5, "{r}");
+        }
+        for r in &rows[32..] {
+            assert_eq!(r.matches(" | ").count(), 4, "{r}");
+        }
+        // one difference: marked in the table, listed with evidence, counted
+        let f = findings_with(true);
+        assert_eq!(f.difference_count(), 1);
+        let text = f.render();
+        assert!(text.contains(
+            "| ≠ Library Fill Value Written To All Chunks During Create (document: No Fill Value Written) |"
+        ));
+        assert!(text.contains("Differences from the document: 1 of 108 cells:\n  Serial, Library Default, If Set, Early, Chunked: observed \"Library Fill Value Written To All Chunks During Create\", document \"No Fill Value Written\"\n    evidence: Serial, Library Default, If Set, Early, Chunked: create: wrote 0 B"));
+        // defaults and the allocation check count as differences too
+        let mut f = findings_with(false);
+        f.defaults.alloc[0] = AllocTime::Early;
+        f.alloc_check.rows[1].1 = 0;
+        assert_eq!(f.difference_count(), 2);
+        let text = f.render();
+        assert!(text.contains("≠ Library defaults:"));
+        assert!(text.contains("≠ Allocation time in parallel"));
+    }
+
+    #[test]
+    fn words_and_report_lines() {
+        assert_eq!(FillTime::parse("IfSet"), Some(FillTime::IfSet));
+        assert_eq!(FillTime::parse("sometimes"), None);
+        assert_eq!(AllocTime::parse("INCREMENTAL"), Some(AllocTime::Incr));
+        assert_eq!(AllocTime::parse("incr"), Some(AllocTime::Incr));
+        assert_eq!(AllocTime::parse("Late"), Some(AllocTime::Late));
+        assert_eq!(AllocTime::parse("never"), None);
+        assert!(FillSettings::default().report_lines().is_empty());
+        let s = FillSettings {
+            value: Some(FillValue::Byte(7)),
+            ..Default::default()
+        };
+        assert_eq!(
+            s.report_lines(),
+            vec![
+                "Fill value=7",
+                "Fill time=ifset (library default)",
+                "Allocation time=library default (HDF5 applies: early)"
+            ]
+        );
+        let s = FillSettings {
+            value: Some(FillValue::Undefined),
+            time: Some(FillTime::Never),
+            alloc: Some(AllocTime::Late),
+        };
+        assert_eq!(
+            s.report_lines(),
+            vec![
+                "Fill value=undefined",
+                "Fill time=never",
+                "Allocation time=late (HDF5 applies: early)"
+            ]
+        );
+        assert_eq!(
+            s.options_text(),
+            "--fill-value=undefined --fill-time=never --alloc-time=late"
+        );
+        assert_eq!(
+            hdf5_reason(&Error::Hdf5 {
+                call: "H5Dcreate2",
+                msg: "H5Dcreate2(): unable to create dataset: H5D__update_oh_info(): fill value writing on allocation set, but no fill value defined".into()
+            }),
+            "\"fill value writing on allocation set, but no fill value defined\" (H5Dcreate2)"
+        );
+    }
+
+    #[test]
+    fn hdf5_refuses_an_undefined_fill_value_written_on_allocation() {
+        let bad = FillSettings {
+            value: Some(FillValue::Undefined),
+            time: Some(FillTime::Alloc),
+            alloc: None,
+        };
+        for (chunked, dim2d) in [(false, false), (true, false), (false, true), (true, true)] {
+            let m = bad.refusal(chunked, dim2d).expect("HDF5 accepted it");
+            assert!(
+                m.starts_with("--fill-value=undefined --fill-time=alloc ("),
+                "{m}"
+            );
+            assert!(
+                m.contains("HDF5 refuses this combination: \"fill value writing on allocation set, but no fill value defined\" (H5Dcreate2)"),
+                "{m}"
+            );
+        }
+        assert!(bad
+            .refusal(true, false)
+            .unwrap()
+            .contains("(chunked datasets)"));
+        // accepted combinations
+        for s in [
+            FillSettings::default(),
+            FillSettings {
+                value: Some(FillValue::Byte(7)),
+                time: Some(FillTime::Alloc),
+                alloc: Some(AllocTime::Late),
+            },
+            FillSettings {
+                value: Some(FillValue::Undefined),
+                time: Some(FillTime::Never),
+                alloc: Some(AllocTime::Incr),
+            },
+            FillSettings {
+                value: None,
+                time: Some(FillTime::Alloc),
+                alloc: Some(AllocTime::Default),
+            },
+        ] {
+            assert_eq!(s.refusal(true, true), None, "{s:?}");
+            assert_eq!(s.refusal(false, false), None, "{s:?}");
+        }
+    }
+}
