@@ -259,7 +259,7 @@ pub unsafe extern "C" fn h5perf_config_parse(
             }
             Ok(_) => fail(
                 H5PERF_EINVAL,
-                "h5perf: --help and --version do not configure a run",
+                "h5perf: --help, --version and --fill-behaviour do not configure a run",
             ),
             Err(e) => fail(code_of(&e), &app::error_message(&e)),
         }
