@@ -1,8 +1,11 @@
 //! Shared harness for the MPI integration tests of `h5perf`.
 //!
-//! * `mpirun` launches `mpiexec --oversubscribe -n NP h5perf ARGS` with a controlled
-//!   environment and a hard timeout (the whole launcher session is killed and the test fails
-//!   with the command line — a hang must never block CI).
+//! * `mpirun` launches `MPIEXEC FLAGS -n NP h5perf ARGS` with a controlled environment and a
+//!   hard timeout (the whole launcher session is killed and the test fails with the command
+//!   line — a hang must never block CI). The launcher and its flags come from
+//!   `H5PERF_MPIEXEC` / `H5PERF_MPIEXEC_FLAGS` (set by the Makefile for the MPI flavour);
+//!   the default is Open MPI's `mpiexec.openmpi --oversubscribe`. Flavour differences the
+//!   tests must know (launcher flags, per-rank environment, `MPI_MAX_INFO_VAL`) are here.
 //! * golden-transcript helpers: parsing `cases.txt`, filtering Open MPI launcher banners,
 //!   normalising run-dependent figures, and comparing reports (ordered, or — when several
 //!   ranks print — as a multiset plus per-rank order).
@@ -165,9 +168,14 @@ pub fn mpi_lock() -> MutexGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The MPI launcher. `H5PERF_MPIEXEC` may name another one; the default is `mpiexec`.
+/// The MPI launcher: `$H5PERF_MPIEXEC` (a name on PATH or a path), else Open MPI's
+/// `mpiexec.openmpi`. Never the plain `mpiexec`: with several MPI flavours installed it
+/// follows Debian's alternatives and may belong to another flavour than the binary.
 pub fn mpiexec() -> PathBuf {
-    let name = std::env::var("H5PERF_MPIEXEC").unwrap_or_else(|_| "mpiexec".to_string());
+    let name = std::env::var("H5PERF_MPIEXEC")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "mpiexec.openmpi".to_string());
     if name.contains('/') {
         let p = PathBuf::from(&name);
         assert!(
@@ -176,7 +184,86 @@ pub fn mpiexec() -> PathBuf {
         );
         return p;
     }
-    require_tool(&name, "openmpi-bin")
+    let package = match flavour() {
+        Flavour::OpenMpi => "openmpi-bin",
+        Flavour::Mpich => "mpich",
+    };
+    require_tool(&name, package)
+}
+
+/// The MPI flavour the tests run with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavour {
+    /// Open MPI (`mpiexec.openmpi`, ORTE launcher).
+    OpenMpi,
+    /// MPICH (`mpiexec.mpich`, the hydra launcher).
+    Mpich,
+}
+
+/// `$H5PERF_MPI` (`openmpi` or `mpich`, set by the Makefile), else guessed from the
+/// launcher's name (`mpich`/`hydra` in it: MPICH), else Open MPI.
+pub fn flavour() -> Flavour {
+    match std::env::var("H5PERF_MPI").ok().as_deref() {
+        Some("mpich") => return Flavour::Mpich,
+        Some("openmpi") => return Flavour::OpenMpi,
+        Some(other) if !other.is_empty() => {
+            panic!("H5PERF_MPI={other:?}: expected openmpi or mpich")
+        }
+        _ => {}
+    }
+    let launcher = std::env::var("H5PERF_MPIEXEC").unwrap_or_default();
+    if launcher.contains("mpich") || launcher.contains("hydra") {
+        Flavour::Mpich
+    } else {
+        Flavour::OpenMpi
+    }
+}
+
+/// The launcher's flags, placed before `-n`: `$H5PERF_MPIEXEC_FLAGS` split on blanks when
+/// set (even empty), else the flavour's default: `--oversubscribe` for Open MPI (more ranks
+/// than cores), none for MPICH (hydra oversubscribes by default and refuses the flag).
+pub fn mpiexec_flags() -> Vec<String> {
+    match std::env::var("H5PERF_MPIEXEC_FLAGS") {
+        Ok(s) => s.split_whitespace().map(str::to_string).collect(),
+        Err(_) => match flavour() {
+            Flavour::OpenMpi => vec!["--oversubscribe".to_string()],
+            Flavour::Mpich => Vec::new(),
+        },
+    }
+}
+
+/// The launcher and its flags, without `-n`: the start of every MPI command line.
+pub fn launcher() -> Vec<String> {
+    let mut v = vec![mpiexec().to_string_lossy().into_owned()];
+    v.extend(mpiexec_flags());
+    v
+}
+
+/// Launcher arguments giving one environment variable to the ranks of one MPMD
+/// part (before the program): `-x K=V` (Open MPI), `-env K V` (MPICH).
+pub fn launcher_env(key: &str, value: &str) -> Vec<String> {
+    match flavour() {
+        Flavour::OpenMpi => vec!["-x".into(), format!("{key}={value}")],
+        Flavour::Mpich => vec!["-env".into(), key.into(), value.into()],
+    }
+}
+
+/// `MPI_MAX_INFO_VAL` of the flavour: what the report prints in `Dumping MPI Info
+/// Object(0) (up to N bytes per item):` (256 in Open MPI and in the golden transcripts,
+/// 1024 in MPICH).
+pub fn mpi_max_info_val() -> usize {
+    match flavour() {
+        Flavour::OpenMpi => 256,
+        Flavour::Mpich => 1024,
+    }
+}
+
+/// The report's info-dump header line as this flavour prints it.
+pub fn info_dump_header() -> String {
+    format!(
+        "Dumping MPI Info Object(0) (up to {} bytes per item):",
+        mpi_max_info_val()
+    )
 }
 
 fn shell_quote(s: &str) -> String {
@@ -190,7 +277,7 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// `mpiexec --oversubscribe -n NP h5perf ARGS` in `cwd`, with the default timeout.
+/// `MPIEXEC FLAGS -n NP h5perf ARGS` in `cwd`, with the default timeout.
 pub fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)], cwd: &Path) -> Outcome {
     mpirun_timeout(np, args, env, cwd, DEFAULT_TIMEOUT)
 }
@@ -204,17 +291,14 @@ pub fn mpirun_timeout(
     cwd: &Path,
     timeout: Duration,
 ) -> Outcome {
-    let launcher = mpiexec();
     let bin = h5perf_bin();
     assert!(bin.is_file(), "h5perf binary missing: {}", bin.display());
-    let np_s = np.to_string();
-    let mut argv: Vec<String> = vec![
-        launcher.to_string_lossy().into_owned(),
-        "--oversubscribe".into(),
+    let mut argv: Vec<String> = launcher();
+    argv.extend([
         "-n".into(),
-        np_s,
+        np.to_string(),
         bin.to_string_lossy().into_owned(),
-    ];
+    ]);
     argv.extend(args.iter().map(|s| s.to_string()));
     run_session(&argv, env, cwd, timeout)
 }
@@ -336,35 +420,65 @@ fn signal(pid: i32, sig: &str) {
         .status();
 }
 
-/// SIGKILLs every process of session `sid` (found through /proc).
-fn kill_session(sid: i32) {
-    for _round in 0..3 {
-        let mut found = false;
-        if let Ok(rd) = fs::read_dir("/proc") {
-            for e in rd.flatten() {
-                let name = e.file_name();
-                let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
-                    continue;
-                };
-                let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                    continue;
-                };
-                // pid (comm) state ppid pgrp session ...
-                let Some(close) = stat.rfind(')') else {
-                    continue;
-                };
-                let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-                if fields.len() > 3
-                    && fields[3].parse::<i32>().ok() == Some(sid)
-                    && fields[0] != "Z"
-                {
-                    found = true;
-                    signal(pid, "KILL");
-                }
+/// The live processes of an MPI job started as session `sid` (setsid): the members of
+/// the session and, transitively, their children, as `(pid, command name)`. The
+/// children matter for MPICH: hydra starts its proxies and the ranks in sessions of
+/// their own, so only the parent links tie them to the job (Open MPI's ranks stay in
+/// the launcher's session).
+pub fn job_processes(sid: i32) -> Vec<(i32, String)> {
+    // (pid, ppid, session, comm) of every live process
+    let mut procs: Vec<(i32, i32, i32, String)> = Vec::new();
+    if let Ok(rd) = fs::read_dir("/proc") {
+        for e in rd.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
+                continue;
+            };
+            let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            // pid (comm) state ppid pgrp session ...
+            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+                continue;
+            };
+            let comm = stat[open + 1..close].to_string();
+            let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+            if f.len() > 3 && f[0] != "Z" {
+                let ppid = f[1].parse().unwrap_or(0);
+                let session = f[3].parse().unwrap_or(0);
+                procs.push((pid, ppid, session, comm));
             }
         }
-        if !found {
+    }
+    let mut job: Vec<i32> = procs.iter().filter(|p| p.2 == sid).map(|p| p.0).collect();
+    loop {
+        let more: Vec<i32> = procs
+            .iter()
+            .filter(|p| !job.contains(&p.0) && job.contains(&p.1))
+            .map(|p| p.0)
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        job.extend(more);
+    }
+    procs
+        .into_iter()
+        .filter(|p| job.contains(&p.0))
+        .map(|p| (p.0, p.3))
+        .collect()
+}
+
+/// SIGKILLs every process of the job started as session `sid` ([`job_processes`]).
+fn kill_session(sid: i32) {
+    for _round in 0..3 {
+        let job = job_processes(sid);
+        if job.is_empty() {
             return;
+        }
+        // all at once: a launcher that sees a child die must not start anything new
+        for (pid, _) in &job {
+            signal(*pid, "KILL");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -381,21 +495,31 @@ pub fn run_tool(argv: &[&str], cwd: &Path, timeout: Duration) -> Outcome {
 // Launcher noise
 // ---------------------------------------------------------------------------------------
 
-/// Removes Open MPI launcher output from a stderr text: the boxes delimited by lines of
-/// dashes, and loose lines that mention the launcher.
+/// Removes launcher output from a stderr text: Open MPI's boxes delimited by lines of
+/// dashes, MPICH hydra's boxes delimited by lines of `=` (`BAD TERMINATION OF ONE OF YOUR
+/// APPLICATION PROCESSES`), hydra's `[mpiexec@host]`/`[proxy:...]` lines and MPICH's
+/// `Abort(N) on node ...` lines, and loose lines that mention the launcher.
 pub fn filter_launcher_noise(stderr: &str) -> String {
     let mut out = String::new();
     let mut in_box = false;
+    let mut in_eq_box = false;
     for line in stderr.lines() {
         if line.starts_with("---") {
             in_box = !in_box;
             continue;
         }
-        if in_box {
+        if line.starts_with("=====") {
+            in_eq_box = !in_eq_box;
+            continue;
+        }
+        if in_box || in_eq_box {
             continue;
         }
         let l = line.to_ascii_lowercase();
         if l.contains("mpirun") || l.contains("mpiexec") || l.contains("primary job") {
+            continue;
+        }
+        if line.starts_with("[proxy:") || (line.starts_with("Abort(") && l.contains(" on node ")) {
             continue;
         }
         out.push_str(line);
@@ -639,7 +763,8 @@ fn figure(field: &str, width: usize, prec: usize, tag: &str) -> String {
 
 /// Replaces the run-dependent figures of one report line by placeholders:
 /// throughput (`%6.2f MB/s` and ` (%7.3f s)`), accumulated times (`%7.5f s`), per-iteration
-/// detail times (`%.2fs`), and the MPI info handle of `Dumping MPI Info Object(N)`.
+/// detail times (`%.2fs`), and the MPI info handle of `Dumping MPI Info Object(N)`; the
+/// flavour's item limit there (`MPI_MAX_INFO_VAL`) reads as the golden's 256.
 /// A figure that does not have the exact printf shape is replaced by a `<BAD-FORMAT ...>`
 /// marker, so that a comparison with a well-formed line fails.
 pub fn normalize_line(line: &str) -> String {
@@ -685,6 +810,12 @@ pub fn normalize_line(line: &str) -> String {
         }
     }
     if let Some(pos) = line.find("Dumping MPI Info Object(") {
+        // the item limit is MPI_MAX_INFO_VAL: 256 in the golden transcripts (Open MPI);
+        // the flavour's own value reads as the golden's, any other number stays and fails
+        let line = &line.replace(
+            &format!("(up to {} bytes per item)", mpi_max_info_val()),
+            "(up to 256 bytes per item)",
+        );
         let start = pos + "Dumping MPI Info Object(".len();
         if let Some(close) = line[start..].find(')') {
             let handle = &line[start..start + close];
@@ -793,6 +924,10 @@ fn multiset(lines: &[String]) -> BTreeMap<&str, i64> {
 ///   comparison is: same multiset of lines; same sequence of world rank 0's own lines
 ///   ([`is_rank0_line`]); and, for each other rank K, same sequence of its `rank K:` lines.
 /// * Otherwise the lines must be equal one by one, in order.
+///
+/// The expected text is a golden transcript recorded with Open MPI: the `(up to 256 bytes
+/// per item)` of its info-dump header matches the flavour's `MPI_MAX_INFO_VAL` (see
+/// [`normalize_line`]). Tests that check the header itself use [`info_dump_header`].
 pub fn compare_reports(expected: &str, actual: &str) -> Result<(), String> {
     let exp = normalized_lines(expected);
     let act = normalized_lines(actual);
