@@ -254,7 +254,9 @@ pub unsafe extern "C" fn h5perf_config_parse(
         };
         match cli::parse(&args) {
             Ok(Command::Run(o)) => {
+                // the parsed command line replaces every setting, the report included
                 c.opts = o;
+                c.report_stdout = false;
                 H5PERF_OK
             }
             Ok(_) => fail(

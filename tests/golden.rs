@@ -541,7 +541,23 @@ fn run_golden_case(name: &str) -> (Outcome, std::path::PathBuf, String, tempfile
 
 fn check_match_case(name: &str) {
     let g = golden(name);
-    let (o, cwd, expected, root) = run_golden_case(name);
+    // When several ranks print (-D 1 and up), Open MPI's output forwarding can, rarely,
+    // split one rank's line around another rank's output (seen once in five runs of
+    // debug_1). Such a case gets one more run if its report differs; a real difference
+    // fails both runs.
+    let mut retries = 1;
+    let (o, cwd, expected, root) = loop {
+        let (o, cwd, expected, root) = run_golden_case(name);
+        if retries > 0
+            && expected.contains("rank 1: ")
+            && compare_reports(&expected, &o.stdout).is_err()
+        {
+            retries -= 1;
+            eprintln!("{name}: report differed with several ranks printing; running it once more");
+            continue;
+        }
+        break (o, cwd, expected, root);
+    };
     assert_eq!(
         o.status,
         Some(g.rc),

@@ -81,6 +81,16 @@ impl Universe {
         check("MPI_Initialized", unsafe {
             raw::MPI_Initialized(&mut flag)
         })?;
+        let mut finalized: c_int = 0;
+        // SAFETY: MPI_Finalized may be called at any time.
+        check("MPI_Finalized", unsafe {
+            raw::MPI_Finalized(&mut finalized)
+        })?;
+        if finalized != 0 {
+            return Err(Error::Other(
+                "MPI was already finalised in this process; it cannot be initialised again".into(),
+            ));
+        }
         let owns = flag == 0;
         if owns {
             // SAFETY: NULL argc/argv is allowed by MPI-2 and later.
@@ -159,10 +169,12 @@ pub fn library_version() -> String {
         .take_while(|&b| b != 0)
         .collect();
     let s = String::from_utf8_lossy(&bytes);
-    s.lines()
-        .next()
-        .unwrap_or("")
-        .trim()
+    // the first line, with single spaces (MPICH separates its fields with tabs)
+    let first = s.lines().next().unwrap_or("");
+    first
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
         .trim_end_matches(',')
         .to_string()
 }
