@@ -334,24 +334,20 @@ fn run_api(
                 out,
                 &mut mismatches,
             );
-            if let Err(e) = agree(comm, res) {
-                // leave together: release everything, remove what was created
-                drop(drv);
-                comm.barrier()?;
-                if rank == 0 && !env.nocleanup {
-                    let mut d = driver::new_driver(api);
-                    let _ = d.remove(ctx, &path);
-                }
-                crate::ffi::signals::clear_current();
-                return Err(e);
+            // Success or agreed failure, no rank holds the file open any more (the
+            // phase closes it after a data error; a failed open was abandoned), so the
+            // same barrier and removal serve both: a failed run leaves no file either.
+            let agreed = agree(comm, res);
+            if agreed.is_ok() {
+                report_mismatches(ctx, &path, api, &mut mismatches, outcome, out)?;
             }
-            report_mismatches(ctx, &path, api, &mut mismatches, outcome, out)?;
             comm.barrier()?;
             if rank == 0 && !env.nocleanup {
                 // a failed removal only leaves a file behind; the next run truncates it
                 let _ = drv.remove(ctx, &path);
             }
             crate::ffi::signals::clear_current();
+            agreed?;
         }
         let mut mx = [0.0; COUNT];
         let mut mn = [0.0; COUNT];
