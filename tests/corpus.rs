@@ -30,10 +30,17 @@ type Case = (
 /// A small valid run the clamped cases add to (one configuration, POSIX only).
 const SMALL: &[&str] = &["-A", "posix", "-e", "8", "-x", "8", "-X", "8", "-B", "8"];
 
-const LONG_KEY: &str = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk=v";
+/// A key longer than MPI_MAX_INFO_KEY of every flavour (Open MPI 36, MPICH 255).
+const LONG_KEY: &str = concat!(
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "=v"
+);
 
+/// A value longer than MPI_MAX_INFO_VAL of every flavour (Open MPI 256, MPICH 1024).
 fn long_value() -> &'static str {
-    Box::leak(format!("k={}", "v".repeat(300)).into_boxed_str())
+    Box::leak(format!("k={}", "v".repeat(2000)).into_boxed_str())
 }
 
 fn cases() -> Vec<Case> {
