@@ -19,6 +19,16 @@
  *   - The environment variables HDF5_PARAPREFIX, HDF5_NOCLEANUP and HDF5_MPI_INFO are
  *     honoured as by the h5perf program (see h5perf(1)).
  *   - No function aborts or exits the process.
+ *   - What the library changes in the calling process, and puts back:
+ *       h5perf_run switches HDF5's automatic error printing off while it runs
+ *       (H5Eset_auto2) and restores the caller's handler before it returns (so does
+ *       h5perf_main, except with --fill-behaviour, which leaves it off);
+ *       h5perf_main with MPI already initialised sets MPI_ERRORS_RETURN on
+ *       MPI_COMM_WORLD and as the default file error handler while it runs and
+ *       restores the caller's handlers before it returns.
+ *     What it does not put back: if libh5perf is the first to initialise HDF5 in
+ *     the process, HDF5 registers no atexit handler (H5dont_atexit); parallel HDF5
+ *     then shuts down inside MPI_Finalize instead of at exit.
  */
 #ifndef H5PERF_H
 #define H5PERF_H
@@ -117,6 +127,23 @@ int h5perf_config_set_collective(h5perf_config *cfg, int on);        /* -C */
 int h5perf_config_set_2d(h5perf_config *cfg, int on);                /* -g */
 int h5perf_config_set_interleaved(h5perf_config *cfg, int on);       /* -I */
 int h5perf_config_set_write_only(h5perf_config *cfg, int on);        /* -w */
+/* Fill settings of the PHDF5 datasets (see h5perf(1), FILL VALUES). Values the command
+ * line refuses return H5PERF_EINVAL; a combination HDF5 refuses (an undefined fill
+ * value with H5PERF_FILL_TIME_ALLOC) makes h5perf_run return H5PERF_EPARAM. */
+#define H5PERF_FILL_VALUE_UNSET (-1)     /* no --fill-value: HDF5's default (0)      */
+#define H5PERF_FILL_VALUE_UNDEFINED (-2) /* --fill-value=undefined                  */
+int h5perf_config_set_fill_value(h5perf_config *cfg, int value); /* 0..255 or above */
+#define H5PERF_FILL_TIME_UNSET 0 /* no --fill-time: HDF5's default (ifset)        */
+#define H5PERF_FILL_TIME_NEVER 1 /* --fill-time=never, -n                         */
+#define H5PERF_FILL_TIME_IFSET 2 /* --fill-time=ifset                             */
+#define H5PERF_FILL_TIME_ALLOC 3 /* --fill-time=alloc                             */
+int h5perf_config_set_fill_time(h5perf_config *cfg, int when);
+#define H5PERF_ALLOC_TIME_UNSET 0   /* no --alloc-time                            */
+#define H5PERF_ALLOC_TIME_DEFAULT 1 /* --alloc-time=default                       */
+#define H5PERF_ALLOC_TIME_EARLY 2   /* --alloc-time=early                         */
+#define H5PERF_ALLOC_TIME_INCR 3    /* --alloc-time=incr                          */
+#define H5PERF_ALLOC_TIME_LATE 4    /* --alloc-time=late                          */
+int h5perf_config_set_alloc_time(h5perf_config *cfg, int when);
 /* -D: level 0..4, then the r (raw), t (times) and v (verify) flags. */
 int h5perf_config_set_debug(h5perf_config *cfg, int level, int raw, int times, int verify);
 /* Where the text report goes: NULL (default) = nowhere, "-" = stdout, else a file

@@ -201,7 +201,8 @@ pub fn run_on(
     let json_sink = agree_value(comm, open(params.json.as_deref()), "results file (--json)")?;
     let csv_sink = agree_value(comm, open(params.csv.as_deref()), "results file (--csv)")?;
 
-    hdf5::init();
+    // HDF5 prints nothing while h5perf runs; errors come back from its error stack
+    let _quiet = hdf5::Quiet::new();
     let info = match info_pairs {
         Some(p) => Info::from_pairs(p),
         None => Ok(Info::null()),

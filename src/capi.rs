@@ -15,6 +15,7 @@ use crate::app;
 use crate::cli::{self, Command};
 use crate::error::Error;
 use crate::ffi::mpi::{self, Comm};
+use crate::fill::{AllocTime, FillTime, FillValue};
 use crate::params::{Api, Options};
 use crate::results::{Phase, Record, TimeStats};
 
@@ -393,6 +394,56 @@ setter!(
 setter!(
     /// `h5perf_config_set_write_only` (-w).
     h5perf_config_set_write_only, c_int, |c, v| { c.opts.write_only = v != 0; Ok(()) }
+);
+
+/// `H5PERF_FILL_VALUE_UNSET`: no `--fill-value` (HDF5's default fill value, 0).
+pub const H5PERF_FILL_VALUE_UNSET: c_int = -1;
+/// `H5PERF_FILL_VALUE_UNDEFINED`: `--fill-value=undefined`.
+pub const H5PERF_FILL_VALUE_UNDEFINED: c_int = -2;
+
+setter!(
+    /// `h5perf_config_set_fill_value` (--fill-value): a byte 0..=255,
+    /// `H5PERF_FILL_VALUE_UNDEFINED` (-2) or `H5PERF_FILL_VALUE_UNSET` (-1).
+    h5perf_config_set_fill_value, c_int, |c, v| {
+        c.opts.fill.value = match v {
+            H5PERF_FILL_VALUE_UNSET => None,
+            H5PERF_FILL_VALUE_UNDEFINED => Some(FillValue::Undefined),
+            0..=255 => Some(FillValue::Byte(v as u8)),
+            _ => return Err(format!(
+                "fill value ({v}) must be a byte 0..255, H5PERF_FILL_VALUE_UNDEFINED or H5PERF_FILL_VALUE_UNSET"
+            )),
+        };
+        Ok(())
+    }
+);
+setter!(
+    /// `h5perf_config_set_fill_time` (--fill-time, -n): `H5PERF_FILL_TIME_UNSET` (0),
+    /// `_NEVER` (1, the same as -n), `_IFSET` (2), `_ALLOC` (3).
+    h5perf_config_set_fill_time, c_int, |c, v| {
+        c.opts.fill.time = match v {
+            0 => None,
+            1 => Some(FillTime::Never),
+            2 => Some(FillTime::IfSet),
+            3 => Some(FillTime::Alloc),
+            _ => return Err(format!("fill time ({v}) must be one of H5PERF_FILL_TIME_* (0..3)")),
+        };
+        Ok(())
+    }
+);
+setter!(
+    /// `h5perf_config_set_alloc_time` (--alloc-time): `H5PERF_ALLOC_TIME_UNSET` (0),
+    /// `_DEFAULT` (1), `_EARLY` (2), `_INCR` (3), `_LATE` (4).
+    h5perf_config_set_alloc_time, c_int, |c, v| {
+        c.opts.fill.alloc = match v {
+            0 => None,
+            1 => Some(AllocTime::Default),
+            2 => Some(AllocTime::Early),
+            3 => Some(AllocTime::Incr),
+            4 => Some(AllocTime::Late),
+            _ => return Err(format!("allocation time ({v}) must be one of H5PERF_ALLOC_TIME_* (0..4)")),
+        };
+        Ok(())
+    }
 );
 
 /// `h5perf_config_set_debug` (-D): level 0..4 (larger counts as 4), raw, times, verify.

@@ -24,20 +24,64 @@ use crate::fill::{AllocTime, FillKind, FillSettings, FillTime, FillValue};
 
 static INIT: Once = Once::new();
 
-/// Start the HDF5 library (`H5open`) and switch off its automatic error printing, once
-/// per process. Must run before any global id (`H5P_CLS_*`, `H5T_NATIVE_*`) is read.
+/// Start the HDF5 library (`H5open`), once per process. Must run before any global id
+/// (`H5P_CLS_*`, `H5T_NATIVE_*`) is read. Errors are read from the error stack by the
+/// wrappers; hold a [`Quiet`] while calling HDF5 so that the library prints nothing.
 pub fn init() {
     INIT.call_once(|| {
         // SAFETY: H5dont_atexit before the first HDF5 call keeps HDF5 from registering its
-        // atexit clean-up (which crashes on a file whose close failed; HDF5 still
-        // terminates cleanly inside MPI_Finalize); H5open has no preconditions;
-        // H5Eset_auto2 with NULL disables printing.
+        // atexit clean-up (which crashes on a file whose close failed; parallel HDF5 still
+        // terminates inside MPI_Finalize through its MPI_COMM_SELF attribute). When the
+        // caller of libh5perf initialised HDF5 first it has no effect. H5open has no
+        // preconditions.
         unsafe {
             h5::H5dont_atexit();
             h5::H5open();
-            h5e::H5Eset_auto2(h5e::H5E_DEFAULT, None, std::ptr::null_mut());
         }
     });
+}
+
+/// HDF5's automatic error printing switched off (`H5Eset_auto2(H5E_DEFAULT, NULL,
+/// NULL)`) for the life of the value; the previous handler and its client data (from
+/// `H5Eget_auto2`) are put back on drop, so a C program linking libh5perf keeps its
+/// own setting.
+pub struct Quiet {
+    func: h5e::H5E_auto2_t,
+    data: *mut c_void,
+    saved: bool,
+}
+
+impl Quiet {
+    /// Initialises HDF5 ([`init`]) and switches error printing off.
+    pub fn new() -> Quiet {
+        init();
+        let mut func: h5e::H5E_auto2_t = None;
+        let mut data: *mut c_void = std::ptr::null_mut();
+        // SAFETY: two out-pointers to live locals; H5E_DEFAULT is the default stack.
+        let saved = unsafe { h5e::H5Eget_auto2(h5e::H5E_DEFAULT, &mut func, &mut data) } >= 0;
+        // SAFETY: a NULL handler disables printing.
+        unsafe {
+            h5e::H5Eset_auto2(h5e::H5E_DEFAULT, None, std::ptr::null_mut());
+        }
+        Quiet { func, data, saved }
+    }
+}
+
+impl Default for Quiet {
+    fn default() -> Self {
+        Quiet::new()
+    }
+}
+
+impl Drop for Quiet {
+    fn drop(&mut self) {
+        if self.saved {
+            // SAFETY: the handler and client data H5Eget_auto2 returned.
+            unsafe {
+                h5e::H5Eset_auto2(h5e::H5E_DEFAULT, self.func, self.data);
+            }
+        }
+    }
 }
 
 use hdf5_sys::h5;
@@ -679,7 +723,7 @@ pub fn probe_dataset_create(
     let _guard = PROBE_LOCK
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    init();
+    let _quiet = Quiet::new();
     let dcpl = Plist::dataset_create(chunk)?;
     dcpl.set_fill(fill)?;
     let fapl = Plist::file_access_core()?;

@@ -68,11 +68,16 @@ pub fn to_offset(n: u64) -> Result<raw::MPI_Offset> {
 /// on drop if (and only if) this process initialised it.
 pub struct Universe {
     owns: bool,
+    /// When MPI was initialised by the caller: the error handlers of `MPI_COMM_WORLD`
+    /// and of `MPI_FILE_NULL` (the default for new files) found at [`Universe::init`],
+    /// put back on drop.
+    saved_handlers: Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)>,
 }
 
 impl Universe {
     /// Initialise MPI unless the caller already did (`MPI_Initialized`), and set
     /// `MPI_ERRORS_RETURN` on `MPI_COMM_WORLD` and on files opened with the default handler.
+    /// When the caller initialised MPI, its two error handlers are restored on drop.
     ///
     /// Errors: `MPI_Init` failure.
     pub fn init() -> Result<Universe> {
@@ -98,12 +103,16 @@ impl Universe {
                 raw::MPI_Init(ptr::null_mut(), ptr::null_mut())
             })?;
         }
+        let saved_handlers = if owns { None } else { current_handlers() };
         // SAFETY: predefined handles, valid after MPI_Init.
         unsafe {
             raw::MPI_Comm_set_errhandler(raw::RSMPI_COMM_WORLD, raw::RSMPI_ERRORS_RETURN);
             raw::MPI_File_set_errhandler(raw::RSMPI_FILE_NULL, raw::RSMPI_ERRORS_RETURN);
         }
-        Ok(Universe { owns })
+        Ok(Universe {
+            owns,
+            saved_handlers,
+        })
     }
 
     /// `MPI_COMM_WORLD` (borrowed, never freed).
@@ -125,8 +134,48 @@ impl Universe {
     }
 }
 
+/// The error handlers of `MPI_COMM_WORLD` and `MPI_FILE_NULL` (`MPI_Comm_get_errhandler`,
+/// `MPI_File_get_errhandler`), or `None` if either call fails.
+fn current_handlers() -> Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)> {
+    let mut comm_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
+    let mut file_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
+    // SAFETY: predefined handles of an initialised MPI; out-pointers to locals. A zero
+    // return is MPI_SUCCESS (as in `check`).
+    let comm_ok =
+        unsafe { raw::MPI_Comm_get_errhandler(raw::RSMPI_COMM_WORLD, comm_eh.as_mut_ptr()) } == 0;
+    if !comm_ok {
+        return None;
+    }
+    // SAFETY: as above.
+    let file_ok =
+        unsafe { raw::MPI_File_get_errhandler(raw::RSMPI_FILE_NULL, file_eh.as_mut_ptr()) } == 0;
+    // SAFETY: MPI_Comm_get_errhandler succeeded and wrote the handle.
+    let mut comm_eh = unsafe { comm_eh.assume_init() };
+    if !file_ok {
+        // SAFETY: a handle MPI_Comm_get_errhandler returned, freed once.
+        unsafe {
+            raw::MPI_Errhandler_free(&mut comm_eh);
+        }
+        return None;
+    }
+    // SAFETY: MPI_File_get_errhandler succeeded and wrote the handle.
+    Some((comm_eh, unsafe { file_eh.assume_init() }))
+}
+
 impl Drop for Universe {
     fn drop(&mut self) {
+        if let Some((mut comm_eh, mut file_eh)) = self.saved_handlers.take() {
+            if is_running() {
+                // SAFETY: the handles MPI_*_get_errhandler returned, set back and then
+                // freed once (the objects they refer to stay alive while in use).
+                unsafe {
+                    raw::MPI_Comm_set_errhandler(raw::RSMPI_COMM_WORLD, comm_eh);
+                    raw::MPI_File_set_errhandler(raw::RSMPI_FILE_NULL, file_eh);
+                    raw::MPI_Errhandler_free(&mut comm_eh);
+                    raw::MPI_Errhandler_free(&mut file_eh);
+                }
+            }
+        }
         if self.owns {
             // SAFETY: we initialised MPI; finalise exactly once.
             unsafe {
