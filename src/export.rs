@@ -14,7 +14,11 @@
 //! * the parameters: `num_bytes` (bytes per process per dataset), `block_size` (bytes),
 //!   `num_files`, `num_dsets`, `geometry` (`1D`, `2D`), `pattern` (`contiguous`,
 //!   `interleaved`), `io_method` (`independent`, `collective`), `storage`
-//!   (`contiguous`, `chunked`), `align` (bytes), `threshold` (bytes);
+//!   (`contiguous`, `chunked`), `align` (bytes), `threshold` (bytes), and the PHDF5
+//!   dataset fill settings `fill_value` (`default`, `undefined` or the byte, `0`..`255`,
+//!   as text), `fill_time` (`default`, `never`, `ifset`, `alloc`) and `alloc_time`
+//!   (`default`, `early`, `incr`, `late`), where `default` means the option was not
+//!   given (spec-compatible run, HDF5's defaults);
 //! * the run: `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`,
 //!   `hostname_count`, `timestamp` (RFC 3339, UTC).
 //!
@@ -61,7 +65,10 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
+use crate::fill::{AllocTime, FillTime, FillValue};
 use crate::params::Params;
 use crate::results::{Phase, Record};
 
@@ -86,7 +93,7 @@ pub struct RunMeta {
 /// The field names of a record, in output order: the CSV header and the keys of every
 /// JSON record. Units: `*_size`, `*_bytes`, `bytes`, `num_bytes`, `block_size`, `align`,
 /// `threshold` in bytes; `*_time_s` in seconds; `*_mibps` in MiB/s.
-pub const FIELDS: [&str; 29] = [
+pub const FIELDS: [&str; 32] = [
     "nprocs",
     "xfer_size",
     "buf_bytes",
@@ -110,6 +117,9 @@ pub const FIELDS: [&str; 29] = [
     "storage",
     "align",
     "threshold",
+    "fill_value",
+    "fill_time",
+    "alloc_time",
     "h5perf_version",
     "hdf5_version",
     "mpi_version",
@@ -121,7 +131,7 @@ pub const FIELDS: [&str; 29] = [
 /// Index in [`FIELDS`] of the first parameter field (`num_bytes`).
 const FIRST_PARAM: usize = 13;
 /// Index in [`FIELDS`] of the first run field (`h5perf_version`).
-const FIRST_META: usize = 23;
+const FIRST_META: usize = 26;
 
 /// One field value.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,13 +141,22 @@ enum Value<'a> {
     /// A measured figure (seconds or MiB/s).
     Float(f64),
     /// Text.
-    Text(&'a str),
+    Text(Cow<'a, str>),
+}
+
+/// A text value borrowed from `s`.
+fn text(s: &str) -> Value<'_> {
+    Value::Text(Cow::Borrowed(s))
 }
 
 /// The values of the parameter fields, in [`FIELDS`] order.
 fn param_values(p: &Params) -> [Value<'static>; FIRST_META - FIRST_PARAM] {
-    let pick =
-        |on: bool, yes: &'static str, no: &'static str| Value::Text(if on { yes } else { no });
+    let pick = |on: bool, yes: &'static str, no: &'static str| text(if on { yes } else { no });
+    let fill_value = match p.fill.value {
+        None => text("default"),
+        Some(FillValue::Undefined) => text("undefined"),
+        Some(FillValue::Byte(b)) => Value::Text(Cow::Owned(b.to_string())),
+    };
     [
         Value::Int(p.num_bytes),
         Value::Int(p.blk_size),
@@ -149,18 +168,21 @@ fn param_values(p: &Params) -> [Value<'static>; FIRST_META - FIRST_PARAM] {
         pick(p.chunk, "chunked", "contiguous"),
         Value::Int(p.h5_align),
         Value::Int(p.h5_thresh),
+        fill_value,
+        text(p.fill.time.map_or("default", FillTime::name)),
+        text(p.fill.alloc.map_or("default", AllocTime::name)),
     ]
 }
 
 /// The values of the run fields, in [`FIELDS`] order.
 fn meta_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_META] {
     [
-        Value::Text(&m.h5perf_version),
-        Value::Text(&m.hdf5_version),
-        Value::Text(&m.mpi_version),
+        text(&m.h5perf_version),
+        text(&m.hdf5_version),
+        text(&m.mpi_version),
         Value::Int(u64::from(m.world_size)),
         Value::Int(u64::from(m.hostname_count)),
-        Value::Text(&m.timestamp),
+        text(&m.timestamp),
     ]
 }
 
@@ -171,8 +193,8 @@ fn record_values<'a>(m: &'a RunMeta, p: &Params, r: &Record, ph: Phase) -> Vec<V
         Value::Int(u64::from(r.nprocs)),
         Value::Int(r.xfer_size),
         Value::Int(r.buf_bytes),
-        Value::Text(r.api.name()),
-        Value::Text(ph.key()),
+        text(r.api.name()),
+        text(ph.key()),
         Value::Int(r.bytes),
         Value::Int(u64::from(r.iterations)),
         Value::Float(s.min_time),
@@ -547,6 +569,9 @@ mod tests {
         assert_eq!(par["storage"], "contiguous");
         assert_eq!(par["align"], 4096);
         assert_eq!(par["threshold"], 2048);
+        assert_eq!(par["fill_value"], "default");
+        assert_eq!(par["fill_time"], "default");
+        assert_eq!(par["alloc_time"], "default");
 
         let rs = j["records"].as_array().unwrap();
         assert_eq!(rs.len(), 2 * 2 * 3 * 6);

@@ -17,7 +17,7 @@ use std::time::Duration;
 const RUN_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The output fields in order (the CSV header; the keys of every JSON record).
-const FIELDS: [&str; 29] = [
+const FIELDS: [&str; 32] = [
     "nprocs",
     "xfer_size",
     "buf_bytes",
@@ -41,6 +41,9 @@ const FIELDS: [&str; 29] = [
     "storage",
     "align",
     "threshold",
+    "fill_value",
+    "fill_time",
+    "alloc_time",
     "h5perf_version",
     "hdf5_version",
     "mpi_version",
@@ -297,17 +300,17 @@ fn check_json_shape(text: &str) -> (J, Vec<J>) {
     assert!(text.starts_with("{\n") && text.ends_with("\n}\n"));
     let recs = j["records"].as_array().expect("records array").clone();
     let params = j["parameters"].as_object().expect("parameters object");
-    for f in &FIELDS[13..23] {
+    for f in &FIELDS[13..26] {
         assert!(params.contains_key(*f), "parameters.{f} missing");
     }
-    assert_eq!(params.len(), 10);
+    assert_eq!(params.len(), 13);
     for r in &recs {
         let o = r.as_object().expect("record object");
         assert_eq!(o.len(), FIELDS.len(), "{r}");
-        for f in &FIELDS[13..23] {
+        for f in &FIELDS[13..26] {
             assert_eq!(o[*f], params[*f], "{f}");
         }
-        for f in &FIELDS[23..] {
+        for f in &FIELDS[26..] {
             assert_eq!(o[*f], j[*f], "{f}");
         }
     }
@@ -451,6 +454,9 @@ fn json_and_csv_files_match_the_text_report() {
         ("storage", J::from("contiguous")),
         ("align", J::from(1)),
         ("threshold", J::from(1)),
+        ("fill_value", J::from("default")),
+        ("fill_time", J::from("default")),
+        ("alloc_time", J::from("default")),
     ] {
         assert_eq!(p[f], v, "parameters.{f}");
     }
@@ -606,6 +612,80 @@ fn write_only_has_no_read_records() {
     assert_eq!(check_against_report(&recs, &o.stdout), 36);
     let csv = fs::read_to_string(dir.path().join("w.csv")).expect("w.csv");
     check_csv_matches_json(&csv, &recs);
+}
+
+/// The fill options reach the parameters of the JSON and CSV records, next to the
+/// report's "Fill value=" lines.
+#[test]
+fn fill_settings_are_recorded() {
+    let dir = scratch_dir();
+    let o = run_ok(
+        1,
+        &[
+            "-A",
+            "phdf5",
+            "-c",
+            "-e",
+            "64K",
+            "-x",
+            "32K",
+            "-X",
+            "32K",
+            "-B",
+            "16K",
+            "--fill-value=7",
+            "--fill-time=alloc",
+            "--alloc-time=early",
+            "--json",
+            "f.json",
+            "--csv",
+            "f.csv",
+        ],
+        dir.path(),
+    );
+    assert!(o.stdout.contains("Fill value=7"), "{}", o.describe());
+    let json = fs::read_to_string(dir.path().join("f.json")).expect("f.json");
+    let (j, recs) = check_json_shape(&json);
+    let p = &j["parameters"];
+    assert_eq!(p["storage"], "chunked");
+    assert_eq!(p["fill_value"], "7");
+    assert_eq!(p["fill_time"], "alloc");
+    assert_eq!(p["alloc_time"], "early");
+    assert_eq!(check_against_report(&recs, &o.stdout), 4);
+    let csv = fs::read_to_string(dir.path().join("f.csv")).expect("f.csv");
+    check_csv_matches_json(&csv, &recs);
+
+    // -n is --fill-time=never; an undefined fill value is spelled out
+    let o = run_ok(
+        1,
+        &[
+            "-A",
+            "phdf5",
+            "-e",
+            "64K",
+            "-x",
+            "64K",
+            "-X",
+            "64K",
+            "-B",
+            "16K",
+            "-n",
+            "--fill-value=undefined",
+            "--json",
+            "n.json",
+        ],
+        dir.path(),
+    );
+    let json = fs::read_to_string(dir.path().join("n.json")).expect("n.json");
+    let (j, _) = check_json_shape(&json);
+    assert_eq!(
+        j["parameters"]["fill_value"],
+        "undefined",
+        "{}",
+        o.describe()
+    );
+    assert_eq!(j["parameters"]["fill_time"], "never");
+    assert_eq!(j["parameters"]["alloc_time"], "default");
 }
 
 #[test]
