@@ -230,8 +230,10 @@ install: build
 
 uninstall:
 	@d="$(DESTDIR)$(PREFIX)"; \
-	for f in $(INSTALLED_FILES); do rm -f "$$d/$$f"; done; \
-	echo "uninstall: removed $(INSTALLED_FILES) from $$d"
+	n=0; for f in $(INSTALLED_FILES); do \
+	  if [ -e "$$d/$$f" ] || [ -L "$$d/$$f" ]; then rm -f "$$d/$$f"; n=$$((n + 1)); fi; \
+	done; \
+	echo "uninstall: removed $$n of the installed files ($(INSTALLED_FILES)) from $$d"
 
 # h5perf's POSIX raw throughput against the plainest C loop doing the same transfers
 # (bench/run: goals and knobs there). Not part of `make test`: timing needs a quiet machine.

@@ -132,7 +132,7 @@ int h5perf_config_set_write_only(h5perf_config *cfg, int on);        /* -w */
  * value with H5PERF_FILL_TIME_ALLOC) makes h5perf_run return H5PERF_EPARAM. */
 #define H5PERF_FILL_VALUE_UNSET (-1)     /* no --fill-value: HDF5's default (0)      */
 #define H5PERF_FILL_VALUE_UNDEFINED (-2) /* --fill-value=undefined                  */
-int h5perf_config_set_fill_value(h5perf_config *cfg, int value); /* 0..255 or above */
+int h5perf_config_set_fill_value(h5perf_config *cfg, int value); /* 0..255 or a constant above */
 #define H5PERF_FILL_TIME_UNSET 0 /* no --fill-time: HDF5's default (ifset)        */
 #define H5PERF_FILL_TIME_NEVER 1 /* --fill-time=never, -n                         */
 #define H5PERF_FILL_TIME_IFSET 2 /* --fill-time=ifset                             */

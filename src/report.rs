@@ -376,8 +376,25 @@ mod tests {
         }
     }
 
+    /// Lines of a golden transcript, looked up as the integration tests do
+    /// (`tests/common` `golden_dir`): `$H5PERF_GOLDEN_DIR`, `../shared/golden` beside the
+    /// package (the CI layout), `/work/shared/golden`.
     fn golden_lines(name: &str, from: &str, n: usize) -> Vec<String> {
-        let path = format!("{}/../shared/golden/{name}.out", env!("CARGO_MANIFEST_DIR"));
+        let manifest = env!("CARGO_MANIFEST_DIR");
+        let dirs: Vec<String> = std::env::var("H5PERF_GOLDEN_DIR")
+            .into_iter()
+            .chain([
+                format!("{manifest}/../shared/golden"),
+                "/work/shared/golden".to_string(),
+            ])
+            .collect();
+        let path = dirs
+            .iter()
+            .map(|d| format!("{d}/{name}.out"))
+            .find(|p| std::path::Path::new(p).is_file())
+            .unwrap_or_else(|| {
+                panic!("golden transcript {name}.out not found in {dirs:?}; set H5PERF_GOLDEN_DIR")
+            });
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         text.lines()
             .skip_while(|l| !l.starts_with(from))
