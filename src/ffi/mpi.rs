@@ -661,8 +661,31 @@ impl File {
         })
     }
 
-    /// One write call of the `MPI_File_write_at` family, after checking that `buf`
-    /// covers `count` elements of `dtype`.
+    /// One transfer call of the `MPI_File_write_at`/`read_at` families: checks that the
+    /// buffer (`buf_len` bytes) covers `count` elements of `dtype`, then runs `call_mpi`
+    /// with a status out-pointer, checks its return code and the count the status
+    /// reports ([`check_count`]). `call_mpi` runs only when the buffer is large enough.
+    fn transfer(
+        call: &'static str,
+        buf_len: usize,
+        count: c_int,
+        dtype: &Datatype,
+        call_mpi: impl FnOnce(*mut raw::MPI_Status) -> c_int,
+    ) -> Result<()> {
+        ensure_len(
+            buf_len,
+            u64::try_from(count)
+                .unwrap_or(u64::MAX)
+                .saturating_mul(dtype.size),
+            call,
+        )?;
+        let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
+        check(call, call_mpi(st.as_mut_ptr()))?;
+        // SAFETY: the successful call filled the status.
+        check_count(call, unsafe { st.assume_init() }, count, dtype)
+    }
+
+    /// One write call of the `MPI_File_write_at` family ([`File::transfer`]).
     fn write_with(
         &self,
         call: &'static str,
@@ -672,31 +695,23 @@ impl File {
         count: c_int,
         dtype: &Datatype,
     ) -> Result<()> {
-        ensure_len(
-            buf.len(),
-            u64::try_from(count)
-                .unwrap_or(u64::MAX)
-                .saturating_mul(dtype.size),
-            call,
-        )?;
-        let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
-        // SAFETY: buf covers count elements of dtype (checked above); live file and type
-        // handles; status is an out-parameter.
-        check(call, unsafe {
-            f(
-                self.raw,
-                offset,
-                buf.as_ptr() as *const c_void,
-                count,
-                dtype.raw,
-                st.as_mut_ptr(),
-            )
-        })?;
-        // SAFETY: the successful call filled the status.
-        check_count(call, unsafe { st.assume_init() }, count, dtype)
+        File::transfer(call, buf.len(), count, dtype, |st| {
+            // SAFETY: buf covers count elements of dtype (checked by `transfer` before
+            // this runs); live file and type handles; st is an out-parameter.
+            unsafe {
+                f(
+                    self.raw,
+                    offset,
+                    buf.as_ptr() as *const c_void,
+                    count,
+                    dtype.raw,
+                    st,
+                )
+            }
+        })
     }
 
-    /// One read call of the `MPI_File_read_at` family; same checks as `write_with`.
+    /// One read call of the `MPI_File_read_at` family ([`File::transfer`]).
     fn read_with(
         &self,
         call: &'static str,
@@ -706,27 +721,19 @@ impl File {
         count: c_int,
         dtype: &Datatype,
     ) -> Result<()> {
-        ensure_len(
-            buf.len(),
-            u64::try_from(count)
-                .unwrap_or(u64::MAX)
-                .saturating_mul(dtype.size),
-            call,
-        )?;
-        let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
-        // SAFETY: as write_with, and buf is writable.
-        check(call, unsafe {
-            f(
-                self.raw,
-                offset,
-                buf.as_mut_ptr() as *mut c_void,
-                count,
-                dtype.raw,
-                st.as_mut_ptr(),
-            )
-        })?;
-        // SAFETY: the successful call filled the status.
-        check_count(call, unsafe { st.assume_init() }, count, dtype)
+        File::transfer(call, buf.len(), count, dtype, |st| {
+            // SAFETY: as write_with, and buf is writable.
+            unsafe {
+                f(
+                    self.raw,
+                    offset,
+                    buf.as_mut_ptr() as *mut c_void,
+                    count,
+                    dtype.raw,
+                    st,
+                )
+            }
+        })
     }
 
     /// Independent `MPI_File_write_at(offset, buf, count, dtype)` (MPI 4.0 §14.4.2).
