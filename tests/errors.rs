@@ -156,21 +156,13 @@ fn bad_debug_flag_is_refused() {
         "stdout must be empty\n{}",
         o.describe()
     );
-    let err = o.stderr_clean();
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "one `h5perf: ` line expected\n{}",
-        o.describe()
-    );
-    let line = lines[0];
+    let line = o.single_message("-D with a bad value");
     assert!(
         line.contains("-D") || line.contains("debug"),
         "must name the option: {line:?}"
     );
     assert!(line.contains('z'), "must name the value: {line:?}");
-    assert_refused(&o, dir.path(), line);
+    assert_refused(&o, dir.path(), &line);
 }
 
 #[test]
@@ -456,13 +448,10 @@ fn one_rank_cannot_create_files() {
             "-A {api}: must fail\n{}",
             o.describe()
         );
-        let err = o.stderr_clean();
-        let msgs: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
-        assert_eq!(msgs.len(), 1, "-A {api}: one message\n{}", o.describe());
+        let msg = o.single_message(&format!("-A {api}"));
         assert!(
-            msgs[0].starts_with("h5perf: rank 1: ") && msgs[0].contains("/nonexistent/y"),
-            "{}",
-            msgs[0]
+            msg.starts_with("h5perf: rank 1: ") && msg.contains("/nonexistent/y"),
+            "{msg}"
         );
         assert!(
             pio_tmp_files(dir.path()).is_empty(),

@@ -215,16 +215,13 @@ fn file_too_large(api: &str, call: &str) {
         "-A {api}: must fail\n{}",
         o.describe()
     );
-    let err = o.stderr_clean();
-    let msgs: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
-    assert_eq!(msgs.len(), 1, "-A {api}: one message\n{}", o.describe());
+    let msg = o.single_message(&format!("-A {api}"));
     assert!(
-        msgs[0].starts_with("h5perf: rank ") && msgs[0].contains(call),
-        "-A {api}: {}",
-        msgs[0]
+        msg.starts_with("h5perf: rank ") && msg.contains(call),
+        "-A {api}: {msg}"
     );
     assert!(
-        !err.contains("Segmentation fault"),
+        !o.stderr.contains("Segmentation fault"),
         "-A {api}: crash\n{}",
         o.describe()
     );
@@ -377,15 +374,9 @@ fn full_file_system(api: &str, call: &str) {
         "-A {api}: must fail\n{}",
         o.describe()
     );
-    let err = o.stderr_clean();
-    let msgs: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
-    assert_eq!(msgs.len(), 1, "-A {api}: one message\n{}", o.describe());
-    assert!(
-        msgs[0].contains(call),
-        "-A {api}: {:?} lacks {call:?}",
-        msgs[0]
-    );
-    assert!(!err.contains("Segmentation fault"), "{}", o.describe());
+    let msg = o.single_message(&format!("-A {api}"));
+    assert!(msg.contains(call), "-A {api}: {msg:?} lacks {call:?}");
+    assert!(!o.stderr.contains("Segmentation fault"), "{}", o.describe());
     assert!(
         pio_tmp_files(fs.dir.path()).is_empty(),
         "-A {api}: partial file left on the full file system"

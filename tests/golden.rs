@@ -611,16 +611,8 @@ fn check_match_case(name: &str) {
 fn check_engine_error_case(name: &str) {
     let g = golden(name);
     let (o, cwd, _, _root) = run_golden_case(name);
-    assert!(
-        matches!(o.status, Some(c) if c != 0),
-        "{name}: must exit non-zero\n{}",
-        o.describe()
-    );
-    assert!(
-        o.stdout.is_empty(),
-        "{name}: stdout must be empty (validation before any report)\n{}",
-        o.describe()
-    );
+    // validation comes before any report
+    o.assert_refused_without_output(name);
     let err = o.stderr_clean();
     let lines: Vec<&str> = err.lines().collect();
     let mut expected: Vec<String> = filter_launcher_noise(&g.stderr)
@@ -660,16 +652,7 @@ fn check_engine_error_case(name: &str) {
 fn check_cmdline_error_case(name: &str) {
     let &(_, options, value, extra) = CMDLINE_ERRORS.iter().find(|c| c.0 == name).unwrap();
     let (o, cwd, _, _root) = run_golden_case(name);
-    assert!(
-        matches!(o.status, Some(c) if c != 0),
-        "{name}: must exit non-zero\n{}",
-        o.describe()
-    );
-    assert!(
-        o.stdout.is_empty(),
-        "{name}: stdout must be empty\n{}",
-        o.describe()
-    );
+    o.assert_refused_without_output(name);
     let err = o.stderr_clean();
     let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(

@@ -131,6 +131,35 @@ impl Outcome {
         filter_launcher_noise(&self.stderr)
     }
 
+    /// A run refused before any output: non-zero exit status and nothing on stdout
+    /// (fails the test, naming `what` and dumping the run, otherwise).
+    pub fn assert_refused_without_output(&self, what: &str) {
+        assert!(
+            matches!(self.status, Some(c) if c != 0),
+            "{what}: must exit non-zero\n{}",
+            self.describe()
+        );
+        assert!(
+            self.stdout.is_empty(),
+            "{what}: stdout must be empty\n{}",
+            self.describe()
+        );
+    }
+
+    /// The one `h5perf: ` line of stderr (launcher banners removed): fails the test,
+    /// naming `what` and dumping the run, unless there is exactly one such line.
+    pub fn single_message(&self, what: &str) -> String {
+        let err = self.stderr_clean();
+        let msgs: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
+        assert_eq!(
+            msgs.len(),
+            1,
+            "{what}: exactly one `h5perf: ` message expected on stderr\n{}",
+            self.describe()
+        );
+        msgs[0].to_string()
+    }
+
     /// A readable dump for assertion messages.
     pub fn describe(&self) -> String {
         format!(
