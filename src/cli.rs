@@ -822,8 +822,10 @@ ranges given below, every process writes its share of each dataset of each
 file, then reads it back, and the write and read throughputs are reported.
 Start it under MPI, for example: mpiexec -n 4 h5perf -e 1M -x 256K -X 1M
 
-Options. Long names may be shortened down to the part outside the [...];
-their values are given as --name=VALUE or --name VALUE.
+Options. Long names are the full names of the HDF5 releases; as an extension
+they may be shortened down to the part outside the [...] (the 1.10.8 and
+1.14 releases accept only the full names). Values are given as --name=VALUE
+or --name VALUE.
   -h, --he[lp]
         Print this help and exit.
   --ve[rsion]
