@@ -3,14 +3,15 @@
 //! thin wrapper around [`run_program`]; the C API's program entry point will reuse it.
 
 use crate::cli::{self, Command};
-use crate::engine::{self, Output, RunEnv};
-use crate::env;
+use crate::benchmark::run;
+use crate::services::{self, RunEnv, Sink};
+use crate::services::mpi_info;
 use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::{Fd, OpenMode};
-use crate::params::{Options, Params};
-use crate::report;
+use crate::config::{Options, Params};
+use crate::output::{export, report};
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
 pub const HDF5_BUILD_VERSION: &str = env!("H5PERF_HDF5_VERSION");
@@ -101,17 +102,17 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
     let opts = match cli::parse(args)? {
         Command::Help => {
             if rank == 0 {
-                engine::write_stdout(&cli::help_text())?;
+                services::write_stdout(&cli::help_text())?;
             }
             return Ok(());
         }
         Command::Version => {
             if rank == 0 {
-                engine::write_stdout(&version_text())?;
+                services::write_stdout(&version_text())?;
             }
             return Ok(());
         }
-        Command::FillBehaviour { strict } => return crate::fill::run_mode(world, strict),
+        Command::FillBehaviour { strict } => return crate::fill_behaviour::experiment::run_mode(world, strict),
         Command::Run(o) => o,
     };
     let done = run_on(world, &opts, info_pairs.as_deref(), true)?;
@@ -126,7 +127,7 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
 /// Errors: a malformed value (named in the message).
 pub fn mpi_info_from_env() -> Result<Option<Vec<(String, String)>>> {
     match std::env::var("HDF5_MPI_INFO") {
-        Ok(v) => Ok(Some(env::parse_mpi_info_with_limits(
+        Ok(v) => Ok(Some(mpi_info::parse_mpi_info_with_limits(
             &v,
             mpi_sys::MPI_MAX_INFO_KEY as usize - 1,
             mpi_sys::MPI_MAX_INFO_VAL as usize - 1,
@@ -143,7 +144,7 @@ pub struct Done {
     /// The resolved parameters.
     pub params: Params,
     /// The records this rank took part in (rank 0: all of them).
-    pub records: Vec<crate::results::Record>,
+    pub records: Vec<crate::measure::Record>,
     /// Bytes read back wrong with `-D v`, summed over all ranks.
     pub wrong_bytes: u64,
 }
@@ -170,12 +171,12 @@ pub fn run_on(
 
     // the data directory is checked first, so a refused run leaves no report file
     let env = RunEnv::from_process();
-    let dir = engine::data_dir_checked(comm, &env)?;
+    let dir = services::data_dir_checked(comm, &env)?;
 
     // report file: rank 0 truncates, then every rank appends its own blocks
     let out = match &params.output {
-        None if report => Output::stdout(),
-        None => Output::Null,
+        None if report => Sink::stdout(),
+        None => Sink::Null,
         Some(path) => {
             // two agreement points, reached by every rank in the same order
             let created = if rank == 0 {
@@ -189,13 +190,13 @@ pub fn run_on(
                 None => Fd::open_str(path, OpenMode::Append),
             };
             let fd = agree_value(comm, appended, "report file (-o)")?;
-            Output::file(fd)
+            Sink::file(fd)
         }
     };
 
     // results files are created (and their names checked) before any I/O
     let open = |dest: Option<&str>| match dest {
-        Some(d) if rank == 0 => crate::export::create(d).map(Some),
+        Some(d) if rank == 0 => export::create(d).map(Some),
         _ => Ok(None),
     };
     let json_sink = agree_value(comm, open(params.json.as_deref()), "results file (--json)")?;
@@ -209,7 +210,7 @@ pub fn run_on(
     };
     let info = agree_value(comm, info, "HDF5_MPI_INFO")?;
 
-    if (params.debug.level >= 1 || rank == 0) && !matches!(out, Output::Null) {
+    if (params.debug.level >= 1 || rank == 0) && !matches!(out, Sink::Null) {
         let dump = report::info_dump(info_pairs, mpi_sys::MPI_MAX_INFO_VAL);
         let block = report::param_block(
             &params,
@@ -222,7 +223,7 @@ pub fn run_on(
         let version = report::version_line(HDF5_BUILD_VERSION);
         if out.is_file() {
             // stdout keeps what the C tool prints there; the file gets the whole block
-            engine::write_stdout(&format!("{version}{dump}"))?;
+            services::write_stdout(&format!("{version}{dump}"))?;
             out.write(&block)?;
         } else {
             out.write(&format!("{version}{block}"))?;
@@ -231,35 +232,35 @@ pub fn run_on(
 
     // machine-readable results: host names of every rank, the run's start time
     let meta = if params.json.is_some() || params.csv.is_some() {
-        let me = crate::export::hostname();
+        let me = export::hostname();
         let mut names = Vec::with_capacity(size as usize);
         for r in 0..size {
             names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
         }
-        Some(crate::export::RunMeta {
+        Some(export::RunMeta {
             h5perf_version: env!("CARGO_PKG_VERSION").to_string(),
             hdf5_version: hdf5::library_version(),
             mpi_version: mpi::library_version(),
             world_size: size,
-            hostname_count: crate::export::distinct_count(&names),
-            timestamp: crate::export::rfc3339_utc(crate::export::now_unix_seconds()),
+            hostname_count: export::distinct_count(&names),
+            timestamp: export::rfc3339_utc(export::now_unix_seconds()),
         })
     } else {
         None
     };
 
-    let outcome = engine::run(&params, comm, &info, &env, &dir, &out)?;
+    let outcome = run::run(&params, comm, &info, &env, &dir, &out)?;
     let wrong_bytes = comm.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
     // rank 0 writes the results files only for a verified run; all ranks agree on it
     if let (Some(meta), 0) = (&meta, wrong_bytes) {
         let mut wrote = Ok(());
         if let Some(sink) = json_sink {
-            wrote = sink.write(&crate::export::to_json(meta, &params, &outcome.records));
+            wrote = sink.write(&export::to_json(meta, &params, &outcome.records));
         }
         if let (Ok(()), Some(sink)) = (&wrote, csv_sink) {
-            wrote = sink.write(&crate::export::to_csv(meta, &params, &outcome.records));
+            wrote = sink.write(&export::to_csv(meta, &params, &outcome.records));
         }
-        engine::agree(comm, wrote)?;
+        services::agree(comm, wrote)?;
     }
     Ok(Done {
         params,
@@ -274,7 +275,7 @@ fn agree_value<T>(world: &Comm, r: Result<T>, what: &str) -> Result<T> {
         Ok(v) => (Ok(()), Some(v)),
         Err(e) => (Err(Error::Other(format!("{what}: {e}"))), None),
     };
-    engine::agree(world, unit)?;
+    services::agree(world, unit)?;
     Ok(val.expect("agreement succeeded, so this rank succeeded"))
 }
 

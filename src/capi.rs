@@ -15,9 +15,9 @@ use crate::app;
 use crate::cli::{self, Command};
 use crate::error::Error;
 use crate::ffi::mpi::{self, Comm};
-use crate::fill::{AllocTime, FillTime, FillValue};
-use crate::params::{Api, Options};
-use crate::results::{Phase, Record, TimeStats};
+use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+use crate::config::{Api, Options};
+use crate::measure::{Phase, Record, TimeStats};
 
 /// `H5PERF_OK`
 pub const H5PERF_OK: c_int = 0;

@@ -1,24 +1,36 @@
 //! h5perf: a drop-in Rust re-implementation of the HDF5 parallel I/O benchmark
 //! `h5perf` (HDF5 1.10.8), for POSIX, MPI-IO and parallel HDF5.
 //!
-//! Layers, bottom up: [`ffi`] (the only code that calls C: MPI, HDF5, POSIX wrappers; the compiler refuses such code elsewhere),
-//! [`pattern`] (pure access-pattern maths), [`driver`] (one driver per I/O API),
-//! [`timer`] (timer statistics), [`report`] (report text), [`params`] and [`cli`]
-//! (configuration and command line), [`engine`] (run loops) and [`app`] (the program).
+//! Layers, bottom up; a module imports only from layers below its own (checked by
+//! `scripts/check-layers`, run by `make test`):
+//! 1. [`error`] and [`ffi`]: the only code that calls C (MPI, HDF5, POSIX wrappers; the
+//!    compiler refuses `unsafe` elsewhere). `ffi` owns the libraries' vocabulary (fill
+//!    values, allocation times) and imports nothing above it.
+//! 2. [`services`]: failure agreement across ranks, the report sink, the run environment
+//!    (data directory, file names, `HDF5_MPI_INFO`).
+//! 3. Pure core: [`pattern`] (access-pattern maths), [`config`] (options, fill options,
+//!    resolved parameters), [`measure`] (timers, statistics, results as records).
+//! 4. [`output`]: the text report and the JSON/CSV results, from the same statistics.
+//! 5. [`benchmark`] (drivers and run loops) and its sibling [`fill_behaviour`] (the
+//!    `--fill-behaviour` experiment); neither imports the other.
+//! 6. [`cli`] (the command line), then [`app`] (the program) and [`capi`] (the C API).
 #![warn(missing_docs)]
+
+pub mod error;
+pub mod ffi;
+
+pub mod services;
+
+pub mod config;
+pub mod measure;
+pub mod pattern;
+
+pub mod output;
+
+pub mod benchmark;
+pub mod fill_behaviour;
+
+pub mod cli;
 
 pub mod app;
 pub mod capi;
-pub mod cli;
-pub mod driver;
-pub mod engine;
-pub mod env;
-pub mod error;
-pub mod export;
-pub mod ffi;
-pub mod fill;
-pub mod params;
-pub mod pattern;
-pub mod report;
-pub mod results;
-pub mod timer;

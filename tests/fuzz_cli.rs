@@ -4,7 +4,7 @@
 
 use h5perf::cli::{self, Command};
 use h5perf::error::Error;
-use h5perf::params::Params;
+use h5perf::config::Params;
 use proptest::prelude::*;
 
 /// Tokens that look like h5perf's: every option spelling, values, junk.

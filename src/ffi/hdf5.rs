@@ -20,7 +20,6 @@ use hdf5_sys::h5t;
 
 use super::mpi::{Comm, Info};
 use crate::error::{Error, Result};
-use crate::fill::{AllocTime, FillKind, FillSettings, FillTime, FillValue};
 
 static INIT: Once = Once::new();
 
@@ -255,12 +254,14 @@ impl Plist {
         })
     }
 
-    /// Apply the fill settings that are given (spec §9 extended): `H5Pset_fill_value`
+    /// Apply the fill properties that are given (spec §9 extended): `H5Pset_fill_value`
     /// (a byte of `H5T_NATIVE_UCHAR`, or NULL for an undefined fill value),
-    /// `H5Pset_fill_time`, `H5Pset_alloc_time`. Settings left at `None` are not touched,
+    /// `H5Pset_fill_time`, `H5Pset_alloc_time`. Properties left at `None` are not touched,
     /// so the default settings make no call at all. Call after [`Plist::dataset_create`]
     /// (the layout must be set before the allocation time).
-    pub fn set_fill(&self, fill: &FillSettings) -> Result<()> {
+    ///
+    /// Errors: HDF5 refuses a property ([`Error::Hdf5`]).
+    pub fn set_fill(&self, fill: &FillProperties) -> Result<()> {
         match fill.value {
             None => {}
             Some(FillValue::Byte(b)) => {
@@ -718,7 +719,7 @@ static PROBE_LOCK: Mutex<()> = Mutex::new(());
 pub fn probe_dataset_create(
     dims: &[u64],
     chunk: Option<&[u64]>,
-    fill: &FillSettings,
+    fill: &FillProperties,
 ) -> Result<()> {
     let _guard = PROBE_LOCK
         .lock()
@@ -733,3 +734,161 @@ pub fn probe_dataset_create(
     ds.close()?;
     file.close()
 }
+
+/// The innermost frame's description of an HDF5 error stack as [`Error::Hdf5`] carries
+/// it (`outer(): desc: inner(): desc` → `desc` of `inner`).
+pub fn innermost(msg: &str) -> &str {
+    msg.rsplit("(): ").next().unwrap_or(msg).trim()
+}
+
+// ---------------------------------------------------------------------------------------
+// Fill-value and allocation vocabulary (HDF5 User's Guide, "Fill Values"; the C enums
+// `H5D_fill_value_t`, `H5D_fill_time_t`, `H5D_alloc_time_t`)
+// ---------------------------------------------------------------------------------------
+
+/// The fill properties of a dataset-creation list that a caller wants set. `None` means
+/// "leave the library default": [`Plist::set_fill`] makes no call for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FillProperties {
+    /// `H5Pset_fill_value`.
+    pub value: Option<FillValue>,
+    /// `H5Pset_fill_time`.
+    pub time: Option<FillTime>,
+    /// `H5Pset_alloc_time`.
+    pub alloc: Option<AllocTime>,
+}
+
+/// A dataset's fill value (`H5Pset_fill_value`; elements are bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FillValue {
+    /// A user-defined fill value: this byte (`H5Pset_fill_value` with the value).
+    Byte(u8),
+    /// No fill value at all (`H5Pset_fill_value` with NULL).
+    Undefined,
+}
+
+/// When HDF5 writes fill values (`H5D_fill_time_t`, `H5Pset_fill_time`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FillTime {
+    /// `H5D_FILL_TIME_NEVER`: never.
+    Never,
+    /// `H5D_FILL_TIME_IFSET`: when storage is allocated, if a fill value is set (the
+    /// library default).
+    IfSet,
+    /// `H5D_FILL_TIME_ALLOC`: always when storage is allocated.
+    Alloc,
+}
+
+/// When HDF5 allocates the raw-data storage (`H5D_alloc_time_t`, `H5Pset_alloc_time`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocTime {
+    /// `H5D_ALLOC_TIME_DEFAULT`: the layout's default (contiguous late, chunked
+    /// incremental, compact early).
+    Default,
+    /// `H5D_ALLOC_TIME_EARLY`: at dataset creation.
+    Early,
+    /// `H5D_ALLOC_TIME_INCR`: chunk by chunk, as chunks are first written.
+    Incr,
+    /// `H5D_ALLOC_TIME_LATE`: all of it at the first write.
+    Late,
+}
+
+/// Which kind of fill value a dataset has (`H5D_fill_value_t`, `H5Pfill_value_defined`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FillKind {
+    /// The library default: all zero bytes, not user-defined.
+    LibraryDefault,
+    /// Set with `H5Pset_fill_value`.
+    UserDefined,
+    /// Made undefined with `H5Pset_fill_value(…, NULL)`.
+    Undefined,
+}
+
+impl FillTime {
+    /// All fill times in the document's row order.
+    pub const ALL: [FillTime; 3] = [FillTime::Never, FillTime::IfSet, FillTime::Alloc];
+
+    /// The command-line word: `never`, `ifset`, `alloc`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FillTime::Never => "never",
+            FillTime::IfSet => "ifset",
+            FillTime::Alloc => "alloc",
+        }
+    }
+
+    /// Parse a command-line word (any case); `None` if unknown.
+    pub fn parse(word: &str) -> Option<FillTime> {
+        FillTime::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(word))
+    }
+
+    /// The document's row label: `Never`, `If Set`, `Allocation`.
+    pub fn label(self) -> &'static str {
+        match self {
+            FillTime::Never => "Never",
+            FillTime::IfSet => "If Set",
+            FillTime::Alloc => "Allocation",
+        }
+    }
+}
+
+impl AllocTime {
+    /// The allocation times of the document's serial table, in row order.
+    pub const TABLE: [AllocTime; 3] = [AllocTime::Early, AllocTime::Incr, AllocTime::Late];
+
+    /// The command-line word: `default`, `early`, `incr`, `late`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AllocTime::Default => "default",
+            AllocTime::Early => "early",
+            AllocTime::Incr => "incr",
+            AllocTime::Late => "late",
+        }
+    }
+
+    /// Parse a command-line word (any case; `incremental` is `incr`); `None` if unknown.
+    pub fn parse(word: &str) -> Option<AllocTime> {
+        if word.eq_ignore_ascii_case("incremental") {
+            return Some(AllocTime::Incr);
+        }
+        [
+            AllocTime::Default,
+            AllocTime::Early,
+            AllocTime::Incr,
+            AllocTime::Late,
+        ]
+        .into_iter()
+        .find(|a| a.name().eq_ignore_ascii_case(word))
+    }
+
+    /// The document's row label: `Default`, `Early`, `Incremental`, `Late`.
+    pub fn label(self) -> &'static str {
+        match self {
+            AllocTime::Default => "Default",
+            AllocTime::Early => "Early",
+            AllocTime::Incr => "Incremental",
+            AllocTime::Late => "Late",
+        }
+    }
+}
+
+impl FillKind {
+    /// All kinds in the document's row order.
+    pub const ALL: [FillKind; 3] = [
+        FillKind::LibraryDefault,
+        FillKind::UserDefined,
+        FillKind::Undefined,
+    ];
+
+    /// The document's row label: `Library Default`, `User-defined`, `Undefined`.
+    pub fn label(self) -> &'static str {
+        match self {
+            FillKind::LibraryDefault => "Library Default",
+            FillKind::UserDefined => "User-defined",
+            FillKind::Undefined => "Undefined",
+        }
+    }
+}
+

@@ -10,8 +10,8 @@
 //! later by [`crate::params::Params::resolve`] (spec §1.9).
 
 use crate::error::Error;
-use crate::fill::{AllocTime, FillTime, FillValue};
-use crate::params::{Api, Options};
+use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+use crate::config::{Api, Options};
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -970,7 +970,7 @@ Environment:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::{ApiSet, Debug};
+    use crate::config::{ApiSet, Debug};
 
     /// Parse a whitespace-free argument list given as a slice.
     fn run(args: &[&str]) -> Options {
@@ -1760,7 +1760,8 @@ mod tests {
 
     #[test]
     fn fill_options() {
-        use crate::fill::{AllocTime, FillSettings, FillTime, FillValue};
+        use crate::config::FillSettings;
+        use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
         assert_eq!(run(&[]).fill, FillSettings::default());
         // -n / --no-fill is --fill-time=never, also in clusters
         for args in [

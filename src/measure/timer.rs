@@ -92,6 +92,18 @@ pub fn mbps(bytes: u64, t: f64) -> f64 {
     }
 }
 
+/// Results of one API over all iterations: per timer, the per-iteration statistics.
+pub struct ApiResults {
+    /// `stats[timer][iteration]`.
+    pub stats: Vec<Vec<IterStat>>,
+    /// Bytes moved per iteration and phase, `V = nf × nd × D` (spec §8.3).
+    pub bytes: u64,
+    /// Iterations run.
+    pub iters: u32,
+    /// Files per iteration (for the `using N file(s)` lines).
+    pub files: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,253 +29,12 @@ use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::fmt::Write as _;
 
-use crate::engine::{self, RunEnv};
+use crate::services::{agree, data_dir_checked, write_stdout, RunEnv};
 use crate::error::{Error, Result};
-use crate::ffi::hdf5::{self, Dataset, Dataspace, H5File, Plist};
+use crate::ffi::hdf5::{
+    self, AllocTime, Dataset, Dataspace, FillKind, FillProperties, FillTime, FillValue, H5File, Plist,
+};
 use crate::ffi::mpi::{Comm, Info, Op};
-
-// ---------------------------------------------------------------------------------------
-// The settings (command-line options of the PHDF5 datasets)
-// ---------------------------------------------------------------------------------------
-
-/// `--fill-value`: the fill value of the PHDF5 datasets (elements are bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FillValue {
-    /// A user-defined fill value: this byte (`H5Pset_fill_value` with the value).
-    Byte(u8),
-    /// No fill value at all (`H5Pset_fill_value` with NULL).
-    Undefined,
-}
-
-/// `--fill-time`: when HDF5 writes fill values (`H5Pset_fill_time`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FillTime {
-    /// `H5D_FILL_TIME_NEVER`: never.
-    Never,
-    /// `H5D_FILL_TIME_IFSET`: when storage is allocated, if a fill value is set (the
-    /// library default).
-    IfSet,
-    /// `H5D_FILL_TIME_ALLOC`: always when storage is allocated.
-    Alloc,
-}
-
-/// `--alloc-time`: when HDF5 allocates the raw-data storage (`H5Pset_alloc_time`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AllocTime {
-    /// `H5D_ALLOC_TIME_DEFAULT`: the layout's default (contiguous late, chunked
-    /// incremental, compact early).
-    Default,
-    /// `H5D_ALLOC_TIME_EARLY`: at dataset creation.
-    Early,
-    /// `H5D_ALLOC_TIME_INCR`: chunk by chunk, as chunks are first written.
-    Incr,
-    /// `H5D_ALLOC_TIME_LATE`: all of it at the first write.
-    Late,
-}
-
-/// The fill settings of the PHDF5 datasets. `None` means "not given": nothing is set on
-/// the dataset-creation list and the library default applies, so the default settings
-/// leave the benchmark exactly as the C tool runs it (spec §9).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FillSettings {
-    /// `--fill-value`.
-    pub value: Option<FillValue>,
-    /// `--fill-time` (`-n`/`--no-fill` is [`FillTime::Never`]).
-    pub time: Option<FillTime>,
-    /// `--alloc-time`.
-    pub alloc: Option<AllocTime>,
-}
-
-/// Which kind of fill value a dataset has (the row groups of the document's tables).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FillKind {
-    /// The library default: all zero bytes, not user-defined.
-    LibraryDefault,
-    /// Set with `H5Pset_fill_value`.
-    UserDefined,
-    /// Made undefined with `H5Pset_fill_value(…, NULL)`.
-    Undefined,
-}
-
-impl FillTime {
-    /// All fill times in the document's row order.
-    pub const ALL: [FillTime; 3] = [FillTime::Never, FillTime::IfSet, FillTime::Alloc];
-
-    /// The command-line word: `never`, `ifset`, `alloc`.
-    pub fn name(self) -> &'static str {
-        match self {
-            FillTime::Never => "never",
-            FillTime::IfSet => "ifset",
-            FillTime::Alloc => "alloc",
-        }
-    }
-
-    /// Parse a command-line word (any case); `None` if unknown.
-    pub fn parse(word: &str) -> Option<FillTime> {
-        FillTime::ALL
-            .into_iter()
-            .find(|t| t.name().eq_ignore_ascii_case(word))
-    }
-
-    /// The document's row label: `Never`, `If Set`, `Allocation`.
-    pub fn label(self) -> &'static str {
-        match self {
-            FillTime::Never => "Never",
-            FillTime::IfSet => "If Set",
-            FillTime::Alloc => "Allocation",
-        }
-    }
-}
-
-impl AllocTime {
-    /// The allocation times of the document's serial table, in row order.
-    pub const TABLE: [AllocTime; 3] = [AllocTime::Early, AllocTime::Incr, AllocTime::Late];
-
-    /// The command-line word: `default`, `early`, `incr`, `late`.
-    pub fn name(self) -> &'static str {
-        match self {
-            AllocTime::Default => "default",
-            AllocTime::Early => "early",
-            AllocTime::Incr => "incr",
-            AllocTime::Late => "late",
-        }
-    }
-
-    /// Parse a command-line word (any case; `incremental` is `incr`); `None` if unknown.
-    pub fn parse(word: &str) -> Option<AllocTime> {
-        if word.eq_ignore_ascii_case("incremental") {
-            return Some(AllocTime::Incr);
-        }
-        [
-            AllocTime::Default,
-            AllocTime::Early,
-            AllocTime::Incr,
-            AllocTime::Late,
-        ]
-        .into_iter()
-        .find(|a| a.name().eq_ignore_ascii_case(word))
-    }
-
-    /// The document's row label: `Default`, `Early`, `Incremental`, `Late`.
-    pub fn label(self) -> &'static str {
-        match self {
-            AllocTime::Default => "Default",
-            AllocTime::Early => "Early",
-            AllocTime::Incr => "Incremental",
-            AllocTime::Late => "Late",
-        }
-    }
-}
-
-impl FillKind {
-    /// All kinds in the document's row order.
-    pub const ALL: [FillKind; 3] = [
-        FillKind::LibraryDefault,
-        FillKind::UserDefined,
-        FillKind::Undefined,
-    ];
-
-    /// The document's row label: `Library Default`, `User-defined`, `Undefined`.
-    pub fn label(self) -> &'static str {
-        match self {
-            FillKind::LibraryDefault => "Library Default",
-            FillKind::UserDefined => "User-defined",
-            FillKind::Undefined => "Undefined",
-        }
-    }
-}
-
-impl FillSettings {
-    /// True when no fill option was given.
-    pub fn is_default(&self) -> bool {
-        *self == FillSettings::default()
-    }
-
-    /// The options given, as they would be typed: `--fill-value=undefined
-    /// --fill-time=alloc` (for messages).
-    pub fn options_text(&self) -> String {
-        let mut v: Vec<String> = Vec::new();
-        match self.value {
-            Some(FillValue::Byte(b)) => v.push(format!("--fill-value={b}")),
-            Some(FillValue::Undefined) => v.push("--fill-value=undefined".into()),
-            None => {}
-        }
-        if let Some(t) = self.time {
-            v.push(format!("--fill-time={}", t.name()));
-        }
-        if let Some(a) = self.alloc {
-            v.push(format!("--alloc-time={}", a.name()));
-        }
-        v.join(" ")
-    }
-
-    /// The parameter-report lines (without the `rank R: ` prefix), printed just before
-    /// `Env HDF5_PARAPREFIX=` and only when an option was given (the default report stays
-    /// the C tool's). All three settings are shown once one is given; the allocation
-    /// time is followed by the one HDF5 applies, which with the MPI-IO driver is always
-    /// early (the document's rule, verified by `--fill-behaviour`).
-    pub fn report_lines(&self) -> Vec<String> {
-        if self.is_default() {
-            return Vec::new();
-        }
-        let value = match self.value {
-            None => "library default (0)".to_string(),
-            Some(FillValue::Byte(b)) => b.to_string(),
-            Some(FillValue::Undefined) => "undefined".to_string(),
-        };
-        let time = match self.time {
-            None => "ifset (library default)".to_string(),
-            Some(t) => t.name().to_string(),
-        };
-        let alloc = match self.alloc {
-            None => "library default".to_string(),
-            Some(a) => a.name().to_string(),
-        };
-        vec![
-            format!("Fill value={value}"),
-            format!("Fill time={time}"),
-            format!("Allocation time={alloc} (HDF5 applies: early)"),
-        ]
-    }
-
-    /// Ask the linked HDF5 whether it accepts these settings for the benchmark's
-    /// datasets (chunked or contiguous, 1D or 2D), before any I/O: a small dataset with
-    /// the same creation list is created in an in-memory file on this process
-    /// ([`hdf5::probe_dataset_create`]). Returns `None` when accepted (always for the
-    /// default settings, without calling HDF5), else the refusal: the combination and
-    /// HDF5's reason, e.g. `--fill-value=undefined --fill-time=alloc (contiguous
-    /// datasets): HDF5 refuses this combination: "fill value writing on allocation set,
-    /// but no fill value defined" (H5Dcreate2)`.
-    pub fn refusal(&self, chunked: bool, dim2d: bool) -> Option<String> {
-        if self.is_default() {
-            return None;
-        }
-        let dims: &[u64] = if dim2d { &[4, 4] } else { &[4] };
-        let e = hdf5::probe_dataset_create(dims, chunked.then_some(dims), self).err()?;
-        let storage = if chunked { "chunked" } else { "contiguous" };
-        Some(format!(
-            "{} ({storage} datasets): HDF5 refuses this combination: {}",
-            self.options_text(),
-            hdf5_reason(&e)
-        ))
-    }
-}
-
-/// HDF5's reason for a refusal, quoted: the innermost frame of the error stack and the
-/// API call, `"fill value writing on allocation set, but no fill value defined"
-/// (H5Dcreate2)`; other errors as they display.
-pub fn hdf5_reason(e: &Error) -> String {
-    match e {
-        Error::Hdf5 { call, msg } => format!("\"{}\" ({call})", innermost(msg)),
-        other => format!("\"{other}\""),
-    }
-}
-
-/// The innermost frame's description of an HDF5 error stack as [`Error::Hdf5`] carries
-/// it (`outer(): desc: inner(): desc` → `desc` of `inner`).
-fn innermost(msg: &str) -> &str {
-    msg.rsplit("(): ").next().unwrap_or(msg).trim()
-}
 
 // ---------------------------------------------------------------------------------------
 // The document's tables
@@ -308,7 +67,7 @@ impl Storage {
 
 /// The outcomes the document's cells name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum FillOutcome {
     /// No Fill Value Written.
     NoFill,
     /// … Fill Value Written During Creation (contiguous, compact).
@@ -327,7 +86,7 @@ pub enum Outcome {
     SameAsLate,
 }
 
-impl Outcome {
+impl FillOutcome {
     /// The document's wording, with `Library`/`User` before "Fill Value" for the fill
     /// value kind of the row.
     pub fn text(self, kind: FillKind) -> String {
@@ -337,20 +96,20 @@ impl Outcome {
             FillKind::Undefined => "",
         };
         match self {
-            Outcome::NoFill => "No Fill Value Written".into(),
-            Outcome::DuringCreation => format!("{who}Fill Value Written During Creation"),
-            Outcome::AllChunksDuringCreate => {
+            FillOutcome::NoFill => "No Fill Value Written".into(),
+            FillOutcome::DuringCreation => format!("{who}Fill Value Written During Creation"),
+            FillOutcome::AllChunksDuringCreate => {
                 format!("{who}Fill Value Written To All Chunks During Create")
             }
-            Outcome::EachChunkAccessed => {
+            FillOutcome::EachChunkAccessed => {
                 format!("{who}Fill Value Set In Each Chunk Accessed During Write")
             }
-            Outcome::DuringWrite => format!("{who}Fill Value Written During Write"),
-            Outcome::AllChunksDuringWrite => {
+            FillOutcome::DuringWrite => format!("{who}Fill Value Written During Write"),
+            FillOutcome::AllChunksDuringWrite => {
                 format!("{who}Fill Value Written To All Chunks During Write")
             }
-            Outcome::Error => "Error".into(),
-            Outcome::SameAsLate => "Same as Late".into(),
+            FillOutcome::Error => "Error".into(),
+            FillOutcome::SameAsLate => "Same as Late".into(),
         }
     }
 }
@@ -360,7 +119,7 @@ impl Outcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DocCell {
     /// The outcome the document states.
-    pub outcome: Outcome,
+    pub outcome: FillOutcome,
     /// The cell carries the document's `*` (default setting).
     pub default_mark: bool,
 }
@@ -429,14 +188,14 @@ fn decode(code: &str) -> DocCell {
         None => (code, false),
     };
     let outcome = match c {
-        "N" => Outcome::NoFill,
-        "C" => Outcome::DuringCreation,
-        "A" => Outcome::AllChunksDuringCreate,
-        "S" => Outcome::EachChunkAccessed,
-        "W" => Outcome::DuringWrite,
-        "B" => Outcome::AllChunksDuringWrite,
-        "E" => Outcome::Error,
-        "L" => Outcome::SameAsLate,
+        "N" => FillOutcome::NoFill,
+        "C" => FillOutcome::DuringCreation,
+        "A" => FillOutcome::AllChunksDuringCreate,
+        "S" => FillOutcome::EachChunkAccessed,
+        "W" => FillOutcome::DuringWrite,
+        "B" => FillOutcome::AllChunksDuringWrite,
+        "E" => FillOutcome::Error,
+        "L" => FillOutcome::SameAsLate,
         _ => unreachable!("bad code {code:?} in the document table"),
     };
     DocCell {
@@ -596,14 +355,14 @@ pub struct Observation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Verdict {
     /// The outcome observed.
-    pub outcome: Outcome,
+    pub outcome: FillOutcome,
     /// An outcome leaving the same bytes (see the module documentation), if any.
-    pub alternative: Option<Outcome>,
+    pub alternative: Option<FillOutcome>,
 }
 
 impl Verdict {
     /// An unambiguous verdict.
-    pub fn sure(outcome: Outcome) -> Verdict {
+    pub fn sure(outcome: FillOutcome) -> Verdict {
         Verdict {
             outcome,
             alternative: None,
@@ -611,7 +370,7 @@ impl Verdict {
     }
 
     /// Whether the document's outcome is consistent with the observation.
-    pub fn agrees(&self, doc: Outcome) -> bool {
+    pub fn agrees(&self, doc: FillOutcome) -> bool {
         self.outcome == doc || self.alternative == Some(doc)
     }
 
@@ -641,47 +400,47 @@ impl Verdict {
 /// alternative.
 pub fn classify(o: &Observation) -> Verdict {
     if o.error.is_some() {
-        return Verdict::sure(Outcome::Error);
+        return Verdict::sure(FillOutcome::Error);
     }
-    let from_buffer = |c: &Census, filled: Outcome| {
+    let from_buffer = |c: &Census, filled: FillOutcome| {
         if !c.all_fill() {
-            Verdict::sure(Outcome::NoFill)
+            Verdict::sure(FillOutcome::NoFill)
         } else if o.fill_byte == Some(0) {
             Verdict {
                 outcome: filled,
-                alternative: Some(Outcome::NoFill),
+                alternative: Some(FillOutcome::NoFill),
             }
         } else {
             Verdict::sure(filled)
         }
     };
-    let from_storage = |c: &Census, filled: Outcome| {
+    let from_storage = |c: &Census, filled: FillOutcome| {
         Verdict::sure(if c.all_fill() {
             filled
         } else {
-            Outcome::NoFill
+            FillOutcome::NoFill
         })
     };
     match o.storage {
-        Storage::Compact => from_buffer(&o.created.buffer, Outcome::DuringCreation),
+        Storage::Compact => from_buffer(&o.created.buffer, FillOutcome::DuringCreation),
         Storage::Contiguous | Storage::Chunked => {
             let chunked = o.storage == Storage::Chunked;
             let (at_create, at_write) = if chunked {
                 (
-                    Outcome::AllChunksDuringCreate,
-                    Outcome::AllChunksDuringWrite,
+                    FillOutcome::AllChunksDuringCreate,
+                    FillOutcome::AllChunksDuringWrite,
                 )
             } else {
-                (Outcome::DuringCreation, Outcome::DuringWrite)
+                (FillOutcome::DuringCreation, FillOutcome::DuringWrite)
             };
             if o.created.storage.total() > 0 {
                 from_storage(&o.created.storage, at_create)
             } else if o.written.storage.total() > 0 {
                 from_storage(&o.written.storage, at_write)
             } else if chunked {
-                from_buffer(&o.written.buffer, Outcome::EachChunkAccessed)
+                from_buffer(&o.written.buffer, FillOutcome::EachChunkAccessed)
             } else {
-                Verdict::sure(Outcome::NoFill)
+                Verdict::sure(FillOutcome::NoFill)
             }
         }
     }
@@ -722,8 +481,8 @@ impl Cell {
     }
 
     /// The dataset-creation settings of the cell.
-    pub fn settings(&self) -> FillSettings {
-        FillSettings {
+    pub fn settings(&self) -> FillProperties {
+        FillProperties {
             value: match self.kind {
                 FillKind::LibraryDefault => None,
                 FillKind::UserDefined => Some(FillValue::Byte(USER_FILL)),
@@ -913,7 +672,7 @@ pub fn results(cells: &[Cell], obs: &[Observation]) -> Vec<CellResult> {
                     } == *x
                 });
                 if late.is_some_and(|l| verdicts[l] == verdict) {
-                    verdict = Verdict::sure(Outcome::SameAsLate);
+                    verdict = Verdict::sure(FillOutcome::SameAsLate);
                 }
             }
             CellResult {
@@ -1259,7 +1018,7 @@ impl Scope<'_> {
                     Ok(v) => (Ok(()), Some(v)),
                     Err(e) => (Err(e), None),
                 };
-                engine::agree(c, unit)?;
+                agree(c, unit)?;
                 Ok(v.expect("agreement succeeded, so this rank succeeded"))
             }
         }
@@ -1422,7 +1181,7 @@ fn run_cell(scope: Scope<'_>, path: &str, cell: &Cell) -> Result<Observation> {
         Ok(ds) if refused == 0 => ds,
         Err(e) if refused > 0 && (matches!(scope, Scope::Serial) || refused == size(scope)?) => {
             obs.error = Some(match &e {
-                Error::Hdf5 { call, msg } => format!("{call}: {}", innermost(msg)),
+                Error::Hdf5 { call, msg } => format!("{call}: {}", hdf5::innermost(msg)),
                 other => other.to_string(),
             });
             drop(dcpl);
@@ -1521,7 +1280,7 @@ pub fn observe(world: &Comm) -> Result<Findings> {
     let _quiet = hdf5::Quiet::new();
     let rank = world.rank()?;
     let env = RunEnv::from_process();
-    let dir = engine::data_dir_checked(world, &env)?;
+    let dir = data_dir_checked(world, &env)?;
     let serial_path = join(&dir, "#h5perf_fill_serial.h5");
     let parallel_path = join(&dir, "#h5perf_fill_parallel.h5");
 
@@ -1602,11 +1361,11 @@ pub fn run_mode(world: &Comm, strict: bool) -> Result<()> {
         (String::new(), 0)
     };
     let printed = if rank == 0 {
-        engine::write_stdout(&text)
+        write_stdout(&text)
     } else {
         Ok(())
     };
-    engine::agree(world, printed)?;
+    agree(world, printed)?;
     let diffs = world.allreduce_u64(diffs, Op::Sum)?;
     if strict && diffs > 0 {
         return Err(Error::Invalid(vec![format!(
@@ -1702,10 +1461,10 @@ mod tests {
         for c in serial_cells() {
             let d = c.document().outcome;
             if c.storage == Contiguous && c.alloc == Some(AllocTime::Incr) {
-                assert_eq!(d, Outcome::SameAsLate, "{}", c.name());
+                assert_eq!(d, FillOutcome::SameAsLate, "{}", c.name());
             }
             if c.storage == Compact && c.alloc != Some(AllocTime::Early) {
-                assert_eq!(d, Outcome::Error, "{}", c.name());
+                assert_eq!(d, FillOutcome::Error, "{}", c.name());
             }
         }
         let p = |k, f, s| document_parallel(k, f, s).text(k);
@@ -1753,11 +1512,11 @@ mod tests {
             storage: census(D, 0, 0, 0),
             ..Default::default()
         };
-        assert_eq!(classify(&o), Verdict::sure(Outcome::DuringCreation));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::DuringCreation));
         // allocated at creation, marker left: no fill (and nothing later changes that)
         o.created.storage = census(0, D, 0, 0);
         o.written.storage = census(D - 256, 0, 0, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
         // allocated at the write and filled then; the library value 0 is unambiguous in
         // storage because unwritten storage keeps the marker
         let mut o = obs(Storage::Contiguous, FillKind::LibraryDefault);
@@ -1767,18 +1526,18 @@ mod tests {
             storage: census(D - 256, 0, 0, 0),
             ..Default::default()
         };
-        assert_eq!(classify(&o), Verdict::sure(Outcome::DuringWrite));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::DuringWrite));
         o.written.storage = census(0, D - 256, 0, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
         // partly filled storage is not "written"
         o.written.storage = census(10, D - 266, 0, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
         // nothing allocated at all
         o.written.storage = Census::default();
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
         // an error wins
         o.error = Some("H5Dcreate2: no".into());
-        assert_eq!(classify(&o), Verdict::sure(Outcome::Error));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::Error));
     }
 
     #[test]
@@ -1791,10 +1550,10 @@ mod tests {
             storage: census(D, 0, 0, 0),
             ..Default::default()
         };
-        assert_eq!(classify(&o), Verdict::sure(Outcome::AllChunksDuringCreate));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::AllChunksDuringCreate));
         // all chunks at creation, marker left
         o.created.storage = census(0, D, 0, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
         // late: all chunks allocated at the write; the other 15 chunks decide
         let mut o = obs(Storage::Chunked, FillKind::UserDefined);
         o.written = Snapshot {
@@ -1803,10 +1562,10 @@ mod tests {
             storage: census(15 * 1024, 0, 0, 0),
             buffer: census(768, 0, 0, 0),
         };
-        assert_eq!(classify(&o), Verdict::sure(Outcome::AllChunksDuringWrite));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::AllChunksDuringWrite));
         o.written.storage = census(0, 15 * 1024, 0, 0);
         o.written.buffer = census(0, 0, 768, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
         // incremental: only the touched chunk exists; its rest decides
         o.written = Snapshot {
             wrote: 3912,
@@ -1814,9 +1573,9 @@ mod tests {
             storage: Census::default(),
             buffer: census(768, 0, 0, 0),
         };
-        assert_eq!(classify(&o), Verdict::sure(Outcome::EachChunkAccessed));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::EachChunkAccessed));
         o.written.buffer = census(0, 0, 768, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
         // ... with the library default the zeros could be either
         let mut o = obs(Storage::Chunked, FillKind::LibraryDefault);
         o.written.allocated = 1024;
@@ -1825,31 +1584,31 @@ mod tests {
         assert_eq!(
             v,
             Verdict {
-                outcome: Outcome::EachChunkAccessed,
-                alternative: Some(Outcome::NoFill)
+                outcome: FillOutcome::EachChunkAccessed,
+                alternative: Some(FillOutcome::NoFill)
             }
         );
-        assert!(v.agrees(Outcome::NoFill) && v.agrees(Outcome::EachChunkAccessed));
-        assert!(!v.agrees(Outcome::AllChunksDuringWrite));
+        assert!(v.agrees(FillOutcome::NoFill) && v.agrees(FillOutcome::EachChunkAccessed));
+        assert!(!v.agrees(FillOutcome::AllChunksDuringWrite));
         // undefined fill value: zeros are never fill
         let mut o = obs(Storage::Chunked, FillKind::Undefined);
         o.written.buffer = census(0, 0, 768, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
     }
 
     #[test]
     fn classify_compact() {
         let mut o = obs(Storage::Compact, FillKind::UserDefined);
         o.created.buffer = census(D, 0, 0, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::DuringCreation));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::DuringCreation));
         o.created.buffer = census(0, 0, D, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
         let mut o = obs(Storage::Compact, FillKind::LibraryDefault);
         o.created.buffer = census(D, 0, 0, 0);
-        assert_eq!(classify(&o).alternative, Some(Outcome::NoFill));
+        assert_eq!(classify(&o).alternative, Some(FillOutcome::NoFill));
         let mut o = obs(Storage::Compact, FillKind::Undefined);
         o.created.buffer = census(0, 0, D, 0);
-        assert_eq!(classify(&o), Verdict::sure(Outcome::NoFill));
+        assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
     }
 
     /// Serial contiguous cells of one (kind, time) with given late and incremental
@@ -1877,7 +1636,7 @@ mod tests {
         let mut filled = obs(Storage::Contiguous, FillKind::UserDefined);
         filled.written.storage = census(D - 256, 0, 0, 0);
         let r = fold(filled.clone(), filled.clone());
-        assert_eq!(r[0].verdict, Verdict::sure(Outcome::SameAsLate));
+        assert_eq!(r[0].verdict, Verdict::sure(FillOutcome::SameAsLate));
         assert!(r[0].agrees());
         assert_eq!(r[0].cell_text(), "Same as Late");
         assert_eq!(r[1].cell_text(), "User Fill Value Written During Write");
@@ -1939,17 +1698,17 @@ mod tests {
                 let doc = c.document().outcome;
                 let s = census(D, 0, 0, 0);
                 match doc {
-                    Outcome::Error => o.error = Some("H5Dcreate2: refused".into()),
-                    Outcome::DuringCreation | Outcome::AllChunksDuringCreate => {
+                    FillOutcome::Error => o.error = Some("H5Dcreate2: refused".into()),
+                    FillOutcome::DuringCreation | FillOutcome::AllChunksDuringCreate => {
                         if c.storage == Storage::Compact {
                             o.created.buffer = s
                         } else {
                             o.created.storage = s
                         }
                     }
-                    Outcome::DuringWrite | Outcome::AllChunksDuringWrite => o.written.storage = s,
-                    Outcome::EachChunkAccessed => o.written.buffer = census(768, 0, 0, 0),
-                    Outcome::NoFill | Outcome::SameAsLate => {
+                    FillOutcome::DuringWrite | FillOutcome::AllChunksDuringWrite => o.written.storage = s,
+                    FillOutcome::EachChunkAccessed => o.written.buffer = census(768, 0, 0, 0),
+                    FillOutcome::NoFill | FillOutcome::SameAsLate => {
                         o.written.storage = census(0, D, 0, 0);
                         if c.alloc == Some(AllocTime::Early) {
                             o.created.storage = census(0, D, 0, 0);
@@ -1965,17 +1724,17 @@ mod tests {
                     }
                 }
                 // Same as Late cells: the late row's observation
-                if doc == Outcome::SameAsLate {
+                if doc == FillOutcome::SameAsLate {
                     let late = Cell {
                         alloc: Some(AllocTime::Late),
                         ..*c
                     };
                     let ldoc = late.document().outcome;
                     o.written.storage = match ldoc {
-                        Outcome::DuringWrite => s,
+                        FillOutcome::DuringWrite => s,
                         _ => census(0, D, 0, 0),
                     };
-                    if ldoc == Outcome::Error {
+                    if ldoc == FillOutcome::Error {
                         o.error = Some("H5Dcreate2: refused".into());
                     }
                 }
@@ -1996,8 +1755,8 @@ mod tests {
             .map(|c| {
                 let mut o = obs(c.storage, c.kind);
                 match c.document().outcome {
-                    Outcome::Error => o.error = Some("H5Dcreate2: refused".into()),
-                    Outcome::NoFill => {
+                    FillOutcome::Error => o.error = Some("H5Dcreate2: refused".into()),
+                    FillOutcome::NoFill => {
                         if c.storage == Storage::Compact {
                             o.created.buffer = if c.kind == FillKind::LibraryDefault {
                                 census(D, 0, 0, 0)
@@ -2075,98 +1834,5 @@ mod tests {
         let text = f.render();
         assert!(text.contains("≠ Library defaults:"));
         assert!(text.contains("≠ Allocation time in parallel"));
-    }
-
-    #[test]
-    fn words_and_report_lines() {
-        assert_eq!(FillTime::parse("IfSet"), Some(FillTime::IfSet));
-        assert_eq!(FillTime::parse("sometimes"), None);
-        assert_eq!(AllocTime::parse("INCREMENTAL"), Some(AllocTime::Incr));
-        assert_eq!(AllocTime::parse("incr"), Some(AllocTime::Incr));
-        assert_eq!(AllocTime::parse("Late"), Some(AllocTime::Late));
-        assert_eq!(AllocTime::parse("never"), None);
-        assert!(FillSettings::default().report_lines().is_empty());
-        let s = FillSettings {
-            value: Some(FillValue::Byte(7)),
-            ..Default::default()
-        };
-        assert_eq!(
-            s.report_lines(),
-            vec![
-                "Fill value=7",
-                "Fill time=ifset (library default)",
-                "Allocation time=library default (HDF5 applies: early)"
-            ]
-        );
-        let s = FillSettings {
-            value: Some(FillValue::Undefined),
-            time: Some(FillTime::Never),
-            alloc: Some(AllocTime::Late),
-        };
-        assert_eq!(
-            s.report_lines(),
-            vec![
-                "Fill value=undefined",
-                "Fill time=never",
-                "Allocation time=late (HDF5 applies: early)"
-            ]
-        );
-        assert_eq!(
-            s.options_text(),
-            "--fill-value=undefined --fill-time=never --alloc-time=late"
-        );
-        assert_eq!(
-            hdf5_reason(&Error::Hdf5 {
-                call: "H5Dcreate2",
-                msg: "H5Dcreate2(): unable to create dataset: H5D__update_oh_info(): fill value writing on allocation set, but no fill value defined".into()
-            }),
-            "\"fill value writing on allocation set, but no fill value defined\" (H5Dcreate2)"
-        );
-    }
-
-    #[test]
-    fn hdf5_refuses_an_undefined_fill_value_written_on_allocation() {
-        let bad = FillSettings {
-            value: Some(FillValue::Undefined),
-            time: Some(FillTime::Alloc),
-            alloc: None,
-        };
-        for (chunked, dim2d) in [(false, false), (true, false), (false, true), (true, true)] {
-            let m = bad.refusal(chunked, dim2d).expect("HDF5 accepted it");
-            assert!(
-                m.starts_with("--fill-value=undefined --fill-time=alloc ("),
-                "{m}"
-            );
-            assert!(
-                m.contains("HDF5 refuses this combination: \"fill value writing on allocation set, but no fill value defined\" (H5Dcreate2)"),
-                "{m}"
-            );
-        }
-        assert!(bad
-            .refusal(true, false)
-            .unwrap()
-            .contains("(chunked datasets)"));
-        // accepted combinations
-        for s in [
-            FillSettings::default(),
-            FillSettings {
-                value: Some(FillValue::Byte(7)),
-                time: Some(FillTime::Alloc),
-                alloc: Some(AllocTime::Late),
-            },
-            FillSettings {
-                value: Some(FillValue::Undefined),
-                time: Some(FillTime::Never),
-                alloc: Some(AllocTime::Incr),
-            },
-            FillSettings {
-                value: None,
-                time: Some(FillTime::Alloc),
-                alloc: Some(AllocTime::Default),
-            },
-        ] {
-            assert_eq!(s.refusal(true, true), None, "{s:?}");
-            assert_eq!(s.refusal(false, false), None, "{s:?}");
-        }
     }
 }

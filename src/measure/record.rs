@@ -3,9 +3,8 @@
 //! API returns these records and the `--json`/`--csv` writers serialise them; the text
 //! report is rendered from the same statistics, so all three agree.
 
-use crate::params::Api;
-use crate::report::ApiResults;
-use crate::timer::{mbps, Summary, Timer};
+use crate::config::Api;
+use super::timer::{mbps, ApiResults, Summary, Timer};
 
 /// A measured phase of a record, in the order the text report prints them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +199,7 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timer::{IterStat, COUNT};
+    use crate::measure::timer::{IterStat, COUNT};
 
     #[test]
     fn record_matches_report_arithmetic() {

@@ -4,7 +4,7 @@
 
 use std::ffi::CString;
 
-use super::{Ctx, Driver, Phase};
+use super::interface::{Access, Ctx, Driver};
 use crate::error::{Error, Result};
 use crate::ffi::posix::{self, Fd, OpenMode};
 
@@ -40,10 +40,10 @@ impl PosixDriver {
 }
 
 impl Driver for PosixDriver {
-    fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()> {
+    fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
         let how = match phase {
-            Phase::Write => OpenMode::CreateRw,
-            Phase::Read => OpenMode::Read,
+            Access::Write => OpenMode::CreateRw,
+            Access::Read => OpenMode::Read,
         };
         self.path = Some(path.clone());
         self.fd = Some(Fd::open(path, how)?);
@@ -51,11 +51,11 @@ impl Driver for PosixDriver {
         Ok(())
     }
 
-    fn begin_phase(&mut self, _ctx: &Ctx<'_>, _phase: Phase) -> Result<()> {
+    fn begin_phase(&mut self, _ctx: &Ctx<'_>, _phase: Access) -> Result<()> {
         Ok(())
     }
 
-    fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Phase) -> Result<()> {
+    fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Access) -> Result<()> {
         self.base = ctx.dataset_base(d);
         Ok(())
     }

@@ -8,7 +8,7 @@
 
 use std::ffi::CString;
 
-use super::{Ctx, Driver, Phase};
+use super::interface::{Access, Ctx, Driver};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{Dataset, Dataspace, H5File, Plist};
 use crate::ffi::mpi;
@@ -60,7 +60,7 @@ impl Driver for Phdf5Driver {
         }
     }
 
-    fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()> {
+    fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
         if self.names.len() as u64 != ctx.params.num_dsets {
             // first use only: outside the timers the engine calls open after a barrier,
             // so build the names lazily here but only once per driver.
@@ -71,14 +71,14 @@ impl Driver for Phdf5Driver {
         let p = ctx.params;
         let fapl = Plist::file_access_mpio(ctx.comm, ctx.info, p.h5_thresh, p.h5_align)?;
         let f = match phase {
-            Phase::Write => H5File::create(path, &fapl)?,
-            Phase::Read => H5File::open_read(path, &fapl)?,
+            Access::Write => H5File::create(path, &fapl)?,
+            Access::Read => H5File::open_read(path, &fapl)?,
         };
         self.file = Some(f);
         Ok(())
     }
 
-    fn begin_phase(&mut self, ctx: &Ctx<'_>, _phase: Phase) -> Result<()> {
+    fn begin_phase(&mut self, ctx: &Ctx<'_>, _phase: Access) -> Result<()> {
         let (fs, ms) = match &ctx.pattern {
             Pattern::D1(p) => {
                 let fs = Dataspace::simple(&[p.dataset_bytes()])?;
@@ -115,22 +115,22 @@ impl Driver for Phdf5Driver {
         Ok(())
     }
 
-    fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, phase: Phase) -> Result<()> {
+    fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, phase: Access) -> Result<()> {
         let file = self.file.as_ref().ok_or_else(not_ready)?;
         let name = self.names.get(d as usize).ok_or_else(not_ready)?;
         let ds = match phase {
-            Phase::Write => {
+            Access::Write => {
                 let dims: &[u64] = match &ctx.pattern {
                     Pattern::D1(p) => &[p.blk],
                     Pattern::D2(p) => &[p.blk, p.blk],
                 };
                 let dcpl = Plist::dataset_create(if ctx.params.chunk { Some(dims) } else { None })?;
                 // --fill-value/--fill-time/--alloc-time; nothing is set by default
-                dcpl.set_fill(&ctx.params.fill)?;
+                dcpl.set_fill(&ctx.params.fill.into())?;
                 let fs = self.file_space.as_ref().ok_or_else(not_ready)?;
                 Dataset::create(file, name, fs, &dcpl)?
             }
-            Phase::Read => Dataset::open(file, name)?,
+            Access::Read => Dataset::open(file, name)?,
         };
         self.dset = Some(ds);
         Ok(())

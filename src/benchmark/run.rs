@@ -10,156 +10,25 @@
 
 use std::ffi::CString;
 
-use crate::driver::{self, Ctx, Driver, Phase};
+use super::driver::{self, Access, Ctx, Driver};
 use crate::error::{Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
-use crate::ffi::posix::Fd;
-use crate::params::{Api, Params};
+use crate::config::{Api, Params};
 use crate::pattern::{Pattern, Pattern1D, Pattern2D};
-use crate::report::{self, ApiResults};
-use crate::results::Record;
-use crate::timer::{IterStat, Timer, Times, COUNT};
-
-/// Where the report goes: standard output, or the `-o` file (opened by every rank in
-/// append mode after rank 0 truncated it, so blocks of different ranks do not clobber
-/// each other). Each call writes one whole block.
-pub enum Output {
-    /// Standard output.
-    Stdout,
-    /// A report file.
-    File(Fd),
-    /// Nowhere (the C API without a report).
-    Null,
-}
-
-impl Output {
-    /// Report to standard output.
-    pub fn stdout() -> Output {
-        Output::Stdout
-    }
-
-    /// Report to an already opened file.
-    pub fn file(fd: Fd) -> Output {
-        Output::File(fd)
-    }
-
-    /// Whether the report goes to a file (`-o`).
-    pub fn is_file(&self) -> bool {
-        matches!(self, Output::File(_))
-    }
-
-    /// Write one block of text. Errors: the report file cannot be written.
-    pub fn write(&self, s: &str) -> Result<()> {
-        match self {
-            Output::File(fd) => fd.write_all(s.as_bytes()),
-            Output::Stdout => write_stdout(s),
-            Output::Null => Ok(()),
-        }
-    }
-}
-
-/// Write a block to standard output and flush it.
-pub fn write_stdout(s: &str) -> Result<()> {
-    use std::io::Write;
-    let mut o = std::io::stdout().lock();
-    o.write_all(s.as_bytes())
-        .and_then(|_| o.flush())
-        .map_err(|e| Error::Other(format!("cannot write the report to standard output: {e}")))
-}
-
-/// Environment settings read once at start-up (spec §5.1, §5.2, §2.4).
-pub struct RunEnv {
-    /// `HDF5_PARAPREFIX` (None if unset).
-    pub paraprefix: Option<String>,
-    /// `$USER`, else `$LOGIN`.
-    pub user: Option<String>,
-    /// `HDF5_NOCLEANUP` is set (any value): keep the data files.
-    pub nocleanup: bool,
-}
-
-impl RunEnv {
-    /// Read the variables from the process environment.
-    pub fn from_process() -> RunEnv {
-        let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
-        RunEnv {
-            paraprefix: var("HDF5_PARAPREFIX"),
-            user: var("USER").or_else(|| var("LOGIN")),
-            nocleanup: std::env::var_os("HDF5_NOCLEANUP").is_some(),
-        }
-    }
-}
+use crate::output::report;
+use crate::services::{agree, agree_with, data_file_name, RunEnv, Sink};
+use crate::measure::Record;
+use crate::measure::{ApiResults, IterStat, Timer, Times, COUNT};
 
 /// What a whole run produced on this rank.
 #[derive(Debug, Default, Clone)]
-pub struct Outcome {
+pub struct RunOutcome {
     /// Bytes that this rank read back wrong with `-D v` (0 without verification).
     pub wrong_bytes: u64,
     /// One record per (processes, transfer size, API) this rank took part in, in run
     /// order; rank 0 of the communicator takes part in all of them.
     pub records: Vec<Record>,
-}
-
-/// Agreement point: every rank of `comm` learns whether any rank failed. If one did,
-/// all return `Error::Remote` with the message of the lowest failing rank
-/// (`rank R: <error>`), or `Error::Fatal` if any rank's error was fatal. Collective
-/// over `comm`.
-pub fn agree(comm: &Comm, res: Result<()>) -> Result<()> {
-    agree_with(comm, res, false)
-}
-
-/// [`agree`], where `stranded` says that this rank holds a handle that only a
-/// collective call could release; if any rank is stranded the agreed error is
-/// `Error::Fatal`.
-fn agree_with(comm: &Comm, res: Result<()>, stranded: bool) -> Result<()> {
-    let level: u64 = match &res {
-        _ if stranded => 2,
-        Err(Error::Fatal(_)) => 2,
-        Err(_) => 1,
-        Ok(()) => 0,
-    };
-    let worst = comm.allreduce_u64(level, Op::Max)?;
-    if worst == 0 {
-        return Ok(());
-    }
-    const NONE: u64 = 1 << 40;
-    let me = comm.rank()?;
-    let mine = if res.is_err() { u64::from(me) } else { NONE };
-    let first = comm.allreduce_u64(mine, Op::Min)?;
-    let msg = match &res {
-        Err(Error::Remote(m)) | Err(Error::Fatal(m)) => m.clone(),
-        Err(e) => format!("rank {me}: {e}"),
-        Ok(()) => String::new(),
-    };
-    let text = if first == NONE {
-        "a rank holds a file that cannot be closed".to_string()
-    } else {
-        let b = comm.bcast_bytes(first as u32, msg.as_bytes())?;
-        String::from_utf8_lossy(&b).into_owned()
-    };
-    if worst == 2 {
-        Err(Error::Fatal(text))
-    } else {
-        Err(Error::Remote(text))
-    }
-}
-
-/// The data-file directory (spec §5.1), checked on every rank before any I/O: each
-/// rank must be able to create files in it. (A collective MPI-IO open that fails on
-/// some ranks only can hang inside the MPI library, e.g. Open MPI's OMPIO, so such a
-/// problem must be found before any file is opened.) Collective over `world`.
-///
-/// Errors: the directory is missing, not a directory or not writable on some rank.
-pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<String> {
-    let dir = driver::data_dir(env.paraprefix.as_deref(), env.user.as_deref());
-    let here = if dir.is_empty() { "." } else { dir.as_str() };
-    let usable = crate::ffi::posix::check_writable_dir(here).map_err(|e| {
-        Error::Other(format!(
-            "cannot create data files in {here} (HDF5_PARAPREFIX): {e}"
-        ))
-    });
-    agree(world, usable)?;
-    Ok(dir)
 }
 
 /// Run the whole benchmark on `world` (spec §3) with data files in `dir` (from
@@ -174,10 +43,10 @@ pub fn run(
     info: &Info,
     env: &RunEnv,
     dir: &str,
-    out: &Output,
-) -> Result<Outcome> {
+    out: &Sink,
+) -> Result<RunOutcome> {
     let wrank = world.rank()?;
-    let mut outcome = Outcome::default();
+    let mut outcome = RunOutcome::default();
     for n in p.proc_counts() {
         let sub = world.split(wrank < n, wrank)?;
         let step = match &sub {
@@ -201,8 +70,8 @@ fn run_step(
     info: &Info,
     env: &RunEnv,
     dir: &str,
-    out: &Output,
-    outcome: &mut Outcome,
+    out: &Sink,
+    outcome: &mut RunOutcome,
 ) -> Result<()> {
     let rank = comm.rank()?;
     if rank == 0 {
@@ -293,8 +162,8 @@ fn run_api(
     buf: &mut [u8],
     env: &RunEnv,
     dir: &str,
-    out: &Output,
-    outcome: &mut Outcome,
+    out: &Sink,
+    outcome: &mut RunOutcome,
 ) -> Result<ApiResults> {
     let p = ctx.params;
     let comm = ctx.comm;
@@ -306,7 +175,7 @@ fn run_api(
         .map(|_| Vec::with_capacity(p.num_iters as usize))
         .collect();
     let mut mismatches: Vec<Mismatch> = Vec::with_capacity(64);
-    let fill = (rank as u8).wrapping_add(1);
+    let rank_byte = (rank as u8).wrapping_add(1);
     for it in 0..p.num_iters {
         let _ = it;
         comm.barrier()?;
@@ -315,7 +184,7 @@ fn run_api(
         }
         let mut t: Times = [0.0; COUNT];
         for f in 1..=p.num_files {
-            let path = driver::data_file_name(dir, f, api)?;
+            let path = data_file_name(dir, f, api.suffix())?;
             let cpath = CString::new(path.clone()).map_err(|_| {
                 Error::Other(format!("data file name contains a NUL byte: {path:?}"))
             })?;
@@ -329,7 +198,7 @@ fn run_api(
                 &path,
                 &cpath,
                 buf,
-                fill,
+                rank_byte,
                 &mut t,
                 out,
                 &mut mismatches,
@@ -382,9 +251,9 @@ fn one_file(
     path: &str,
     cpath: &CString,
     buf: &mut [u8],
-    fill: u8,
+    rank_byte: u8,
     t: &mut Times,
-    out: &Output,
+    out: &Sink,
     mismatches: &mut Vec<Mismatch>,
 ) -> Result<()> {
     let p = ctx.params;
@@ -396,14 +265,14 @@ fn one_file(
         out.write(&format!("rank {rank}: data filename={path}\n"))?;
     }
     if p.debug.verify {
-        buf.fill(fill);
+        buf.fill(rank_byte);
     }
     if p.debug.level >= 4 {
         out.write(&trace)?;
     }
     comm.barrier()?;
 
-    timed_phase(drv, ctx, cpath, Phase::Write, buf, fill, t, mismatches)?;
+    timed_phase(drv, ctx, cpath, Access::Write, buf, rank_byte, t, mismatches)?;
     if p.write_only {
         return Ok(());
     }
@@ -411,7 +280,7 @@ fn one_file(
         out.write(&trace)?;
     }
     comm.barrier()?;
-    timed_phase(drv, ctx, cpath, Phase::Read, buf, fill, t, mismatches)
+    timed_phase(drv, ctx, cpath, Access::Read, buf, rank_byte, t, mismatches)
 }
 
 /// One phase of one file between the timer stamps of spec §8.1: gross start → open →
@@ -422,20 +291,20 @@ fn timed_phase(
     drv: &mut dyn Driver,
     ctx: &Ctx<'_>,
     cpath: &CString,
-    phase: Phase,
+    phase: Access,
     buf: &mut [u8],
-    fill: u8,
+    rank_byte: u8,
     t: &mut Times,
     mismatches: &mut Vec<Mismatch>,
 ) -> Result<()> {
     let [open, fine, gross, close] = match phase {
-        Phase::Write => [
+        Access::Write => [
             Timer::WriteOpen,
             Timer::WriteFine,
             Timer::WriteGross,
             Timer::WriteClose,
         ],
-        Phase::Read => [
+        Access::Read => [
             Timer::ReadOpen,
             Timer::ReadFine,
             Timer::ReadGross,
@@ -448,7 +317,7 @@ fn timed_phase(
     settle_open(drv, ctx.comm, opened)?;
     let g1 = wtime();
     t[open] += g1 - g0;
-    let res = data_phase(drv, ctx, phase, buf, fill, t, mismatches);
+    let res = data_phase(drv, ctx, phase, buf, rank_byte, t, mismatches);
     let g2 = wtime();
     t[fine] += g2 - g1;
     let cres = drv.close();
@@ -484,19 +353,19 @@ fn settle_open(drv: &mut dyn Driver, comm: &Comm, opened: Result<()>) -> Result<
 fn data_phase(
     drv: &mut dyn Driver,
     ctx: &Ctx<'_>,
-    phase: Phase,
+    phase: Access,
     buf: &mut [u8],
-    fill: u8,
+    rank_byte: u8,
     t: &mut Times,
     mismatches: &mut Vec<Mismatch>,
 ) -> Result<()> {
     let n = ctx.pattern.transfers();
-    let verify = phase == Phase::Read && ctx.params.debug.verify;
+    let verify = phase == Access::Read && ctx.params.debug.verify;
     let coll_xfer = drv.collective_transfers(ctx);
     let sync = coll_xfer || drv.collective_datasets();
     let raw = match phase {
-        Phase::Write => Timer::WriteRaw,
-        Phase::Read => Timer::ReadRaw,
+        Access::Write => Timer::WriteRaw,
+        Access::Read => Timer::ReadRaw,
     } as usize;
     let settle = |r: Result<()>| if sync { agree(ctx.comm, r) } else { r };
     settle(drv.begin_phase(ctx, phase))?;
@@ -506,8 +375,8 @@ fn data_phase(
         let r0 = wtime();
         for k in 0..n {
             let r = match phase {
-                Phase::Write => drv.write(ctx, k, buf),
-                Phase::Read => drv.read(ctx, k, buf),
+                Access::Write => drv.write(ctx, k, buf),
+                Access::Read => drv.read(ctx, k, buf),
             };
             if let Err(e) = r {
                 if first.is_ok() {
@@ -516,8 +385,8 @@ fn data_phase(
                 if !coll_xfer {
                     break;
                 }
-            } else if verify && !buf.iter().all(|&b| b == fill) {
-                mismatches.push(find_mismatch(buf, fill, d, k));
+            } else if verify && !buf.iter().all(|&b| b == rank_byte) {
+                mismatches.push(find_mismatch(buf, rank_byte, d, k));
             }
         }
         t[raw] += wtime() - r0;
@@ -564,7 +433,7 @@ fn mismatch_text(rank: u32, pat: &Pattern, path: &str, api: Api, m: &Mismatch) -
 }
 
 #[cold]
-fn find_mismatch(buf: &[u8], fill: u8, dataset: u64, transfer: u64) -> Mismatch {
+fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u64) -> Mismatch {
     let mut m = Mismatch {
         dataset,
         transfer,
@@ -573,7 +442,7 @@ fn find_mismatch(buf: &[u8], fill: u8, dataset: u64, transfer: u64) -> Mismatch 
         got: [0; 19],
     };
     for (i, &b) in buf.iter().enumerate() {
-        if b != fill {
+        if b != rank_byte {
             if m.count == 0 {
                 m.first_index = i as u64;
             }
@@ -593,8 +462,8 @@ fn report_mismatches(
     path: &str,
     api: Api,
     mismatches: &mut Vec<Mismatch>,
-    outcome: &mut Outcome,
-    out: &Output,
+    outcome: &mut RunOutcome,
+    out: &Sink,
 ) -> Result<()> {
     if mismatches.is_empty() {
         return Ok(());

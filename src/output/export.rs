@@ -68,9 +68,9 @@ use std::io::Write as _;
 use std::borrow::Cow;
 
 use crate::error::{Error, Result};
-use crate::fill::{AllocTime, FillTime, FillValue};
-use crate::params::Params;
-use crate::results::{Phase, Record};
+use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+use crate::config::Params;
+use crate::measure::{Phase, Record};
 
 /// What describes the run as a whole, the same in every record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -460,8 +460,8 @@ fn io_text(e: &std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::{Api, Options};
-    use crate::results::{PhaseStats, TimeStats};
+    use crate::config::{Api, Options};
+    use crate::measure::{PhaseStats, TimeStats};
     use serde_json::Value as J;
 
     fn meta() -> RunMeta {

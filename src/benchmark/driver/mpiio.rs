@@ -15,7 +15,7 @@
 
 use std::ffi::CString;
 
-use super::{Ctx, Driver, Phase};
+use super::interface::{Access, Ctx, Driver};
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{self, mode, Datatype, File};
 use crate::pattern::Pattern;
@@ -201,9 +201,9 @@ impl Driver for MpiioDriver {
         Ok(())
     }
 
-    fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Phase) -> Result<()> {
+    fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
         match phase {
-            Phase::Write => {
+            Access::Write => {
                 // Delete from one rank, then let everyone see the deletion before the
                 // collective create: a fresh file picks up striping hints from
                 // HDF5_MPI_INFO. (The C tool deletes from every rank, racing the open.)
@@ -215,18 +215,18 @@ impl Driver for MpiioDriver {
                 f.set_size(0)?;
                 self.file = Some(f);
             }
-            Phase::Read => {
+            Access::Read => {
                 self.file = Some(File::open(ctx.comm, path, mode::RDONLY, ctx.info)?);
             }
         }
         Ok(())
     }
 
-    fn begin_phase(&mut self, _ctx: &Ctx<'_>, _phase: Phase) -> Result<()> {
+    fn begin_phase(&mut self, _ctx: &Ctx<'_>, _phase: Access) -> Result<()> {
         self.types.as_ref().map(|_| ()).ok_or_else(not_ready)
     }
 
-    fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Phase) -> Result<()> {
+    fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Access) -> Result<()> {
         self.base = ctx.dataset_base(d);
         Ok(())
     }

@@ -4,8 +4,9 @@
 
 use std::fmt::Write;
 
-use crate::params::{Api, Params};
-use crate::timer::{mbps, IterStat, Summary, Timer};
+use crate::config::{Api, Params};
+use crate::measure::ApiResults;
+use crate::measure::{mbps, Summary, Timer};
 
 /// Size formatting rule of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` when
 /// the value is an exact multiple, else the plain number of bytes.
@@ -216,18 +217,6 @@ pub fn api_header(api: Api) -> String {
     format!("        IO API = {name}\n")
 }
 
-/// Results of one API over all iterations: per timer, the per-iteration statistics.
-pub struct ApiResults {
-    /// `stats[timer][iteration]`.
-    pub stats: Vec<Vec<IterStat>>,
-    /// Bytes moved per iteration and phase, `V = nf × nd × D` (spec §8.3).
-    pub bytes: u64,
-    /// Iterations run.
-    pub iters: u32,
-    /// Files per iteration (for the `using N file(s)` lines).
-    pub files: u64,
-}
-
 fn throughput_block(out: &mut String, title: &str, r: &ApiResults, t: Timer, times: bool) {
     let s = Summary::of(&r.stats[t as usize]);
     let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
@@ -357,7 +346,7 @@ pub fn api_results(p: &Params, r: &ApiResults) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::Options;
+    use crate::config::Options;
 
     #[test]
     fn size_rule() {
@@ -425,7 +414,7 @@ mod tests {
 
     #[test]
     fn fill_lines_only_when_given() {
-        use crate::fill::{AllocTime, FillValue};
+        use crate::ffi::hdf5::{AllocTime, FillValue};
         let block = |o: &Options| {
             param_block(
                 &Params::resolve(o, 2),
@@ -518,8 +507,8 @@ mod tests {
         o.debug.times = true;
         o.write_only = true;
         let p = Params::resolve(&o, 2);
-        let mut stats = vec![vec![IterStat::default()]; crate::timer::COUNT];
-        stats[Timer::WriteFine as usize][0] = IterStat {
+        let mut stats = vec![vec![crate::measure::IterStat::default()]; crate::measure::COUNT];
+        stats[Timer::WriteFine as usize][0] = crate::measure::IterStat {
             min: 0.1,
             max: 0.5,
             sum: 0.6,

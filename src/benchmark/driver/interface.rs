@@ -1,0 +1,87 @@
+//! The interface every I/O API implements (IOR's `aiori` table, as a trait): the
+//! engine drives a file through [`Driver::open`] → [`Driver::begin_phase`] → for each
+//! dataset ([`Driver::begin_dataset`] → [`Driver::write`]/[`Driver::read`] per transfer →
+//! [`Driver::end_dataset`]) → [`Driver::end_phase`] → [`Driver::close`]. Everything a
+//! driver needs per transfer is prepared in `begin_*`, so that the per-transfer calls only
+//! compute offsets and call the I/O library.
+
+use std::ffi::CString;
+
+use crate::config::Params;
+use crate::error::Result;
+use crate::ffi::mpi::{Comm, Info};
+use crate::pattern::Pattern;
+
+/// Read or write phase of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Create/truncate the file and write every dataset.
+    Write,
+    /// Open read-only and read every dataset back.
+    Read,
+}
+
+/// What a driver needs to know about the current configuration.
+pub struct Ctx<'a> {
+    /// The run communicator (first N world ranks).
+    pub comm: &'a Comm,
+    /// `HDF5_MPI_INFO` as an info object (or `MPI_INFO_NULL`).
+    pub info: &'a Info,
+    /// The resolved parameters.
+    pub params: &'a Params,
+    /// This rank's access pattern for the current (N, transfer size, API).
+    pub pattern: Pattern,
+}
+
+impl Ctx<'_> {
+    /// Byte offset of dataset `d` (0-based) in raw POSIX/MPI-IO files, `d × D` (spec §6.1).
+    pub fn dataset_base(&self, d: u64) -> u64 {
+        d * self.pattern.dataset_bytes()
+    }
+}
+
+/// One I/O API (POSIX, MPI-IO, PHDF5). All methods report failures as [`Error`]; the
+/// engine agrees on them across ranks.
+pub trait Driver {
+    /// Prepare a configuration, outside every timer (MPI-IO: build and commit the
+    /// derived datatypes). Everything it made is released by the next `prepare` or
+    /// when the driver is dropped.
+    fn prepare(&mut self, ctx: &Ctx<'_>) -> Result<()> {
+        let _ = ctx;
+        Ok(())
+    }
+    /// Open `path` for `phase` (create/truncate for writing, read-only for reading).
+    fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()>;
+    /// Prepare the phase: derived datatypes, dataspaces, transfer property lists.
+    fn begin_phase(&mut self, ctx: &Ctx<'_>, phase: Access) -> Result<()>;
+    /// Prepare dataset `d` (0-based): HDF5 creates or opens `Dataset_<d+1>`.
+    fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, phase: Access) -> Result<()>;
+    /// Write transfer `k` of the current dataset from `buf` (the transfer buffer).
+    fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()>;
+    /// Read transfer `k` of the current dataset into `buf`.
+    fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()>;
+    /// Finish the current dataset (HDF5: `H5Dclose`).
+    fn end_dataset(&mut self) -> Result<()>;
+    /// Release what `begin_phase` made.
+    fn end_phase(&mut self) -> Result<()>;
+    /// Close the file (collective for MPI-IO and PHDF5); releases anything still open first.
+    fn close(&mut self) -> Result<()>;
+    /// Let go of an open file without the (collective) close, after an open that failed
+    /// on other ranks. Returns true if a handle was abandoned. POSIX closes normally.
+    fn abandon(&mut self) -> bool {
+        // a local close: its error does not matter, the run is failing already
+        let _ = self.close();
+        false
+    }
+    /// Whether every transfer call is collective (all ranks must make every call).
+    fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
+        let _ = ctx;
+        false
+    }
+    /// Whether preparing and finishing a dataset are collective calls (HDF5).
+    fn collective_datasets(&self) -> bool {
+        false
+    }
+    /// Delete the file (called on one rank only).
+    fn remove(&mut self, ctx: &Ctx<'_>, path: &str) -> Result<()>;
+}
