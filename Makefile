@@ -4,8 +4,9 @@
 #   deps            install the Debian packages of the MPI flavour if missing
 #   build           release build (binary and libh5perf.a)
 #   run             one default run under the flavour's mpiexec
-#   test            cargo tests, then the C tests against an installed copy (c-test), for
-#                   each flavour of TEST_FLAVOURS (or for MPI=... only)
+#   test            the layer check (check-layers), cargo tests, then the C tests against an
+#                   installed copy (c-test), for each flavour of TEST_FLAVOURS (or MPI=... only)
+#   check-layers    scripts/check-layers: every import of src/ points down the layers, no circle
 #   c-test          install into a temporary prefix, build and run c_tests/ under MPI
 #                   (1-3 ranks) and under valgrind, uninstall, check that nothing is left
 #   test-valgrind   only the valgrind part: the C tests with 1 rank under valgrind, no
@@ -91,7 +92,7 @@ INSTALLED_FILES := bin/h5perf include/h5perf.h lib/libh5perf.a lib/pkgconfig/h5p
                    share/man/man1/h5perf.1
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
 
-.PHONY: deps test-deps build run test c-test test-valgrind install uninstall bench clean
+.PHONY: deps test-deps build run test check-layers c-test test-valgrind install uninstall bench clean
 
 # Idempotent: only installs the Debian packages that are missing.
 define apt_install_missing
@@ -138,15 +139,19 @@ run: build
 # against an installed copy. Without MPI=... (command line or environment) `make test`
 # runs this for every flavour of TEST_FLAVOURS, one after the other, each in its own
 # target directory (target/<flavour>); with MPI=... only for that flavour.
+check-layers:
+	@scripts/check-layers --self-test
+	@scripts/check-layers
+
 ifeq ($(origin MPI),file)
-test:
+test: check-layers
 	@for f in $(TEST_FLAVOURS); do \
 	  echo "make test: MPI flavour $$f"; \
 	  env -u CARGO_TARGET_DIR $(MAKE) --no-print-directory test MPI=$$f || exit 1; \
 	done; \
 	echo "make test: all flavours passed ($(TEST_FLAVOURS))"
 else
-test: test-deps
+test: check-layers test-deps
 	$(CARGO) test --release --no-fail-fast
 	@$(MAKE) --no-print-directory c-test
 endif
