@@ -1,4 +1,5 @@
 //! The `--fill-behaviour` experiment, a sibling of the benchmark: HDF5's documented
 //! fill-value tables rebuilt by experiment with the linked library ([`experiment`]).
 
+pub mod doc;
 pub mod experiment;
