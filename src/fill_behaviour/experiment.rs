@@ -32,11 +32,12 @@ use std::fmt::Write as _;
 use crate::services::{agree, data_dir_checked, write_stdout, RunEnv};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{
-    self, AllocTime, Dataset, Dataspace, FillKind, FillProperties, FillTime, FillValue, H5File, Plist,
+    self, AllocTime, Dataset, Dataspace, FillKind, FillTime, H5File, Plist,
 };
 use crate::ffi::mpi::{Comm, Info, Op};
 
-use super::doc::{document_parallel, document_serial, DocCell, FillOutcome, Storage};
+use super::cells::{parallel_cells, serial_cells, Cell, Table, CHUNK, SIDE};
+use super::doc::{DocCell, FillOutcome, Storage};
 
 // ---------------------------------------------------------------------------------------
 // Observations and their classification (pure)
@@ -45,8 +46,6 @@ use super::doc::{document_parallel, document_serial, DocCell, FillOutcome, Stora
 /// The marker byte written behind HDF5's allocated space: storage HDF5 allocates but
 /// never writes still holds it.
 pub const MARKER: u8 = 0xEE;
-/// The user-defined fill value of the experiment.
-pub const USER_FILL: u8 = 0x5A;
 /// The byte the experiment writes into its 16 × 16 block.
 pub const DATA: u8 = 0x11;
 
@@ -249,127 +248,6 @@ pub fn classify(o: &Observation) -> Verdict {
             }
         }
     }
-}
-
-/// Which table a cell belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Table {
-    /// Rank 0 alone, `sec2` driver.
-    Serial,
-    /// All ranks, MPI-IO driver.
-    Parallel,
-}
-
-/// The settings of one cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cell {
-    /// The table.
-    pub table: Table,
-    /// Fill value kind.
-    pub kind: FillKind,
-    /// Fill time (`None`: left to the library).
-    pub time: Option<FillTime>,
-    /// Allocation time (`None`: left to the library; the parallel table).
-    pub alloc: Option<AllocTime>,
-    /// Storage method.
-    pub storage: Storage,
-}
-
-impl Cell {
-    /// The fill value in force: 0 (library default), [`USER_FILL`] or `None`.
-    pub fn fill_byte(&self) -> Option<u8> {
-        match self.kind {
-            FillKind::LibraryDefault => Some(0),
-            FillKind::UserDefined => Some(USER_FILL),
-            FillKind::Undefined => None,
-        }
-    }
-
-    /// The dataset-creation settings of the cell.
-    pub fn settings(&self) -> FillProperties {
-        FillProperties {
-            value: match self.kind {
-                FillKind::LibraryDefault => None,
-                FillKind::UserDefined => Some(FillValue::Byte(USER_FILL)),
-                FillKind::Undefined => Some(FillValue::Undefined),
-            },
-            time: self.time,
-            alloc: self.alloc,
-        }
-    }
-
-    /// `Serial, Library Default, If Set, Early, Chunked`.
-    pub fn name(&self) -> String {
-        let table = match self.table {
-            Table::Serial => "Serial",
-            Table::Parallel => "Parallel",
-        };
-        let mut s = format!("{table}, {}", self.kind.label());
-        if let Some(t) = self.time {
-            let _ = write!(s, ", {}", t.label());
-        }
-        if let Some(a) = self.alloc {
-            let _ = write!(s, ", {}", a.label());
-        }
-        let _ = write!(s, ", {}", self.storage.label());
-        s
-    }
-
-    /// The document's cell (the allocation time left to the library reads as late in
-    /// the serial table; the parallel table has none).
-    pub fn document(&self) -> DocCell {
-        let time = self.time.unwrap_or(FillTime::IfSet);
-        match self.table {
-            Table::Serial => document_serial(
-                self.kind,
-                time,
-                self.alloc.unwrap_or(AllocTime::Late),
-                self.storage,
-            ),
-            Table::Parallel => document_parallel(self.kind, time, self.storage),
-        }
-    }
-}
-
-/// The cells of the serial table in the document's order (81).
-pub fn serial_cells() -> Vec<Cell> {
-    let mut v = Vec::new();
-    for kind in FillKind::ALL {
-        for time in FillTime::ALL {
-            for alloc in AllocTime::TABLE {
-                for storage in Storage::ALL {
-                    v.push(Cell {
-                        table: Table::Serial,
-                        kind,
-                        time: Some(time),
-                        alloc: Some(alloc),
-                        storage,
-                    });
-                }
-            }
-        }
-    }
-    v
-}
-
-/// The cells of the parallel table in the document's order (27); the allocation time
-/// is left to HDF5, as in the benchmark.
-pub fn parallel_cells() -> Vec<Cell> {
-    let mut v = Vec::new();
-    for kind in FillKind::ALL {
-        for time in FillTime::ALL {
-            for storage in Storage::ALL {
-                v.push(Cell {
-                    table: Table::Parallel,
-                    kind,
-                    time: Some(time),
-                    alloc: None,
-                    storage,
-                });
-            }
-        }
-    }
-    v
 }
 
 /// One result cell: settings, document, observation, verdict.
@@ -779,10 +657,6 @@ fn time_label(t: FillTime) -> &'static str {
 // The experiment (HDF5, MPI, files)
 // ---------------------------------------------------------------------------------------
 
-/// Side of the square test dataset, in bytes (elements).
-const SIDE: u64 = 128;
-/// Side of a chunk, in bytes.
-const CHUNK: u64 = 32;
 /// Side of the block the first write covers, at the origin, in bytes.
 const PATCH: u64 = 16;
 /// Marker bytes appended behind the file's allocated space.
@@ -1183,6 +1057,7 @@ pub fn run_mode(world: &Comm, strict: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fill_behaviour::cells::USER_FILL;
 
     const D: u64 = SIDE * SIDE;
 
@@ -1209,29 +1084,6 @@ mod tests {
             created: Snapshot::default(),
             written: Snapshot::default(),
         }
-    }
-
-    #[test]
-    fn cells_read_the_documents_tables() {
-        use Storage::*;
-        // nine default marks: the If Set rows' default allocation per storage
-        let stars = serial_cells()
-            .iter()
-            .filter(|c| c.document().default_mark)
-            .count();
-        assert_eq!(stars, 9);
-        // every incremental contiguous cell is "Same as Late"; every compact cell but
-        // early is an error
-        for c in serial_cells() {
-            let d = c.document().outcome;
-            if c.storage == Contiguous && c.alloc == Some(AllocTime::Incr) {
-                assert_eq!(d, FillOutcome::SameAsLate, "{}", c.name());
-            }
-            if c.storage == Compact && c.alloc != Some(AllocTime::Early) {
-                assert_eq!(d, FillOutcome::Error, "{}", c.name());
-            }
-        }
-        assert_eq!((serial_cells().len(), parallel_cells().len()), (81, 27));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The `--fill-behaviour` experiment, a sibling of the benchmark: HDF5's documented
 //! fill-value tables rebuilt by experiment with the linked library ([`experiment`]).
 
+pub mod cells;
 pub mod doc;
 pub mod experiment;
