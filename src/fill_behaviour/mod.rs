@@ -2,5 +2,6 @@
 //! fill-value tables rebuilt by experiment with the linked library ([`experiment`]).
 
 pub mod cells;
+pub mod classify;
 pub mod doc;
 pub mod experiment;
