@@ -5,3 +5,4 @@ pub mod cells;
 pub mod classify;
 pub mod doc;
 pub mod experiment;
+pub mod findings;
