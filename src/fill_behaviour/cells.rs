@@ -9,15 +9,15 @@ use crate::ffi::hdf5::{AllocTime, FillKind, FillProperties, FillTime, FillValue}
 use super::doc::{document_parallel, document_serial, DocCell, Storage};
 
 /// The user-defined fill value of the experiment.
-pub const USER_FILL: u8 = 0x5A;
+pub(super) const USER_FILL: u8 = 0x5A;
 /// Side of the square test dataset every cell creates, in bytes (one-byte elements).
-pub const SIDE: u64 = 128;
+pub(super) const SIDE: u64 = 128;
 /// Side of a chunk of the chunked cells, in bytes.
-pub const CHUNK: u64 = 32;
+pub(super) const CHUNK: u64 = 32;
 
 /// Which table a cell belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Table {
+pub(super) enum Table {
     /// Rank 0 alone, `sec2` driver.
     Serial,
     /// All ranks, MPI-IO driver.
@@ -26,22 +26,22 @@ pub enum Table {
 
 /// The settings of one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cell {
+pub(super) struct Cell {
     /// The table.
-    pub table: Table,
+    pub(super) table: Table,
     /// Fill value kind.
-    pub kind: FillKind,
+    pub(super) kind: FillKind,
     /// Fill time (`None`: left to the library).
-    pub time: Option<FillTime>,
+    pub(super) time: Option<FillTime>,
     /// Allocation time (`None`: left to the library; the parallel table).
-    pub alloc: Option<AllocTime>,
+    pub(super) alloc: Option<AllocTime>,
     /// Storage method.
-    pub storage: Storage,
+    pub(super) storage: Storage,
 }
 
 impl Cell {
     /// The fill value in force: 0 (library default), [`USER_FILL`] or `None`.
-    pub fn fill_byte(&self) -> Option<u8> {
+    pub(super) fn fill_byte(&self) -> Option<u8> {
         match self.kind {
             FillKind::LibraryDefault => Some(0),
             FillKind::UserDefined => Some(USER_FILL),
@@ -50,7 +50,7 @@ impl Cell {
     }
 
     /// The dataset-creation settings of the cell.
-    pub fn settings(&self) -> FillProperties {
+    pub(super) fn settings(&self) -> FillProperties {
         FillProperties {
             value: match self.kind {
                 FillKind::LibraryDefault => None,
@@ -63,7 +63,7 @@ impl Cell {
     }
 
     /// `Serial, Library Default, If Set, Early, Chunked`.
-    pub fn name(&self) -> String {
+    pub(super) fn name(&self) -> String {
         let table = match self.table {
             Table::Serial => "Serial",
             Table::Parallel => "Parallel",
@@ -81,7 +81,7 @@ impl Cell {
 
     /// The document's cell (the allocation time left to the library reads as late in
     /// the serial table; the parallel table has none).
-    pub fn document(&self) -> DocCell {
+    pub(super) fn document(&self) -> DocCell {
         let time = self.time.unwrap_or(FillTime::IfSet);
         match self.table {
             Table::Serial => document_serial(
@@ -96,7 +96,7 @@ impl Cell {
 }
 
 /// The cells of the serial table in the document's order (81).
-pub fn serial_cells() -> Vec<Cell> {
+pub(super) fn serial_cells() -> Vec<Cell> {
     let mut v = Vec::new();
     for kind in FillKind::ALL {
         for time in FillTime::ALL {
@@ -118,7 +118,7 @@ pub fn serial_cells() -> Vec<Cell> {
 
 /// The cells of the parallel table in the document's order (27); the allocation time
 /// is left to HDF5, as in the benchmark.
-pub fn parallel_cells() -> Vec<Cell> {
+pub(super) fn parallel_cells() -> Vec<Cell> {
     let mut v = Vec::new();
     for kind in FillKind::ALL {
         for time in FillTime::ALL {

@@ -9,30 +9,30 @@ use super::doc::{FillOutcome, Storage};
 
 /// The marker byte written behind HDF5's allocated space: storage HDF5 allocates but
 /// never writes still holds it.
-pub const MARKER: u8 = 0xEE;
+pub(super) const MARKER: u8 = 0xEE;
 
 /// Bytes of a region counted by value. A byte equal to the fill value counts as fill
 /// (even when the fill value is 0), else marker, else zero, else other.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Census {
+pub(super) struct Census {
     /// Bytes equal to the fill value.
-    pub fill: u64,
+    pub(super) fill: u64,
     /// Bytes equal to [`MARKER`] (storage HDF5 did not write).
-    pub marker: u64,
+    pub(super) marker: u64,
     /// Zero bytes that are not the fill value.
-    pub zero: u64,
+    pub(super) zero: u64,
     /// Any other bytes.
-    pub other: u64,
+    pub(super) other: u64,
 }
 
 impl Census {
     /// Number of bytes counted.
-    pub fn total(&self) -> u64 {
+    pub(super) fn total(&self) -> u64 {
         self.fill + self.marker + self.zero + self.other
     }
 
     /// Count one byte; `fill` is the fill value (`None` when undefined).
-    pub fn add_byte(&mut self, b: u8, fill: Option<u8>) {
+    pub(super) fn add_byte(&mut self, b: u8, fill: Option<u8>) {
         if Some(b) == fill {
             self.fill += 1;
         } else if b == MARKER {
@@ -45,19 +45,19 @@ impl Census {
     }
 
     /// Count every byte of `bytes`.
-    pub fn add(&mut self, bytes: &[u8], fill: Option<u8>) {
+    pub(super) fn add(&mut self, bytes: &[u8], fill: Option<u8>) {
         for b in bytes {
             self.add_byte(*b, fill);
         }
     }
 
     /// True when there are bytes and every one is the fill value.
-    pub fn all_fill(&self) -> bool {
+    pub(super) fn all_fill(&self) -> bool {
         self.total() > 0 && self.fill == self.total()
     }
 
     /// `16384 fill 0x5a`, `15360 marker, 768 zero`, `none`.
-    pub fn describe(&self, fill: Option<u8>) -> String {
+    pub(super) fn describe(&self, fill: Option<u8>) -> String {
         let mut v: Vec<String> = Vec::new();
         if self.fill > 0 {
             v.push(format!("{} fill 0x{:02x}", self.fill, fill.unwrap_or(0)));
@@ -81,54 +81,54 @@ impl Census {
 
 /// What one step (dataset creation, or the first write) left behind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Snapshot {
+pub(super) struct Snapshot {
     /// Bytes the process wrote during the step and its flush (`wchar` of
     /// `/proc/self/io`; in parallel summed over the ranks).
-    pub wrote: u64,
+    pub(super) wrote: u64,
     /// Bytes of raw-data storage allocated after the step (`H5Dget_storage_size`).
-    pub allocated: u64,
+    pub(super) allocated: u64,
     /// Allocated storage in the file that HDF5 could only have written on purpose
     /// (contiguous data, chunks the test did not write into), outside the test's block.
-    pub storage: Census,
+    pub(super) storage: Census,
     /// Bytes outside the test's block that HDF5 wrote from its own buffer anyway: the
     /// rest of a chunk the write touched, compact data.
-    pub buffer: Census,
+    pub(super) buffer: Census,
 }
 
 /// Everything observed for one cell. Contents are only gathered on rank 0.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observation {
+pub(super) struct Observation {
     /// The column.
-    pub storage: Storage,
+    pub(super) storage: Storage,
     /// The row group.
-    pub kind: FillKind,
+    pub(super) kind: FillKind,
     /// The fill value in force: 0 for the library default,
     /// [`USER_FILL`](super::cells::USER_FILL), `None` when undefined.
-    pub fill_byte: Option<u8>,
+    pub(super) fill_byte: Option<u8>,
     /// HDF5's refusal (`H5Dcreate2: reason`), if it refused.
-    pub error: Option<String>,
+    pub(super) error: Option<String>,
     /// The allocation time the created dataset's creation list reports
     /// (`H5Pget_alloc_time` of `H5Dget_create_plist`).
-    pub alloc_reported: Option<AllocTime>,
+    pub(super) alloc_reported: Option<AllocTime>,
     /// After creation.
-    pub created: Snapshot,
+    pub(super) created: Snapshot,
     /// After the first write.
-    pub written: Snapshot,
+    pub(super) written: Snapshot,
 }
 
 /// A classified cell: the outcome, and the other outcome the observation cannot be told
 /// apart from (`None` when it is unambiguous).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verdict {
+pub(super) struct Verdict {
     /// The outcome observed.
-    pub outcome: FillOutcome,
-    /// An outcome leaving the same bytes (see the module documentation), if any.
-    pub alternative: Option<FillOutcome>,
+    pub(super) outcome: FillOutcome,
+    /// An outcome leaving the same bytes (see [`fill_behaviour`](super)), if any.
+    pub(super) alternative: Option<FillOutcome>,
 }
 
 impl Verdict {
     /// An unambiguous verdict.
-    pub fn sure(outcome: FillOutcome) -> Verdict {
+    pub(super) fn sure(outcome: FillOutcome) -> Verdict {
         Verdict {
             outcome,
             alternative: None,
@@ -136,12 +136,12 @@ impl Verdict {
     }
 
     /// Whether the document's outcome is consistent with the observation.
-    pub fn agrees(&self, doc: FillOutcome) -> bool {
+    pub(super) fn agrees(&self, doc: FillOutcome) -> bool {
         self.outcome == doc || self.alternative == Some(doc)
     }
 
     /// The verdict in the document's words: `X`, or `X or Y` when ambiguous.
-    pub fn text(&self, kind: FillKind) -> String {
+    pub(super) fn text(&self, kind: FillKind) -> String {
         match self.alternative {
             None => self.outcome.text(kind),
             Some(a) => format!("{} or {}", self.outcome.text(kind), a.text(kind)),
@@ -164,7 +164,7 @@ impl Verdict {
 /// Where the deciding bytes came from HDF5's buffer (the touched chunk, compact data)
 /// and the fill value is 0, "no fill" leaves the same bytes and is given as the
 /// alternative.
-pub fn classify(o: &Observation) -> Verdict {
+pub(super) fn classify(o: &Observation) -> Verdict {
     if o.error.is_some() {
         return Verdict::sure(FillOutcome::Error);
     }

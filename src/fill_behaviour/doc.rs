@@ -8,7 +8,7 @@ use crate::ffi::hdf5::{AllocTime, FillKind, FillTime};
 
 /// A storage method: a column of the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Storage {
+pub(super) enum Storage {
     /// `H5D_CONTIGUOUS`.
     Contiguous,
     /// `H5D_CHUNKED`.
@@ -19,10 +19,10 @@ pub enum Storage {
 
 impl Storage {
     /// The columns in the document's order.
-    pub const ALL: [Storage; 3] = [Storage::Contiguous, Storage::Chunked, Storage::Compact];
+    pub(super) const ALL: [Storage; 3] = [Storage::Contiguous, Storage::Chunked, Storage::Compact];
 
     /// The column title: `Contiguous`, `Chunked`, `Compact`.
-    pub fn label(self) -> &'static str {
+    pub(super) fn label(self) -> &'static str {
         match self {
             Storage::Contiguous => "Contiguous",
             Storage::Chunked => "Chunked",
@@ -33,7 +33,7 @@ impl Storage {
 
 /// The outcomes the document's cells name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FillOutcome {
+pub(super) enum FillOutcome {
     /// No Fill Value Written.
     NoFill,
     /// … Fill Value Written During Creation (contiguous, compact).
@@ -55,7 +55,7 @@ pub enum FillOutcome {
 impl FillOutcome {
     /// The document's wording, with `Library`/`User` before "Fill Value" for the fill
     /// value kind of the row.
-    pub fn text(self, kind: FillKind) -> String {
+    pub(super) fn text(self, kind: FillKind) -> String {
         let who = match kind {
             FillKind::LibraryDefault => "Library ",
             FillKind::UserDefined => "User ",
@@ -83,16 +83,16 @@ impl FillOutcome {
 /// One cell of the document: its outcome, and whether the document marks it as the
 /// default setting (`*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DocCell {
+pub(super) struct DocCell {
     /// The outcome the document states.
-    pub outcome: FillOutcome,
+    pub(super) outcome: FillOutcome,
     /// The cell carries the document's `*` (default setting).
-    pub default_mark: bool,
+    pub(super) default_mark: bool,
 }
 
 impl DocCell {
     /// The cell's text as the document prints it, `*` included.
-    pub fn text(&self, kind: FillKind) -> String {
+    pub(super) fn text(&self, kind: FillKind) -> String {
         let star = if self.default_mark { "*" } else { "" };
         format!("{}{star}", self.outcome.text(kind))
     }
@@ -185,7 +185,7 @@ fn storage_index(s: Storage) -> usize {
 /// The document's serial cell. `alloc` is early, incremental or late
 /// ([`AllocTime::Default`] reads as late, the row the document's default marks use for
 /// contiguous storage).
-pub fn document_serial(kind: FillKind, time: FillTime, alloc: AllocTime, s: Storage) -> DocCell {
+pub(super) fn document_serial(kind: FillKind, time: FillTime, alloc: AllocTime, s: Storage) -> DocCell {
     let a = match alloc {
         AllocTime::Early => 0,
         AllocTime::Incr => 1,
@@ -195,7 +195,7 @@ pub fn document_serial(kind: FillKind, time: FillTime, alloc: AllocTime, s: Stor
 }
 
 /// The document's parallel cell.
-pub fn document_parallel(kind: FillKind, time: FillTime, s: Storage) -> DocCell {
+pub(super) fn document_parallel(kind: FillKind, time: FillTime, s: Storage) -> DocCell {
     decode(PARALLEL_DOC[kind_index(kind) * 3 + time_index(time)][storage_index(s)])
 }
 

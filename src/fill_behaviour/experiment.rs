@@ -1,29 +1,8 @@
-//! Fill values (issue 6): the PHDF5 dataset options `--fill-value`, `--fill-time`,
-//! `--alloc-time` and `-n`/`--no-fill`, the start-up check that HDF5 accepts them, and
-//! the `--fill-behaviour` mode, which rebuilds HDF5's documented fill-value tables
-//! (serial and parallel) by experiment with the linked library and marks where the
-//! library differs from the document.
-//!
-//! How a cell of the tables is observed ([`run_mode`]): a file is created and closed,
-//! 256 KiB of marker bytes (0xEE) are appended to it behind HDF5's end of allocated
-//! space, and the file is opened again, so raw-data storage that HDF5 allocates lands on
-//! marker bytes and storage HDF5 never writes keeps them. A 128 × 128 byte dataset is
-//! created with the cell's settings (chunks of 32 × 32 bytes; compact data lives in the
-//! object header) and flushed (`H5Dflush`), then a 16 × 16 block at the origin is written
-//! with 0x11 and flushed again. Around both steps the bytes the process wrote are taken
-//! from `/proc/self/io` (`wchar`, summed over ranks in parallel); after both steps the
-//! allocated storage is read back from the file (`H5Dget_offset`, `H5Dget_chunk_info`),
-//! compact data with `H5Dread`. Bytes are counted as fill value, marker, zero or other
-//! ([`Census`]), and [`classify`] turns the counts into the document's outcomes. The
-//! serial table runs on rank 0 alone with the `sec2` driver (sieve buffer off, so a
-//! partial write moves only its own bytes); the parallel table on every rank with the
-//! MPI-IO driver, rank 0 writing the block and the others selecting nothing.
-//!
-//! One limit of any such experiment: the library default fill value is 0, and HDF5
-//! zeroes the buffer of a chunk or of compact data it does not fill. Where the test's
-//! untouched bytes came from such a buffer (the rest of the chunk the write touched;
-//! compact data), "library fill value written" and "no fill value written" leave the
-//! same bytes, and the cell is reported as indistinguishable (`≈`) rather than guessed.
+//! The experiment's I/O: for each cell, a scratch file with marker bytes behind HDF5's
+//! allocated space, the dataset created and written with the cell's settings (serial on
+//! rank 0 alone, or parallel on every rank), the bytes written (`/proc/self/io`) and the
+//! storage read back from the file after each step; then the mode itself ([`run_mode`]):
+//! both tables and the checks observed, the report printed by rank 0.
 
 use std::ffi::CString;
 
@@ -40,7 +19,7 @@ use super::doc::Storage;
 use super::findings::{results, AllocCheck, Defaults, Findings};
 
 /// The byte the experiment writes into its 16 × 16 block.
-pub const DATA: u8 = 0x11;
+const DATA: u8 = 0x11;
 /// Side of the block the first write covers, at the origin, in bytes.
 const PATCH: u64 = 16;
 /// Marker bytes appended behind the file's allocated space.
@@ -338,7 +317,7 @@ fn remove_scratch(path: &str) -> Result<()> {
 ///
 /// Errors: a failure other than HDF5 refusing a cell's settings (file creation, I/O,
 /// `/proc/self/io`), agreed on by all ranks.
-pub fn observe(world: &Comm) -> Result<Findings> {
+fn observe(world: &Comm) -> Result<Findings> {
     // HDF5 prints nothing while h5perf runs; errors come back from its error stack
     let _quiet = hdf5::Quiet::new();
     let rank = world.rank()?;
@@ -402,13 +381,15 @@ pub fn observe(world: &Comm) -> Result<Findings> {
     })
 }
 
-/// The `--fill-behaviour` mode on `world` (collective): [`observe`], then rank 0 prints
-/// [`Findings::render`] on standard output. Differences from the document are findings:
+/// The `--fill-behaviour` mode on `world` (collective): observes both tables and the
+/// checks (`observe`), then rank 0 prints the report (`Findings::render`) on standard
+/// output. Differences from the document are findings:
 /// the result is `Ok` unless `strict` is set and something differs, which gives an
 /// [`Error::Invalid`] naming the number of differences (exit status 1 after a normal MPI
 /// shut-down).
 ///
-/// Errors: those of [`observe`]; writing the report.
+/// Errors: a failure other than HDF5 refusing a cell's settings (the data directory,
+/// file creation, I/O, `/proc/self/io`), agreed on by all ranks; writing the report.
 pub fn run_mode(world: &Comm, strict: bool) -> Result<()> {
     // HDF5's error printing stays off until the process ends: HDF5 1.10.8 leaves its
     // free lists unbalanced after the experiment's parallel datasets created with an

@@ -14,29 +14,29 @@ use super::doc::{DocCell, FillOutcome, Storage};
 
 /// One result cell: settings, document, observation, verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellResult {
+pub(super) struct CellResult {
     /// The settings.
-    pub cell: Cell,
+    pub(super) cell: Cell,
     /// What the document says.
-    pub doc: DocCell,
+    pub(super) doc: DocCell,
     /// What was observed.
-    pub obs: Observation,
+    pub(super) obs: Observation,
     /// The classification of the observation ([`classify`]).
-    pub classified: Verdict,
+    pub(super) classified: Verdict,
     /// What the table shows: the classification, or "Same as Late" (see [`results`]).
-    pub verdict: Verdict,
+    pub(super) verdict: Verdict,
 }
 
 impl CellResult {
     /// True when the observation is consistent with the document.
-    pub fn agrees(&self) -> bool {
+    pub(super) fn agrees(&self) -> bool {
         self.verdict.agrees(self.doc.outcome)
     }
 
     /// The table cell: the document's text when consistent (followed by ` ≈` when the
     /// observation cannot tell it from another outcome), else `≠ observed (document:
     /// text)`.
-    pub fn cell_text(&self) -> String {
+    pub(super) fn cell_text(&self) -> String {
         let kind = self.cell.kind;
         if self.agrees() {
             if self.verdict.alternative.is_some() {
@@ -56,7 +56,7 @@ impl CellResult {
     /// The evidence line: bytes written and storage contents after each step, and the
     /// classification (`-> outcome`, followed by `(Same as Late)` when the table shows
     /// that).
-    pub fn evidence(&self) -> String {
+    pub(super) fn evidence(&self) -> String {
         let o = &self.obs;
         let fill = o.fill_byte;
         if let Some(e) = &o.error {
@@ -98,7 +98,7 @@ impl CellResult {
 /// Classify observations (same order as `cells`) and pair them with the document. In
 /// the serial table an incremental contiguous cell whose verdict equals the late cell's
 /// becomes "Same as Late", as the document shows it.
-pub fn results(cells: &[Cell], obs: &[Observation]) -> Vec<CellResult> {
+pub(super) fn results(cells: &[Cell], obs: &[Observation]) -> Vec<CellResult> {
     let verdicts: Vec<Verdict> = obs.iter().map(classify).collect();
     cells
         .iter()
@@ -133,19 +133,19 @@ pub fn results(cells: &[Cell], obs: &[Observation]) -> Vec<CellResult> {
 
 /// The library's defaults as a fresh dataset-creation list reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Defaults {
+pub(super) struct Defaults {
     /// `H5Pfill_value_defined` of a fresh list.
-    pub kind: FillKind,
+    pub(super) kind: FillKind,
     /// `H5Pget_fill_time` of a fresh list.
-    pub time: FillTime,
+    pub(super) time: FillTime,
     /// `H5Pget_alloc_time` after choosing each layout (contiguous, chunked, compact).
-    pub alloc: [AllocTime; 3],
+    pub(super) alloc: [AllocTime; 3],
 }
 
 impl Defaults {
     /// What the document says: library default fill value, fill time if set, and (by
     /// its `*` marks) allocation times late, incremental, early.
-    pub const DOCUMENT: Defaults = Defaults {
+    pub(super) const DOCUMENT: Defaults = Defaults {
         kind: FillKind::LibraryDefault,
         time: FillTime::IfSet,
         alloc: [AllocTime::Late, AllocTime::Incr, AllocTime::Early],
@@ -156,40 +156,40 @@ impl Defaults {
 /// (of `dataset_bytes`) were allocated at creation, per storage method, and what the
 /// dataset's creation list reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AllocCheck {
+pub(super) struct AllocCheck {
     /// (storage, bytes allocated right after `H5Dcreate2`, reported allocation time).
-    pub rows: Vec<(Storage, u64, Option<AllocTime>)>,
+    pub(super) rows: Vec<(Storage, u64, Option<AllocTime>)>,
     /// Size of each dataset in bytes.
-    pub dataset_bytes: u64,
+    pub(super) dataset_bytes: u64,
 }
 
 impl AllocCheck {
     /// True when every dataset was fully allocated at creation (HDF5 applied early).
-    pub fn early(&self) -> bool {
+    pub(super) fn early(&self) -> bool {
         self.rows.iter().all(|(_, a, _)| *a == self.dataset_bytes)
     }
 }
 
 /// Everything the mode found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Findings {
+pub(super) struct Findings {
     /// HDF5 version of the linked library.
-    pub hdf5_version: String,
+    pub(super) hdf5_version: String,
     /// Number of ranks of the parallel table.
-    pub ranks: u32,
+    pub(super) ranks: u32,
     /// The defaults observed.
-    pub defaults: Defaults,
+    pub(super) defaults: Defaults,
     /// The serial table's cells.
-    pub serial: Vec<CellResult>,
+    pub(super) serial: Vec<CellResult>,
     /// The parallel table's cells.
-    pub parallel: Vec<CellResult>,
+    pub(super) parallel: Vec<CellResult>,
     /// The parallel allocation-time check.
-    pub alloc_check: AllocCheck,
+    pub(super) alloc_check: AllocCheck,
 }
 
 impl Findings {
     /// Cells (of both tables) that differ from the document.
-    pub fn differing(&self) -> Vec<&CellResult> {
+    pub(super) fn differing(&self) -> Vec<&CellResult> {
         self.serial
             .iter()
             .chain(&self.parallel)
@@ -199,7 +199,7 @@ impl Findings {
 
     /// Number of differences: differing cells, plus 1 if the defaults differ, plus 1 if
     /// HDF5 did not allocate early in parallel.
-    pub fn difference_count(&self) -> usize {
+    pub(super) fn difference_count(&self) -> usize {
         self.differing().len()
             + usize::from(self.defaults != Defaults::DOCUMENT)
             + usize::from(!self.alloc_check.early())
@@ -208,7 +208,7 @@ impl Findings {
     /// The whole report of the mode (both tables in the document's layout, the checks,
     /// the differences with their evidence, HDF5's reasons for the errors, and the
     /// evidence of every cell).
-    pub fn render(&self) -> String {
+    pub(super) fn render(&self) -> String {
         let mut s = String::new();
         let total = self.serial.len() + self.parallel.len();
         let _ = writeln!(
