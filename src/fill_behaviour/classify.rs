@@ -100,8 +100,6 @@ pub(super) struct Snapshot {
 pub(super) struct Observation {
     /// The column.
     pub(super) storage: Storage,
-    /// The row group.
-    pub(super) kind: FillKind,
     /// The fill value in force: 0 for the library default,
     /// [`USER_FILL`](super::cells::USER_FILL), `None` when undefined.
     pub(super) fill_byte: Option<u8>,
@@ -235,7 +233,6 @@ pub mod tests {
     pub fn obs(storage: Storage, kind: FillKind) -> Observation {
         Observation {
             storage,
-            kind,
             fill_byte: match kind {
                 FillKind::LibraryDefault => Some(0),
                 FillKind::UserDefined => Some(USER_FILL),

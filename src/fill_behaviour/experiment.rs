@@ -196,7 +196,6 @@ fn run_cell(scope: Scope<'_>, path: &str, cell: &Cell) -> Result<Observation> {
 
     let mut obs = Observation {
         storage: cell.storage,
-        kind: cell.kind,
         fill_byte: cell.fill_byte(),
         error: None,
         alloc_reported: None,
