@@ -314,7 +314,10 @@ pub mod tests {
             storage: census(D, 0, 0, 0),
             ..Default::default()
         };
-        assert_eq!(classify(&o), Verdict::sure(FillOutcome::AllChunksDuringCreate));
+        assert_eq!(
+            classify(&o),
+            Verdict::sure(FillOutcome::AllChunksDuringCreate)
+        );
         // all chunks at creation, marker left
         o.created.storage = census(0, D, 0, 0);
         assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));
@@ -326,7 +329,10 @@ pub mod tests {
             storage: census(15 * 1024, 0, 0, 0),
             buffer: census(768, 0, 0, 0),
         };
-        assert_eq!(classify(&o), Verdict::sure(FillOutcome::AllChunksDuringWrite));
+        assert_eq!(
+            classify(&o),
+            Verdict::sure(FillOutcome::AllChunksDuringWrite)
+        );
         o.written.storage = census(0, 15 * 1024, 0, 0);
         o.written.buffer = census(0, 0, 768, 0);
         assert_eq!(classify(&o), Verdict::sure(FillOutcome::NoFill));

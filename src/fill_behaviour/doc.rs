@@ -185,7 +185,12 @@ fn storage_index(s: Storage) -> usize {
 /// The document's serial cell. `alloc` is early, incremental or late
 /// ([`AllocTime::Default`] reads as late, the row the document's default marks use for
 /// contiguous storage).
-pub(super) fn document_serial(kind: FillKind, time: FillTime, alloc: AllocTime, s: Storage) -> DocCell {
+pub(super) fn document_serial(
+    kind: FillKind,
+    time: FillTime,
+    alloc: AllocTime,
+    s: Storage,
+) -> DocCell {
     let a = match alloc {
         AllocTime::Early => 0,
         AllocTime::Incr => 1,

@@ -6,12 +6,10 @@
 
 use std::ffi::CString;
 
-use crate::services::{agree, data_dir_checked, write_stdout, RunEnv};
 use crate::error::{Error, Result};
-use crate::ffi::hdf5::{
-    self, AllocTime, Dataset, Dataspace, FillKind, H5File, Plist,
-};
+use crate::ffi::hdf5::{self, AllocTime, Dataset, Dataspace, FillKind, H5File, Plist};
 use crate::ffi::mpi::{Comm, Info, Op};
+use crate::services::{agree, data_dir_checked, write_stdout, RunEnv};
 
 use super::cells::{parallel_cells, serial_cells, Cell, Table, CHUNK, SIDE};
 use super::classify::{Census, Observation, Snapshot, MARKER};

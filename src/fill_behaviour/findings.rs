@@ -514,7 +514,9 @@ mod tests {
                             o.created.storage = s
                         }
                     }
-                    FillOutcome::DuringWrite | FillOutcome::AllChunksDuringWrite => o.written.storage = s,
+                    FillOutcome::DuringWrite | FillOutcome::AllChunksDuringWrite => {
+                        o.written.storage = s
+                    }
                     FillOutcome::EachChunkAccessed => o.written.buffer = census(768, 0, 0, 0),
                     FillOutcome::NoFill | FillOutcome::SameAsLate => {
                         o.written.storage = census(0, D, 0, 0);
