@@ -112,7 +112,7 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
             }
             return Ok(());
         }
-        Command::FillBehaviour { strict } => return crate::fill_behaviour::experiment::run_mode(world, strict),
+        Command::FillBehaviour { strict } => return crate::fill_behaviour::run_mode(world, strict),
         Command::Run(o) => o,
     };
     let done = run_on(world, &opts, info_pairs.as_deref(), true)?;

@@ -1,0 +1,267 @@
+//! The document's tables: HDF5's fill value writing behaviour for each property list
+//! setting, serial and parallel, as the HDF5 documentation states it ("These tables
+//! summarize the library's fill value writing behavior for various property list settings
+//! and compare serial I/O vs. parallel I/O", last modified March 16, 2018). Data only, no
+//! I/O.
+
+use crate::ffi::hdf5::{AllocTime, FillKind, FillTime};
+
+/// A storage method: a column of the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Storage {
+    /// `H5D_CONTIGUOUS`.
+    Contiguous,
+    /// `H5D_CHUNKED`.
+    Chunked,
+    /// `H5D_COMPACT` (raw data in the object header).
+    Compact,
+}
+
+impl Storage {
+    /// The columns in the document's order.
+    pub(super) const ALL: [Storage; 3] = [Storage::Contiguous, Storage::Chunked, Storage::Compact];
+
+    /// The column title: `Contiguous`, `Chunked`, `Compact`.
+    pub(super) fn label(self) -> &'static str {
+        match self {
+            Storage::Contiguous => "Contiguous",
+            Storage::Chunked => "Chunked",
+            Storage::Compact => "Compact",
+        }
+    }
+}
+
+/// The outcomes the document's cells name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FillOutcome {
+    /// No Fill Value Written.
+    NoFill,
+    /// … Fill Value Written During Creation (contiguous, compact).
+    DuringCreation,
+    /// … Fill Value Written To All Chunks During Create.
+    AllChunksDuringCreate,
+    /// … Fill Value Set In Each Chunk Accessed During Write.
+    EachChunkAccessed,
+    /// … Fill Value Written During Write (contiguous).
+    DuringWrite,
+    /// … Fill Value Written To All Chunks During Write.
+    AllChunksDuringWrite,
+    /// Error: HDF5 refuses the settings.
+    Error,
+    /// Same as Late: the incremental row behaves as the late row.
+    SameAsLate,
+}
+
+impl FillOutcome {
+    /// The document's wording, with `Library`/`User` before "Fill Value" for the fill
+    /// value kind of the row.
+    pub(super) fn text(self, kind: FillKind) -> String {
+        let who = match kind {
+            FillKind::LibraryDefault => "Library ",
+            FillKind::UserDefined => "User ",
+            FillKind::Undefined => "",
+        };
+        match self {
+            FillOutcome::NoFill => "No Fill Value Written".into(),
+            FillOutcome::DuringCreation => format!("{who}Fill Value Written During Creation"),
+            FillOutcome::AllChunksDuringCreate => {
+                format!("{who}Fill Value Written To All Chunks During Create")
+            }
+            FillOutcome::EachChunkAccessed => {
+                format!("{who}Fill Value Set In Each Chunk Accessed During Write")
+            }
+            FillOutcome::DuringWrite => format!("{who}Fill Value Written During Write"),
+            FillOutcome::AllChunksDuringWrite => {
+                format!("{who}Fill Value Written To All Chunks During Write")
+            }
+            FillOutcome::Error => "Error".into(),
+            FillOutcome::SameAsLate => "Same as Late".into(),
+        }
+    }
+}
+
+/// One cell of the document: its outcome, and whether the document marks it as the
+/// default setting (`*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct DocCell {
+    /// The outcome the document states.
+    pub(super) outcome: FillOutcome,
+    /// The cell carries the document's `*` (default setting).
+    pub(super) default_mark: bool,
+}
+
+impl DocCell {
+    /// The cell's text as the document prints it, `*` included.
+    pub(super) fn text(&self, kind: FillKind) -> String {
+        let star = if self.default_mark { "*" } else { "" };
+        format!("{}{star}", self.outcome.text(kind))
+    }
+}
+
+/// The serial table of the document (seed 001), row by row: fill value (library
+/// default, user-defined, undefined) × fill time (never, if set, allocation) ×
+/// allocation time (early, incremental, late); columns contiguous, chunked, compact.
+/// Codes: N no fill, C during creation, A all chunks during create, S set in each chunk
+/// accessed, W during write, B all chunks during write, E error, L same as late; `*`
+/// the document's default mark.
+const SERIAL_DOC: [[&str; 3]; 27] = [
+    ["N", "N", "N"],
+    ["L", "N", "E"],
+    ["N", "N", "E"],
+    ["N", "N", "N*"],
+    ["L", "N*", "E"],
+    ["N*", "N", "E"],
+    ["C", "A", "C"],
+    ["L", "S", "E"],
+    ["W", "B", "E"],
+    ["N", "N", "N"],
+    ["L", "N", "E"],
+    ["N", "N", "E"],
+    ["C", "A", "C*"],
+    ["L", "S*", "E"],
+    ["W*", "B", "E"],
+    ["C", "A", "C"],
+    ["L", "S", "E"],
+    ["W", "B", "E"],
+    ["N", "N", "N"],
+    ["L", "N", "E"],
+    ["N", "N", "E"],
+    ["N", "N", "N*"],
+    ["L", "N*", "E"],
+    ["N*", "N", "E"],
+    ["E", "E", "E"],
+    ["L", "E", "E"],
+    ["E", "E", "E"],
+];
+
+/// The parallel table of the document: fill value × fill time; columns contiguous,
+/// chunked, compact (codes as in [`SERIAL_DOC`]).
+const PARALLEL_DOC: [[&str; 3]; 9] = [
+    ["N", "N", "N"],
+    ["N", "N", "N"],
+    ["C", "A", "C"],
+    ["N", "N", "N"],
+    ["C", "A", "C"],
+    ["C", "A", "C"],
+    ["N", "N", "N"],
+    ["N", "N", "N"],
+    ["E", "E", "E"],
+];
+
+fn decode(code: &str) -> DocCell {
+    let (c, star) = match code.strip_suffix('*') {
+        Some(c) => (c, true),
+        None => (code, false),
+    };
+    let outcome = match c {
+        "N" => FillOutcome::NoFill,
+        "C" => FillOutcome::DuringCreation,
+        "A" => FillOutcome::AllChunksDuringCreate,
+        "S" => FillOutcome::EachChunkAccessed,
+        "W" => FillOutcome::DuringWrite,
+        "B" => FillOutcome::AllChunksDuringWrite,
+        "E" => FillOutcome::Error,
+        "L" => FillOutcome::SameAsLate,
+        _ => unreachable!("bad code {code:?} in the document table"),
+    };
+    DocCell {
+        outcome,
+        default_mark: star,
+    }
+}
+
+fn kind_index(k: FillKind) -> usize {
+    FillKind::ALL.iter().position(|x| *x == k).unwrap_or(0)
+}
+
+fn time_index(t: FillTime) -> usize {
+    FillTime::ALL.iter().position(|x| *x == t).unwrap_or(0)
+}
+
+fn storage_index(s: Storage) -> usize {
+    Storage::ALL.iter().position(|x| *x == s).unwrap_or(0)
+}
+
+/// The document's serial cell. `alloc` is early, incremental or late
+/// ([`AllocTime::Default`] reads as late, the row the document's default marks use for
+/// contiguous storage).
+pub(super) fn document_serial(
+    kind: FillKind,
+    time: FillTime,
+    alloc: AllocTime,
+    s: Storage,
+) -> DocCell {
+    let a = match alloc {
+        AllocTime::Early => 0,
+        AllocTime::Incr => 1,
+        AllocTime::Late | AllocTime::Default => 2,
+    };
+    decode(SERIAL_DOC[kind_index(kind) * 9 + time_index(time) * 3 + a][storage_index(s)])
+}
+
+/// The document's parallel cell.
+pub(super) fn document_parallel(kind: FillKind, time: FillTime, s: Storage) -> DocCell {
+    decode(PARALLEL_DOC[kind_index(kind) * 3 + time_index(time)][storage_index(s)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn document_tables_as_the_seed_prints_them() {
+        use FillKind::*;
+        use FillTime::*;
+        use Storage::*;
+        let t = |k, f, a, s| document_serial(k, f, a, s).text(k);
+        assert_eq!(
+            t(LibraryDefault, Never, AllocTime::Incr, Contiguous),
+            "Same as Late"
+        );
+        assert_eq!(
+            t(LibraryDefault, IfSet, AllocTime::Early, Compact),
+            "No Fill Value Written*"
+        );
+        assert_eq!(
+            t(LibraryDefault, Alloc, AllocTime::Early, Chunked),
+            "Library Fill Value Written To All Chunks During Create"
+        );
+        assert_eq!(
+            t(LibraryDefault, Alloc, AllocTime::Incr, Chunked),
+            "Library Fill Value Set In Each Chunk Accessed During Write"
+        );
+        assert_eq!(
+            t(UserDefined, IfSet, AllocTime::Late, Contiguous),
+            "User Fill Value Written During Write*"
+        );
+        assert_eq!(
+            t(UserDefined, IfSet, AllocTime::Early, Compact),
+            "User Fill Value Written During Creation*"
+        );
+        assert_eq!(
+            t(UserDefined, Alloc, AllocTime::Late, Chunked),
+            "User Fill Value Written To All Chunks During Write"
+        );
+        assert_eq!(
+            t(Undefined, Alloc, AllocTime::Incr, Contiguous),
+            "Same as Late"
+        );
+        assert_eq!(t(Undefined, Alloc, AllocTime::Late, Chunked), "Error");
+        assert_eq!(
+            t(Undefined, IfSet, AllocTime::Incr, Chunked),
+            "No Fill Value Written*"
+        );
+        assert_eq!(t(UserDefined, Never, AllocTime::Late, Compact), "Error");
+        let p = |k, f, s| document_parallel(k, f, s).text(k);
+        assert_eq!(p(LibraryDefault, IfSet, Chunked), "No Fill Value Written");
+        assert_eq!(
+            p(UserDefined, IfSet, Chunked),
+            "User Fill Value Written To All Chunks During Create"
+        );
+        assert_eq!(
+            p(LibraryDefault, Alloc, Compact),
+            "Library Fill Value Written During Creation"
+        );
+        assert_eq!(p(Undefined, Alloc, Contiguous), "Error");
+    }
+}
