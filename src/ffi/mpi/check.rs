@@ -21,7 +21,7 @@ pub(super) fn check(call: &'static str, rc: c_int) -> Result<()> {
     }
 }
 
-/// `MPI_Error_string` of an MPI error code (MPI 4.0 §9.4).
+/// `MPI_Error_string` of an MPI error code (MPI-3.1 §8.3.4).
 fn error_string(code: c_int) -> String {
     let mut buf = vec![0 as c_char; raw::MPI_MAX_ERROR_STRING as usize + 1];
     let mut len: c_int = 0;
@@ -37,7 +37,8 @@ fn error_string(code: c_int) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Convert a count to the `int` MPI wants, refusing values above `INT_MAX`.
+/// Convert a count to the `int` MPI wants (MPI-3.1 §2.5.8), refusing values above
+/// `INT_MAX`.
 pub fn to_count(what: &'static str, n: u64) -> Result<c_int> {
     c_int::try_from(n).map_err(|_| {
         Error::Other(format!(

@@ -9,7 +9,7 @@ use mpi_sys as raw;
 use super::check::{check, to_count};
 use crate::error::Result;
 
-/// Reduction operators used by h5perf.
+/// Reduction operators used by h5perf (predefined operations, MPI-3.1 §5.9.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     /// `MPI_MAX`
@@ -34,7 +34,7 @@ impl Op {
 }
 
 /// A communicator: `MPI_COMM_WORLD` (borrowed) or one made by [`Comm::split`] (owned,
-/// freed on drop).
+/// freed on drop with `MPI_Comm_free`, MPI-3.1 §6.4.3).
 pub struct Comm {
     pub(super) raw: raw::MPI_Comm,
     pub(super) owned: bool,
@@ -43,6 +43,7 @@ pub struct Comm {
 impl Comm {
     /// A private duplicate (`MPI_Comm_dup`, collective) of a caller's communicator,
     /// with `MPI_ERRORS_RETURN`, freed on drop. The caller's handle is not modified.
+    /// (MPI-3.1 §6.4.2; error handler §8.3.1.)
     pub fn dup_of(raw_comm: raw::MPI_Comm) -> Result<Comm> {
         let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
         // SAFETY: the caller passes a live communicator; out receives a new handle.
@@ -66,7 +67,7 @@ impl Comm {
         self.raw
     }
 
-    /// Rank of this process in the communicator.
+    /// Rank of this process in the communicator (`MPI_Comm_rank`, MPI-3.1 §6.4.1).
     pub fn rank(&self) -> Result<u32> {
         let mut r: c_int = 0;
         // SAFETY: valid communicator, out-pointer to a live int.
@@ -76,7 +77,7 @@ impl Comm {
         Ok(r as u32)
     }
 
-    /// Number of processes in the communicator.
+    /// Number of processes in the communicator (`MPI_Comm_size`, MPI-3.1 §6.4.1).
     pub fn size(&self) -> Result<u32> {
         let mut s: c_int = 0;
         // SAFETY: as above.
@@ -87,7 +88,7 @@ impl Comm {
     }
 
     /// Collective `MPI_Comm_split(color, key)`. Returns `None` for processes whose
-    /// color is "not in" (their new communicator is freed at once).
+    /// color is "not in" (their new communicator is freed at once). MPI-3.1 §6.4.2.
     pub fn split(&self, member: bool, key: u32) -> Result<Option<Comm>> {
         let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
         let color = if member { 1 } else { 0 };
@@ -114,13 +115,14 @@ impl Comm {
         }))
     }
 
-    /// `MPI_Barrier`.
+    /// `MPI_Barrier` (MPI-3.1 §5.3).
     pub fn barrier(&self) -> Result<()> {
         // SAFETY: valid communicator.
         check("MPI_Barrier", unsafe { raw::MPI_Barrier(self.raw) })
     }
 
-    /// In-place `MPI_Allreduce` of doubles with `op`; `out` receives the result.
+    /// In-place `MPI_Allreduce` of doubles with `op`; `out` receives the result
+    /// (MPI-3.1 §5.9.6).
     pub fn allreduce_f64(&self, input: &[f64], out: &mut [f64], op: Op) -> Result<()> {
         assert_eq!(input.len(), out.len());
         let n = to_count("reduction length", input.len() as u64)?;
@@ -137,14 +139,16 @@ impl Comm {
         })
     }
 
-    /// `MPI_Allreduce` of one non-negative integer (carried as a double, exact below 2^53).
+    /// `MPI_Allreduce` of one non-negative integer (carried as a double, exact below 2^53;
+    /// MPI-3.1 §5.9.6).
     pub fn allreduce_u64(&self, v: u64, op: Op) -> Result<u64> {
         let mut out = [0.0];
         self.allreduce_f64(&[v as f64], &mut out, op)?;
         Ok(out[0] as u64)
     }
 
-    /// `MPI_Bcast` of a byte string from `root`; every rank returns root's bytes.
+    /// `MPI_Bcast` of a byte string from `root`; every rank returns root's bytes
+    /// (MPI-3.1 §5.4).
     pub fn bcast_bytes(&self, root: u32, data: &[u8]) -> Result<Vec<u8>> {
         let mut len = [data.len() as f64];
         let is_root = self.rank()? == root;

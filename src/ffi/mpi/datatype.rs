@@ -10,6 +10,7 @@ use super::check::{check, to_count};
 use crate::error::{Error, Result};
 
 /// A committed derived datatype (freed on drop), or the predefined byte type.
+/// (Commit and free: MPI-3.1 §4.1.9.)
 pub struct Datatype {
     pub(super) raw: raw::MPI_Datatype,
     owned: bool,
@@ -18,7 +19,7 @@ pub struct Datatype {
 }
 
 impl Datatype {
-    /// The byte type (`MPI_UINT8_T`, same bytes as `MPI_BYTE`).
+    /// The byte type (`MPI_UINT8_T`, same bytes as `MPI_BYTE`; MPI-3.1 §3.2.2).
     pub fn byte() -> Datatype {
         // SAFETY: link-time constant.
         Datatype {
@@ -40,7 +41,7 @@ impl Datatype {
         Ok(t)
     }
 
-    /// `MPI_Type_contiguous(count, base)`, committed (MPI 4.0 §5.1.2).
+    /// `MPI_Type_contiguous(count, base)`, committed (MPI-3.1 §4.1.2).
     fn contiguous(count: u64, base: &Datatype) -> Result<Datatype> {
         let n = to_count("MPI_Type_contiguous count", count)?;
         let mut t = MaybeUninit::<raw::MPI_Datatype>::uninit();
@@ -54,8 +55,9 @@ impl Datatype {
 
     /// A committed type of `n` contiguous bytes, also for `n > INT_MAX`: then
     /// `struct { q × contiguous(2^30 bytes); r bytes }` with `n = q·2^30 + r`, since
-    /// MPI counts are `int` (MPI 4.0 §5.1.2, §5.1.6; large-count calls are not in
-    /// MPI 3.1 libraries such as Open MPI 4).
+    /// MPI counts are `int` (`MPI_Type_contiguous`, `MPI_Type_create_struct`: MPI-3.1
+    /// §4.1.2; the large-count calls of MPI-4.0 are not in MPI-3.1 libraries such as
+    /// Open MPI 4).
     pub fn bytes(n: u64) -> Result<Datatype> {
         let byte = Datatype::byte();
         if n <= c_int::MAX as u64 {
@@ -87,7 +89,7 @@ impl Datatype {
         Self::commit(unsafe { t.assume_init() }, n)
     }
 
-    /// `MPI_Type_vector(count, blocklength, stride, base)`, committed.
+    /// `MPI_Type_vector(count, blocklength, stride, base)`, committed (MPI-3.1 §4.1.2).
     pub fn vector(count: u64, blocklen: u64, stride: u64, base: &Datatype) -> Result<Datatype> {
         let c = to_count("MPI_Type_vector count", count)?;
         let b = to_count("MPI_Type_vector blocklength", blocklen)?;

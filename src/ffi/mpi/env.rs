@@ -1,7 +1,7 @@
-//! The MPI environment: the process's [`Universe`] (`MPI_Init` unless the caller did,
-//! error handlers set to `MPI_ERRORS_RETURN` and the caller's put back,
-//! `MPI_COMM_WORLD`, `MPI_Abort`, `MPI_Finalize` on drop), whether MPI is running, the
-//! clock and the library version.
+//! The MPI environment (MPI-3.1 chapter 8): the process's [`Universe`] (`MPI_Init`
+//! unless the caller did, error handlers set to `MPI_ERRORS_RETURN` and the caller's put
+//! back, `MPI_COMM_WORLD`, `MPI_Abort`, `MPI_Finalize` on drop), whether MPI is running,
+//! the clock and the library version.
 
 use std::ffi::{c_char, c_int};
 use std::ptr;
@@ -13,7 +13,7 @@ use super::comm::Comm;
 use crate::error::{Error, Result};
 
 /// The MPI environment. Created once per process by [`Universe::init`]; finalises MPI
-/// on drop if (and only if) this process initialised it.
+/// on drop (`MPI_Finalize`, MPI-3.1 §8.7) if (and only if) this process initialised it.
 pub struct Universe {
     owns: bool,
     /// When MPI was initialised by the caller: the error handlers of `MPI_COMM_WORLD`
@@ -26,6 +26,7 @@ impl Universe {
     /// Initialise MPI unless the caller already did (`MPI_Initialized`), and set
     /// `MPI_ERRORS_RETURN` on `MPI_COMM_WORLD` and on files opened with the default handler.
     /// When the caller initialised MPI, its two error handlers are restored on drop.
+    /// (MPI-3.1 §8.7 startup, §8.7.2 `MPI_Finalized`, §8.3.1 and §8.3.3 error handlers.)
     ///
     /// Errors: `MPI_Init` failure.
     pub fn init() -> Result<Universe> {
@@ -63,7 +64,7 @@ impl Universe {
         })
     }
 
-    /// `MPI_COMM_WORLD` (borrowed, never freed).
+    /// `MPI_COMM_WORLD` (borrowed, never freed; MPI-3.1 §6.2.4).
     pub fn world(&self) -> Comm {
         // SAFETY: reading a link-time constant of the MPI shim.
         Comm {
@@ -72,7 +73,8 @@ impl Universe {
         }
     }
 
-    /// Abort every process of `MPI_COMM_WORLD` with `code` (last resort only).
+    /// Abort every process of `MPI_COMM_WORLD` with `code` (`MPI_Abort`, MPI-3.1 §8.7;
+    /// last resort only).
     pub fn abort(&self, code: i32) -> ! {
         // SAFETY: MPI is initialised while a Universe exists.
         unsafe {
@@ -83,7 +85,7 @@ impl Universe {
 }
 
 /// The error handlers of `MPI_COMM_WORLD` and `MPI_FILE_NULL` (`MPI_Comm_get_errhandler`,
-/// `MPI_File_get_errhandler`), or `None` if either call fails.
+/// `MPI_File_get_errhandler`, MPI-3.1 §8.3.1, §8.3.3), or `None` if either call fails.
 fn current_handlers() -> Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)> {
     let mut comm_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
     let mut file_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
@@ -133,7 +135,8 @@ impl Drop for Universe {
     }
 }
 
-/// Whether MPI is initialised and not yet finalised (`MPI_Initialized`, `MPI_Finalized`).
+/// Whether MPI is initialised and not yet finalised (`MPI_Initialized`, `MPI_Finalized`;
+/// MPI-3.1 §8.7, §8.7.2).
 pub fn is_running() -> bool {
     let (mut init, mut fin): (c_int, c_int) = (0, 0);
     // SAFETY: both may be called at any time.
@@ -144,13 +147,14 @@ pub fn is_running() -> bool {
     init != 0 && fin == 0
 }
 
-/// `MPI_Wtime()` in seconds.
+/// `MPI_Wtime()` in seconds (MPI-3.1 §8.6).
 pub fn wtime() -> f64 {
     // SAFETY: no preconditions beyond an initialised MPI.
     unsafe { raw::MPI_Wtime() }
 }
 
-/// The MPI library's version string (`MPI_Get_library_version`), first line only.
+/// The MPI library's version string (`MPI_Get_library_version`, MPI-3.1 §8.1.1), first
+/// line only.
 pub fn library_version() -> String {
     let mut buf = vec![0 as c_char; 8192];
     let mut len: c_int = 0;

@@ -13,13 +13,13 @@ use super::datatype::Datatype;
 use super::info::Info;
 use crate::error::{Error, Result};
 
-/// Convert a byte offset to `MPI_Offset`.
+/// Convert a byte offset to `MPI_Offset` (MPI-3.1 §2.5.7).
 pub fn to_offset(n: u64) -> Result<raw::MPI_Offset> {
     raw::MPI_Offset::try_from(n)
         .map_err(|_| Error::Other(format!("file offset {n} does not fit in MPI_Offset")))
 }
 
-/// `MPI_MODE_*` access modes.
+/// `MPI_MODE_*` access modes (MPI-3.1 §13.2.1).
 pub mod mode {
     /// `MPI_MODE_CREATE | MPI_MODE_RDWR`
     pub const CREATE_RDWR: i32 = (mpi_sys::MPI_MODE_CREATE | mpi_sys::MPI_MODE_RDWR) as i32;
@@ -27,7 +27,8 @@ pub mod mode {
     pub const RDONLY: i32 = mpi_sys::MPI_MODE_RDONLY as i32;
 }
 
-/// `MPI_File_delete(path, info)`; the error is returned (callers may ignore it).
+/// `MPI_File_delete(path, info)` (MPI-3.1 §13.2.3); the error is returned (callers may
+/// ignore it).
 pub fn file_delete(p: &CStr, info: &Info) -> Result<()> {
     // SAFETY: NUL-terminated name and a valid info handle.
     check("MPI_File_delete", unsafe {
@@ -60,7 +61,8 @@ pub struct File {
 }
 
 impl File {
-    /// Collective `MPI_File_open(comm, path, amode, info)`; sets `MPI_ERRORS_RETURN`.
+    /// Collective `MPI_File_open(comm, path, amode, info)` (MPI-3.1 §13.2.1); sets
+    /// `MPI_ERRORS_RETURN` (§8.3.3).
     pub fn open(comm: &Comm, p: &CStr, amode: i32, info: &Info) -> Result<File> {
         let mut fh = MaybeUninit::<raw::MPI_File>::uninit();
         // SAFETY: valid communicator/info, NUL-terminated name, out-pointer.
@@ -78,7 +80,7 @@ impl File {
         Ok(f)
     }
 
-    /// Collective `MPI_File_set_size`.
+    /// Collective `MPI_File_set_size` (MPI-3.1 §13.2.4).
     pub fn set_size(&self, size: u64) -> Result<()> {
         // SAFETY: live file handle.
         check("MPI_File_set_size", unsafe {
@@ -86,7 +88,8 @@ impl File {
         })
     }
 
-    /// Collective `MPI_File_set_view(disp, etype, filetype, "native", info)`.
+    /// Collective `MPI_File_set_view(disp, etype, filetype, "native", info)` (MPI-3.1
+    /// §13.3).
     pub fn set_view(
         &self,
         disp: u64,
@@ -183,7 +186,7 @@ impl File {
         })
     }
 
-    /// Independent `MPI_File_write_at(offset, buf, count, dtype)` (MPI 4.0 §14.4.2).
+    /// Independent `MPI_File_write_at(offset, buf, count, dtype)` (MPI-3.1 §13.4.2).
     /// `offset` is in etype units of the current view. Errors: `buf` shorter than
     /// `count × size(dtype)` bytes, or the MPI error.
     pub fn write_at(
@@ -203,7 +206,8 @@ impl File {
         )
     }
 
-    /// Collective `MPI_File_write_at_all`; same contract as [`File::write_at`].
+    /// Collective `MPI_File_write_at_all` (MPI-3.1 §13.4.2); same contract as
+    /// [`File::write_at`].
     pub fn write_at_all(
         &self,
         offset: raw::MPI_Offset,
@@ -221,7 +225,8 @@ impl File {
         )
     }
 
-    /// Independent `MPI_File_read_at` into `buf`; same contract as [`File::write_at`].
+    /// Independent `MPI_File_read_at` into `buf` (MPI-3.1 §13.4.2); same contract as
+    /// [`File::write_at`].
     pub fn read_at(
         &self,
         offset: raw::MPI_Offset,
@@ -239,7 +244,8 @@ impl File {
         )
     }
 
-    /// Collective `MPI_File_read_at_all`; same contract as [`File::write_at`].
+    /// Collective `MPI_File_read_at_all` (MPI-3.1 §13.4.2); same contract as
+    /// [`File::write_at`].
     pub fn read_at_all(
         &self,
         offset: raw::MPI_Offset,
@@ -257,7 +263,7 @@ impl File {
         )
     }
 
-    /// Collective `MPI_File_close`, reporting its error.
+    /// Collective `MPI_File_close` (MPI-3.1 §13.2.2), reporting its error.
     pub fn close(mut self) -> Result<()> {
         // SAFETY: live handle; MPI sets it to MPI_FILE_NULL.
         let rc = unsafe { raw::MPI_File_close(&mut self.raw) };
@@ -275,7 +281,8 @@ impl Drop for File {
     }
 }
 
-/// Check that a transfer moved all `count` elements (`MPI_Get_count` of its status).
+/// Check that a transfer moved all `count` elements (`MPI_Get_count` of its status,
+/// MPI-3.1 §3.2.5).
 /// Some MPI-IO implementations report a failed `pwrite` inside a transfer (e.g.
 /// `EFBIG`) only on stderr and return success with a short count; this turns that
 /// into an error.

@@ -12,7 +12,8 @@ fn cstring(what: &'static str, s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::Other(format!("{what} contains a NUL byte: {s:?}")))
 }
 
-/// An MPI info object: `MPI_INFO_NULL` or one built from key/value pairs (freed on drop).
+/// An MPI info object: `MPI_INFO_NULL` or one built from key/value pairs (freed on drop
+/// with `MPI_Info_free`). MPI-3.1 chapter 9.
 pub struct Info {
     pub(super) raw: raw::MPI_Info,
     owned: bool,
@@ -28,7 +29,7 @@ impl Info {
         }
     }
 
-    /// `MPI_Info_create` + `MPI_Info_set` for each pair, in order.
+    /// `MPI_Info_create` + `MPI_Info_set` for each pair, in order (MPI-3.1 chapter 9).
     ///
     /// Errors: a key or value with a NUL byte, or an MPI error.
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Info> {

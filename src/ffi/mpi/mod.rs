@@ -8,6 +8,11 @@
 //! (errors ignored there); predefined handles (`MPI_COMM_WORLD`, `MPI_INFO_NULL`,
 //! `MPI_UINT8_T`) are borrowed and never freed.
 //!
+//! Section numbers in the wrappers' documentation are those of MPI-3.1, the version
+//! the MPI libraries h5perf supports implement (Open MPI 4, MPICH 3). MPI-4.0 inserted
+//! a chapter before Datatypes, so its chapter numbers from there on are one higher, and
+//! moved start-up (`MPI_Init`, `MPI_Finalize`, `MPI_Abort`) into its chapter 11.
+//!
 //! This file is the face: the rest of the crate names everything as
 //! `crate::ffi::mpi::X`. The wrappers live by job:
 //! - [`check`]: return codes to errors, `int` counts;
