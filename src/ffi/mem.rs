@@ -9,7 +9,7 @@ use std::alloc::{alloc_zeroed, dealloc, Layout};
 use crate::error::{Error, Result};
 
 /// Alignment of transfer buffers in bytes.
-pub const ALIGN: usize = 4096;
+const ALIGN: usize = 4096;
 
 /// A zero-initialised, 4096-byte-aligned byte buffer.
 pub struct AlignedBuf {
@@ -33,15 +33,10 @@ impl AlignedBuf {
         Ok(AlignedBuf { ptr, len: n })
     }
 
-    /// The bytes.
-    pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: ptr is valid for len initialised bytes for our lifetime.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-
     /// The bytes, writable.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: as above, and we hold the only reference.
+        // SAFETY: ptr is valid for len initialised bytes for our lifetime, and we hold the
+        // only reference.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 }

@@ -1,0 +1,375 @@
+//! HDF5 objects: files ([`H5File`]), simple dataspaces with hyperslab selections
+//! ([`Dataspace`]), byte datasets ([`Dataset`]) and their allocated chunks
+//! ([`ChunkInfo`]), and the in-memory creation probe ([`probe_dataset_create`]).
+
+use std::ffi::{c_uint, c_void, CStr};
+use std::sync::Mutex;
+
+use hdf5_sys::h5::{haddr_t, hsize_t, hssize_t, HADDR_UNDEF};
+use hdf5_sys::h5d;
+use hdf5_sys::h5f;
+use hdf5_sys::h5i::hid_t;
+use hdf5_sys::h5p;
+use hdf5_sys::h5s;
+use hdf5_sys::h5t;
+
+use super::library::{check, check_id, err, init, Quiet};
+use super::plist::{FillProperties, Plist};
+use crate::error::{Error, Result};
+
+/// An open HDF5 file. Close with [`H5File::close`] to see the (collective) close error.
+pub struct H5File {
+    id: hid_t,
+}
+
+impl H5File {
+    /// `H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)`.
+    pub fn create(p: &CStr, fapl: &Plist) -> Result<H5File> {
+        // SAFETY: NUL-terminated name, valid fapl.
+        let id = check_id("H5Fcreate", unsafe {
+            h5f::H5Fcreate(p.as_ptr(), h5f::H5F_ACC_TRUNC, h5p::H5P_DEFAULT, fapl.id)
+        })?;
+        Ok(H5File { id })
+    }
+
+    /// `H5Fopen(path, H5F_ACC_RDWR, fapl)`.
+    pub fn open_rdwr(p: &CStr, fapl: &Plist) -> Result<H5File> {
+        // SAFETY: as create.
+        let id = check_id("H5Fopen", unsafe {
+            h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDWR, fapl.id)
+        })?;
+        Ok(H5File { id })
+    }
+
+    /// `H5Fopen(path, H5F_ACC_RDONLY, fapl)`.
+    pub fn open_read(p: &CStr, fapl: &Plist) -> Result<H5File> {
+        // SAFETY: as create.
+        let id = check_id("H5Fopen", unsafe {
+            h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDONLY, fapl.id)
+        })?;
+        Ok(H5File { id })
+    }
+
+    /// `H5Fclose`, reporting its error.
+    pub fn close(self) -> Result<()> {
+        // SAFETY: we own the id.
+        let rc = unsafe { h5f::H5Fclose(self.id) };
+        std::mem::forget(self);
+        check("H5Fclose", rc)
+    }
+}
+
+impl Drop for H5File {
+    fn drop(&mut self) {
+        // SAFETY: we own the id.
+        unsafe {
+            h5f::H5Fclose(self.id);
+        }
+    }
+}
+
+/// A simple dataspace, closed on drop.
+pub struct Dataspace {
+    id: hid_t,
+    /// Number of elements (bytes, for our byte datasets) in the extent.
+    len: u64,
+}
+
+impl Dataspace {
+    /// `H5Screate_simple(dims, NULL)` (element counts per dimension).
+    pub fn simple(dims: &[u64]) -> Result<Dataspace> {
+        init();
+        // SAFETY: dims holds rank entries; NULL maxdims = dims.
+        let id = check_id("H5Screate_simple", unsafe {
+            h5s::H5Screate_simple(dims.len() as i32, dims.as_ptr(), std::ptr::null())
+        })?;
+        Ok(Dataspace {
+            id,
+            len: dims.iter().product(),
+        })
+    }
+
+    /// `H5Sselect_hyperslab(H5S_SELECT_SET, start, stride, count, block)`.
+    pub fn select_hyperslab(
+        &self,
+        start: &[u64],
+        stride: &[u64],
+        count: &[u64],
+        block: &[u64],
+    ) -> Result<()> {
+        let n = start.len();
+        assert!(stride.len() == n && count.len() == n && block.len() == n);
+        // SAFETY: four arrays of the dataspace's rank.
+        check("H5Sselect_hyperslab", unsafe {
+            h5s::H5Sselect_hyperslab(
+                self.id,
+                h5s::H5S_seloper_t::H5S_SELECT_SET,
+                start.as_ptr(),
+                stride.as_ptr(),
+                count.as_ptr(),
+                block.as_ptr(),
+            )
+        })
+    }
+
+    /// `H5Sselect_none`: select nothing (a rank that takes part in a collective call
+    /// without moving data).
+    pub fn select_none(&self) -> Result<()> {
+        // SAFETY: valid dataspace id.
+        check("H5Sselect_none", unsafe { h5s::H5Sselect_none(self.id) })
+    }
+
+    /// `H5Soffset_simple(offset)`: move the selection by `offset` elements per dimension.
+    pub fn offset_simple(&self, offset: &[hssize_t]) -> Result<()> {
+        // SAFETY: offset holds one entry per dimension (HDF5 reads rank entries).
+        check("H5Soffset_simple", unsafe {
+            h5s::H5Soffset_simple(self.id, offset.as_ptr())
+        })
+    }
+}
+
+impl Drop for Dataspace {
+    fn drop(&mut self) {
+        // SAFETY: we own the id.
+        unsafe {
+            h5s::H5Sclose(self.id);
+        }
+    }
+}
+
+/// An open dataset of unsigned bytes, closed on drop.
+pub struct Dataset {
+    id: hid_t,
+}
+
+impl Dataset {
+    /// `H5Dcreate2(file, name, H5T_NATIVE_UCHAR, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)`.
+    pub fn create(file: &H5File, n: &CStr, space: &Dataspace, dcpl: &Plist) -> Result<Dataset> {
+        // SAFETY: valid ids and a NUL-terminated name.
+        let id = check_id("H5Dcreate2", unsafe {
+            h5d::H5Dcreate2(
+                file.id,
+                n.as_ptr(),
+                *h5t::H5T_NATIVE_UCHAR,
+                space.id,
+                h5p::H5P_DEFAULT,
+                dcpl.id,
+                h5p::H5P_DEFAULT,
+            )
+        })?;
+        Ok(Dataset { id })
+    }
+
+    /// `H5Dopen2(file, name, H5P_DEFAULT)`.
+    pub fn open(file: &H5File, n: &CStr) -> Result<Dataset> {
+        // SAFETY: valid file id and a NUL-terminated name.
+        let id = check_id("H5Dopen2", unsafe {
+            h5d::H5Dopen2(file.id, n.as_ptr(), h5p::H5P_DEFAULT)
+        })?;
+        Ok(Dataset { id })
+    }
+
+    /// `H5Dwrite` of bytes from `buf` through memory space `mem` to the selection of
+    /// `file_space`. Errors: `buf` shorter than the extent of `mem`, or HDF5's error.
+    pub fn write(
+        &self,
+        mem: &Dataspace,
+        file_space: &Dataspace,
+        dxpl: &Plist,
+        buf: &[u8],
+    ) -> Result<()> {
+        if (buf.len() as u64) < mem.len {
+            return Err(Error::Other(
+                "H5Dwrite: buffer smaller than the memory dataspace".into(),
+            ));
+        }
+        // SAFETY: buf covers the memory dataspace (checked above); ids are valid.
+        check("H5Dwrite", unsafe {
+            h5d::H5Dwrite(
+                self.id,
+                *h5t::H5T_NATIVE_UCHAR,
+                mem.id,
+                file_space.id,
+                dxpl.id,
+                buf.as_ptr() as *const c_void,
+            )
+        })
+    }
+
+    /// `H5Dread` into `buf`; same contract as [`Dataset::write`].
+    pub fn read(
+        &self,
+        mem: &Dataspace,
+        file_space: &Dataspace,
+        dxpl: &Plist,
+        buf: &mut [u8],
+    ) -> Result<()> {
+        if (buf.len() as u64) < mem.len {
+            return Err(Error::Other(
+                "H5Dread: buffer smaller than the memory dataspace".into(),
+            ));
+        }
+        // SAFETY: as write, buffer writable.
+        check("H5Dread", unsafe {
+            h5d::H5Dread(
+                self.id,
+                *h5t::H5T_NATIVE_UCHAR,
+                mem.id,
+                file_space.id,
+                dxpl.id,
+                buf.as_mut_ptr() as *mut c_void,
+            )
+        })
+    }
+
+    /// `H5Dread` of the whole dataset (`H5S_ALL`, default transfer list) into `buf`.
+    /// Errors: `buf` shorter than `len` bytes (the dataset's element count), or HDF5's
+    /// error.
+    pub fn read_all(&self, len: u64, buf: &mut [u8]) -> Result<()> {
+        if (buf.len() as u64) < len {
+            return Err(Error::Other(
+                "H5Dread: buffer smaller than the dataset".into(),
+            ));
+        }
+        // SAFETY: buf holds the whole dataset of bytes (checked against the caller's
+        // element count `len`); ids are valid.
+        check("H5Dread", unsafe {
+            h5d::H5Dread(
+                self.id,
+                *h5t::H5T_NATIVE_UCHAR,
+                h5s::H5S_ALL,
+                h5s::H5S_ALL,
+                h5p::H5P_DEFAULT,
+                buf.as_mut_ptr() as *mut c_void,
+            )
+        })
+    }
+
+    /// `H5Dflush`: write the dataset's cached raw data and metadata to the file
+    /// (collective with the MPI-IO driver).
+    pub fn flush(&self) -> Result<()> {
+        // SAFETY: valid dataset id.
+        check("H5Dflush", unsafe { h5d::H5Dflush(self.id) })
+    }
+
+    /// `H5Dget_storage_size`: bytes of file space allocated for the raw data (0 when
+    /// nothing is allocated yet).
+    pub fn storage_size(&self) -> u64 {
+        // SAFETY: valid dataset id.
+        unsafe { h5d::H5Dget_storage_size(self.id) }
+    }
+
+    /// `H5Dget_offset`: file address (bytes) of a contiguous dataset's raw data, `None`
+    /// when not allocated (or for other layouts).
+    pub fn offset(&self) -> Option<u64> {
+        // SAFETY: valid dataset id.
+        let a: haddr_t = unsafe { h5d::H5Dget_offset(self.id) };
+        (a != HADDR_UNDEF).then_some(a)
+    }
+
+    /// The allocated chunks of a chunked dataset: for each, its logical offset (elements
+    /// per dimension), file address and size in bytes (`H5Dget_num_chunks`,
+    /// `H5Dget_chunk_info`).
+    pub fn chunks(&self) -> Result<Vec<ChunkInfo>> {
+        // SAFETY: valid dataset id.
+        let space = check_id("H5Dget_space", unsafe { h5d::H5Dget_space(self.id) })?;
+        let space = Dataspace { id: space, len: 0 };
+        // SAFETY: valid dataspace id.
+        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
+        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        let mut n: hsize_t = 0;
+        // SAFETY: valid ids and an out-pointer to a live integer.
+        check("H5Dget_num_chunks", unsafe {
+            h5d::H5Dget_num_chunks(self.id, space.id, &mut n)
+        })?;
+        let mut out = Vec::new();
+        for i in 0..n {
+            let mut offset: Vec<hsize_t> = vec![0; rank];
+            let (mut mask, mut addr, mut size): (c_uint, haddr_t, hsize_t) = (0, 0, 0);
+            // SAFETY: `offset` holds one entry per dimension of the dataspace; the other
+            // out-pointers point to live integers.
+            check("H5Dget_chunk_info", unsafe {
+                h5d::H5Dget_chunk_info(
+                    self.id,
+                    space.id,
+                    i,
+                    offset.as_mut_ptr(),
+                    &mut mask,
+                    &mut addr,
+                    &mut size,
+                )
+            })?;
+            out.push(ChunkInfo { offset, addr, size });
+        }
+        Ok(out)
+    }
+
+    /// `H5Dget_create_plist`: the dataset's creation property list as HDF5 stored it.
+    pub fn create_plist(&self) -> Result<Plist> {
+        // SAFETY: valid dataset id.
+        let id = check_id("H5Dget_create_plist", unsafe {
+            h5d::H5Dget_create_plist(self.id)
+        })?;
+        Ok(Plist { id })
+    }
+
+    /// `H5Dclose`, reporting its error.
+    pub fn close(self) -> Result<()> {
+        // SAFETY: we own the id.
+        let rc = unsafe { h5d::H5Dclose(self.id) };
+        std::mem::forget(self);
+        check("H5Dclose", rc)
+    }
+}
+
+impl Drop for Dataset {
+    fn drop(&mut self) {
+        // SAFETY: we own the id.
+        unsafe {
+            h5d::H5Dclose(self.id);
+        }
+    }
+}
+
+/// One allocated chunk of a chunked dataset ([`Dataset::chunks`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkInfo {
+    /// Logical position of the chunk's first element, in elements per dimension.
+    pub offset: Vec<u64>,
+    /// File address of the chunk, in bytes from the start of the file.
+    pub addr: u64,
+    /// Stored size of the chunk in bytes.
+    pub size: u64,
+}
+
+/// Serialises [`probe_dataset_create`]: HDF5 1.10 is not thread-safe, and the probe can
+/// be reached from several threads at once (unit tests of the option checks).
+static PROBE_LOCK: Mutex<()> = Mutex::new(());
+
+/// Ask HDF5 whether it creates a byte dataset of extent `dims` (chunked by `chunk` if
+/// given) with the fill settings `fill`, without touching the disk: the creation list is
+/// built, an in-memory file is created (`Plist::file_access_core`, no backing store) on
+/// this process alone, `H5Dcreate2` is tried, then everything is closed again. Used
+/// before any I/O to refuse settings HDF5 would refuse in the run. No MPI call; the
+/// HDF5 calls hold a process-wide lock.
+///
+/// Errors: HDF5's refusal as [`Error::Hdf5`] (call and error stack), or a failure to
+/// set up the creation list or the in-memory file.
+pub fn probe_dataset_create(
+    dims: &[u64],
+    chunk: Option<&[u64]>,
+    fill: &FillProperties,
+) -> Result<()> {
+    let _guard = PROBE_LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _quiet = Quiet::new();
+    let dcpl = Plist::dataset_create(chunk)?;
+    dcpl.set_fill(fill)?;
+    let fapl = Plist::file_access_core()?;
+    let file = H5File::create(c"h5perf-probe-in-memory", &fapl)?;
+    let space = Dataspace::simple(dims)?;
+    let ds = Dataset::create(&file, c"probe", &space, &dcpl)?;
+    ds.close()?;
+    file.close()
+}

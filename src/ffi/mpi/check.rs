@@ -1,0 +1,49 @@
+//! MPI return codes: [`check`] turns a code other than `MPI_SUCCESS` into
+//! [`Error::Mpi`] with its `MPI_Error_string`; [`to_count`] makes the `int` counts MPI
+//! calls take.
+
+use std::ffi::{c_char, c_int};
+
+use mpi_sys as raw;
+
+use crate::error::{Error, Result};
+
+/// Turn an MPI return code into a `Result`, naming the call.
+pub(super) fn check(call: &'static str, rc: c_int) -> Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Error::Mpi {
+            call,
+            code: rc,
+            msg: error_string(rc),
+        })
+    }
+}
+
+/// `MPI_Error_string` of an MPI error code (MPI-3.1 §8.3.4).
+fn error_string(code: c_int) -> String {
+    let mut buf = vec![0 as c_char; raw::MPI_MAX_ERROR_STRING as usize + 1];
+    let mut len: c_int = 0;
+    // SAFETY: buf holds MPI_MAX_ERROR_STRING+1 chars as the standard requires.
+    let rc = unsafe { raw::MPI_Error_string(code, buf.as_mut_ptr(), &mut len) };
+    if rc != 0 {
+        return format!("unknown MPI error {code}");
+    }
+    let bytes: Vec<u8> = buf[..len.max(0) as usize]
+        .iter()
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Convert a count to the `int` MPI wants (MPI-3.1 §2.5.8), refusing values above
+/// `INT_MAX`.
+pub fn to_count(what: &'static str, n: u64) -> Result<c_int> {
+    c_int::try_from(n).map_err(|_| {
+        Error::Other(format!(
+            "{what} ({n}) exceeds the largest MPI count ({}); use smaller blocks or transfers",
+            c_int::MAX
+        ))
+    })
+}

@@ -1,0 +1,191 @@
+//! Communicators ([`Comm`]) and the collectives h5perf uses: barrier, all-reduce,
+//! broadcast, split, duplicate.
+
+use std::ffi::{c_int, c_void};
+use std::mem::MaybeUninit;
+
+use mpi_sys as raw;
+
+use super::check::{check, to_count};
+use crate::error::Result;
+
+/// Reduction operators used by h5perf (predefined operations, MPI-3.1 §5.9.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `MPI_MAX`
+    Max,
+    /// `MPI_MIN`
+    Min,
+    /// `MPI_SUM`
+    Sum,
+}
+
+impl Op {
+    fn raw(self) -> raw::MPI_Op {
+        // SAFETY: reading link-time constants of the MPI shim.
+        unsafe {
+            match self {
+                Op::Max => raw::RSMPI_MAX,
+                Op::Min => raw::RSMPI_MIN,
+                Op::Sum => raw::RSMPI_SUM,
+            }
+        }
+    }
+}
+
+/// A communicator: `MPI_COMM_WORLD` (borrowed) or one made by [`Comm::split`] (owned,
+/// freed on drop with `MPI_Comm_free`, MPI-3.1 §6.4.3).
+pub struct Comm {
+    pub(super) raw: raw::MPI_Comm,
+    pub(super) owned: bool,
+}
+
+impl Comm {
+    /// A private duplicate (`MPI_Comm_dup`, collective) of a caller's communicator,
+    /// with `MPI_ERRORS_RETURN`, freed on drop. The caller's handle is not modified.
+    /// (MPI-3.1 §6.4.2; error handler §8.3.1.)
+    pub fn dup_of(raw_comm: raw::MPI_Comm) -> Result<Comm> {
+        let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
+        // SAFETY: the caller passes a live communicator; out receives a new handle.
+        check("MPI_Comm_dup", unsafe {
+            raw::MPI_Comm_dup(raw_comm, out.as_mut_ptr())
+        })?;
+        // SAFETY: initialised by the successful call.
+        let c = unsafe { out.assume_init() };
+        // SAFETY: c is a live communicator we own.
+        unsafe {
+            raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
+        }
+        Ok(Comm {
+            raw: c,
+            owned: true,
+        })
+    }
+
+    /// The raw handle, for the HDF5 MPI-IO driver.
+    pub fn as_raw(&self) -> raw::MPI_Comm {
+        self.raw
+    }
+
+    /// Rank of this process in the communicator (`MPI_Comm_rank`, MPI-3.1 §6.4.1).
+    pub fn rank(&self) -> Result<u32> {
+        let mut r: c_int = 0;
+        // SAFETY: valid communicator, out-pointer to a live int.
+        check("MPI_Comm_rank", unsafe {
+            raw::MPI_Comm_rank(self.raw, &mut r)
+        })?;
+        Ok(r as u32)
+    }
+
+    /// Number of processes in the communicator (`MPI_Comm_size`, MPI-3.1 §6.4.1).
+    pub fn size(&self) -> Result<u32> {
+        let mut s: c_int = 0;
+        // SAFETY: as above.
+        check("MPI_Comm_size", unsafe {
+            raw::MPI_Comm_size(self.raw, &mut s)
+        })?;
+        Ok(s as u32)
+    }
+
+    /// Collective `MPI_Comm_split(color, key)`. Returns `None` for processes whose
+    /// color is "not in" (their new communicator is freed at once). MPI-3.1 §6.4.2.
+    pub fn split(&self, member: bool, key: u32) -> Result<Option<Comm>> {
+        let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
+        let color = if member { 1 } else { 0 };
+        // SAFETY: valid communicator; out receives a new handle.
+        check("MPI_Comm_split", unsafe {
+            raw::MPI_Comm_split(self.raw, color, key as c_int, out.as_mut_ptr())
+        })?;
+        // SAFETY: initialised by the successful call above.
+        let mut c = unsafe { out.assume_init() };
+        if !member {
+            // SAFETY: c is a communicator we own.
+            unsafe {
+                raw::MPI_Comm_free(&mut c);
+            }
+            return Ok(None);
+        }
+        // SAFETY: c is a live communicator we own.
+        unsafe {
+            raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
+        }
+        Ok(Some(Comm {
+            raw: c,
+            owned: true,
+        }))
+    }
+
+    /// `MPI_Barrier` (MPI-3.1 §5.3).
+    pub fn barrier(&self) -> Result<()> {
+        // SAFETY: valid communicator.
+        check("MPI_Barrier", unsafe { raw::MPI_Barrier(self.raw) })
+    }
+
+    /// In-place `MPI_Allreduce` of doubles with `op`; `out` receives the result
+    /// (MPI-3.1 §5.9.6).
+    pub fn allreduce_f64(&self, input: &[f64], out: &mut [f64], op: Op) -> Result<()> {
+        assert_eq!(input.len(), out.len());
+        let n = to_count("reduction length", input.len() as u64)?;
+        // SAFETY: both buffers hold n doubles; MPI_DOUBLE matches f64.
+        check("MPI_Allreduce", unsafe {
+            raw::MPI_Allreduce(
+                input.as_ptr() as *const c_void,
+                out.as_mut_ptr() as *mut c_void,
+                n,
+                raw::RSMPI_DOUBLE,
+                op.raw(),
+                self.raw,
+            )
+        })
+    }
+
+    /// `MPI_Allreduce` of one non-negative integer (carried as a double, exact below 2^53;
+    /// MPI-3.1 §5.9.6).
+    pub fn allreduce_u64(&self, v: u64, op: Op) -> Result<u64> {
+        let mut out = [0.0];
+        self.allreduce_f64(&[v as f64], &mut out, op)?;
+        Ok(out[0] as u64)
+    }
+
+    /// `MPI_Bcast` of a byte string from `root`; every rank returns root's bytes
+    /// (MPI-3.1 §5.4).
+    pub fn bcast_bytes(&self, root: u32, data: &[u8]) -> Result<Vec<u8>> {
+        let mut len = [data.len() as f64];
+        let is_root = self.rank()? == root;
+        // SAFETY: one double on every rank.
+        check("MPI_Bcast", unsafe {
+            raw::MPI_Bcast(
+                len.as_mut_ptr() as *mut c_void,
+                1,
+                raw::RSMPI_DOUBLE,
+                root as c_int,
+                self.raw,
+            )
+        })?;
+        let n = len[0] as usize;
+        let mut buf = if is_root { data.to_vec() } else { vec![0u8; n] };
+        let count = to_count("broadcast length", n as u64)?;
+        // SAFETY: buf holds n bytes on every rank.
+        check("MPI_Bcast", unsafe {
+            raw::MPI_Bcast(
+                buf.as_mut_ptr() as *mut c_void,
+                count,
+                raw::RSMPI_UINT8_T,
+                root as c_int,
+                self.raw,
+            )
+        })?;
+        Ok(buf)
+    }
+}
+
+impl Drop for Comm {
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: we own this communicator.
+            unsafe {
+                raw::MPI_Comm_free(&mut self.raw);
+            }
+        }
+    }
+}

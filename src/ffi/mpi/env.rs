@@ -1,0 +1,181 @@
+//! The MPI environment (MPI-3.1 chapter 8): the process's [`Universe`] (`MPI_Init`
+//! unless the caller did, error handlers set to `MPI_ERRORS_RETURN` and the caller's put
+//! back, `MPI_COMM_WORLD`, `MPI_Abort`, `MPI_Finalize` on drop), whether MPI is running,
+//! the clock and the library version.
+
+use std::ffi::{c_char, c_int};
+use std::ptr;
+
+use mpi_sys as raw;
+
+use super::check::check;
+use super::comm::Comm;
+use crate::error::{Error, Result};
+
+/// The MPI environment. Created once per process by [`Universe::init`]; finalises MPI
+/// on drop (`MPI_Finalize`, MPI-3.1 §8.7) if (and only if) this process initialised it.
+pub struct Universe {
+    owns: bool,
+    /// When MPI was initialised by the caller: the error handlers of `MPI_COMM_WORLD`
+    /// and of `MPI_FILE_NULL` (the default for new files) found at [`Universe::init`],
+    /// put back on drop.
+    saved_handlers: Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)>,
+}
+
+impl Universe {
+    /// Initialise MPI unless the caller already did (`MPI_Initialized`), and set
+    /// `MPI_ERRORS_RETURN` on `MPI_COMM_WORLD` and on files opened with the default handler.
+    /// When the caller initialised MPI, its two error handlers are restored on drop.
+    /// (MPI-3.1 §8.7 startup, §8.7.2 `MPI_Finalized`, §8.3.1 and §8.3.3 error handlers.)
+    ///
+    /// Errors: `MPI_Init` failure.
+    pub fn init() -> Result<Universe> {
+        let mut flag: c_int = 0;
+        // SAFETY: MPI_Initialized may be called at any time.
+        check("MPI_Initialized", unsafe {
+            raw::MPI_Initialized(&mut flag)
+        })?;
+        let mut finalized: c_int = 0;
+        // SAFETY: MPI_Finalized may be called at any time.
+        check("MPI_Finalized", unsafe {
+            raw::MPI_Finalized(&mut finalized)
+        })?;
+        if finalized != 0 {
+            return Err(Error::Other(
+                "MPI was already finalised in this process; it cannot be initialised again".into(),
+            ));
+        }
+        let owns = flag == 0;
+        if owns {
+            // SAFETY: NULL argc/argv is allowed by MPI-2 and later.
+            check("MPI_Init", unsafe {
+                raw::MPI_Init(ptr::null_mut(), ptr::null_mut())
+            })?;
+        }
+        let saved_handlers = if owns { None } else { current_handlers() };
+        // SAFETY: predefined handles, valid after MPI_Init.
+        unsafe {
+            raw::MPI_Comm_set_errhandler(raw::RSMPI_COMM_WORLD, raw::RSMPI_ERRORS_RETURN);
+            raw::MPI_File_set_errhandler(raw::RSMPI_FILE_NULL, raw::RSMPI_ERRORS_RETURN);
+        }
+        Ok(Universe {
+            owns,
+            saved_handlers,
+        })
+    }
+
+    /// `MPI_COMM_WORLD` (borrowed, never freed; MPI-3.1 §6.2.4).
+    pub fn world(&self) -> Comm {
+        // SAFETY: reading a link-time constant of the MPI shim.
+        Comm {
+            raw: unsafe { raw::RSMPI_COMM_WORLD },
+            owned: false,
+        }
+    }
+
+    /// Abort every process of `MPI_COMM_WORLD` with `code` (`MPI_Abort`, MPI-3.1 §8.7;
+    /// last resort only).
+    pub fn abort(&self, code: i32) -> ! {
+        // SAFETY: MPI is initialised while a Universe exists.
+        unsafe {
+            raw::MPI_Abort(raw::RSMPI_COMM_WORLD, code);
+        }
+        std::process::exit(code)
+    }
+}
+
+/// The error handlers of `MPI_COMM_WORLD` and `MPI_FILE_NULL` (`MPI_Comm_get_errhandler`,
+/// `MPI_File_get_errhandler`, MPI-3.1 §8.3.1, §8.3.3), or `None` if either call fails.
+fn current_handlers() -> Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)> {
+    let mut comm_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
+    let mut file_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
+    // SAFETY: predefined handles of an initialised MPI; out-pointers to locals. A zero
+    // return is MPI_SUCCESS (as in `check`).
+    let comm_ok =
+        unsafe { raw::MPI_Comm_get_errhandler(raw::RSMPI_COMM_WORLD, comm_eh.as_mut_ptr()) } == 0;
+    if !comm_ok {
+        return None;
+    }
+    // SAFETY: as above.
+    let file_ok =
+        unsafe { raw::MPI_File_get_errhandler(raw::RSMPI_FILE_NULL, file_eh.as_mut_ptr()) } == 0;
+    // SAFETY: MPI_Comm_get_errhandler succeeded and wrote the handle.
+    let mut comm_eh = unsafe { comm_eh.assume_init() };
+    if !file_ok {
+        // SAFETY: a handle MPI_Comm_get_errhandler returned, freed once.
+        unsafe {
+            raw::MPI_Errhandler_free(&mut comm_eh);
+        }
+        return None;
+    }
+    // SAFETY: MPI_File_get_errhandler succeeded and wrote the handle.
+    Some((comm_eh, unsafe { file_eh.assume_init() }))
+}
+
+impl Drop for Universe {
+    fn drop(&mut self) {
+        if let Some((mut comm_eh, mut file_eh)) = self.saved_handlers.take() {
+            if is_running() {
+                // SAFETY: the handles MPI_*_get_errhandler returned, set back and then
+                // freed once (the objects they refer to stay alive while in use).
+                unsafe {
+                    raw::MPI_Comm_set_errhandler(raw::RSMPI_COMM_WORLD, comm_eh);
+                    raw::MPI_File_set_errhandler(raw::RSMPI_FILE_NULL, file_eh);
+                    raw::MPI_Errhandler_free(&mut comm_eh);
+                    raw::MPI_Errhandler_free(&mut file_eh);
+                }
+            }
+        }
+        if self.owns {
+            // SAFETY: we initialised MPI; finalise exactly once.
+            unsafe {
+                raw::MPI_Finalize();
+            }
+        }
+    }
+}
+
+/// Whether MPI is initialised and not yet finalised (`MPI_Initialized`, `MPI_Finalized`;
+/// MPI-3.1 §8.7, §8.7.2).
+pub fn is_running() -> bool {
+    let (mut init, mut fin): (c_int, c_int) = (0, 0);
+    // SAFETY: both may be called at any time.
+    unsafe {
+        raw::MPI_Initialized(&mut init);
+        raw::MPI_Finalized(&mut fin);
+    }
+    init != 0 && fin == 0
+}
+
+/// `MPI_Wtime()` in seconds (MPI-3.1 §8.6).
+pub fn wtime() -> f64 {
+    // SAFETY: no preconditions beyond an initialised MPI.
+    unsafe { raw::MPI_Wtime() }
+}
+
+/// The MPI library's version string (`MPI_Get_library_version`, MPI-3.1 §8.1.1), first
+/// line only.
+pub fn library_version() -> String {
+    let mut buf = vec![0 as c_char; 8192];
+    let mut len: c_int = 0;
+    // SAFETY: buf is larger than MPI_MAX_LIBRARY_VERSION_STRING for Open MPI and MPICH.
+    let rc = unsafe { raw::MPI_Get_library_version(buf.as_mut_ptr(), &mut len) };
+    if rc != 0 {
+        return "unknown MPI library".into();
+    }
+    // Open MPI counts the terminating NUL in len
+    let bytes: Vec<u8> = buf[..len.max(0) as usize]
+        .iter()
+        .map(|&c| c as u8)
+        .take_while(|&b| b != 0)
+        .collect();
+    let s = String::from_utf8_lossy(&bytes);
+    // the first line, with single spaces (MPICH separates its fields with tabs)
+    let first = s.lines().next().unwrap_or("");
+    first
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end_matches(',')
+        .to_string()
+}

@@ -1,0 +1,72 @@
+//! Info objects ([`Info`]): `MPI_INFO_NULL` or key/value hints for MPI-IO.
+
+use std::ffi::CString;
+use std::mem::MaybeUninit;
+
+use mpi_sys as raw;
+
+use super::check::check;
+use crate::error::{Error, Result};
+
+fn cstring(what: &'static str, s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::Other(format!("{what} contains a NUL byte: {s:?}")))
+}
+
+/// An MPI info object: `MPI_INFO_NULL` or one built from key/value pairs (freed on drop
+/// with `MPI_Info_free`). MPI-3.1 chapter 9.
+pub struct Info {
+    pub(super) raw: raw::MPI_Info,
+    owned: bool,
+}
+
+impl Info {
+    /// `MPI_INFO_NULL`.
+    pub fn null() -> Info {
+        // SAFETY: link-time constant.
+        Info {
+            raw: unsafe { raw::RSMPI_INFO_NULL },
+            owned: false,
+        }
+    }
+
+    /// `MPI_Info_create` + `MPI_Info_set` for each pair, in order (MPI-3.1 chapter 9).
+    ///
+    /// Errors: a key or value with a NUL byte, or an MPI error.
+    pub fn from_pairs(pairs: &[(String, String)]) -> Result<Info> {
+        let mut h = MaybeUninit::<raw::MPI_Info>::uninit();
+        // SAFETY: out-pointer to a handle.
+        check("MPI_Info_create", unsafe {
+            raw::MPI_Info_create(h.as_mut_ptr())
+        })?;
+        // SAFETY: initialised by MPI_Info_create.
+        let info = Info {
+            raw: unsafe { h.assume_init() },
+            owned: true,
+        };
+        for (k, v) in pairs {
+            let k = cstring("HDF5_MPI_INFO key", k)?;
+            let v = cstring("HDF5_MPI_INFO value", v)?;
+            // SAFETY: valid info handle and NUL-terminated strings.
+            check("MPI_Info_set", unsafe {
+                raw::MPI_Info_set(info.raw, k.as_ptr(), v.as_ptr())
+            })?;
+        }
+        Ok(info)
+    }
+
+    /// The raw handle, for the HDF5 MPI-IO driver.
+    pub fn as_raw(&self) -> raw::MPI_Info {
+        self.raw
+    }
+}
+
+impl Drop for Info {
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: we own the object.
+            unsafe {
+                raw::MPI_Info_free(&mut self.raw);
+            }
+        }
+    }
+}
