@@ -25,6 +25,7 @@
 mod common;
 
 use common::*;
+use h5perf::pattern::{Pattern2D, Piece};
 use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -115,59 +116,50 @@ fn raw_file(g: Geo, interleaved: bool, chunked: bool) -> Vec<u8> {
 }
 
 // ---------------------------------------------------------------------------------------
-// The offset formulas of spec §6.4, simulated (only to cross-check the spec itself)
+// The offsets of spec §6.4 as the library computes them (h5perf::pattern::Pattern2D)
 // ---------------------------------------------------------------------------------------
 
-/// Replays the transfers of every rank on dataset 1 of a raw file with the offsets and
-/// pieces of §6.4 (transfers k ≤ `last_k` only, all when `None`). Returns, per byte, the
-/// (rank, transfer) that wrote it; fails on a byte written twice or outside the dataset.
+/// Replays the transfers of every rank on dataset 1 of a raw file with the pieces the
+/// library's `Pattern2D` gives (transfers k ≤ `last_k` only, all when `None`). Returns,
+/// per byte, the (rank, transfer) that wrote it; fails on a byte written twice or outside
+/// the dataset.
 fn simulate_raw(
     g: Geo,
     interleaved: bool,
     chunked: bool,
     last_k: Option<u64>,
 ) -> Vec<Option<(u64, u64)>> {
-    let (s, buf, blk, n) = (g.side(), g.buf, g.blk, g.np);
-    let count = g.bpp * s; // bytes per process and dataset
-    let transfers = count.div_ceil(buf * blk);
+    let s = g.side();
     let mut map = vec![None; (s * s) as usize];
-    for r in 0..n {
-        for k in 0..transfers {
+    for r in 0..g.np {
+        let p = Pattern2D {
+            bpp: g.bpp,
+            buf: g.buf,
+            blk: g.blk,
+            nprocs: g.np,
+            rank: r,
+            interleaved,
+            chunked,
+        };
+        for k in 0..p.transfers() {
             if last_k.is_some_and(|m| k > m) {
                 break;
             }
-            let pieces: Vec<(u64, u64)> = match (interleaved, chunked) {
-                (false, false) => {
-                    let base = g.bpp * r * s;
-                    let o = base + (k * buf / s) * blk * s + (k * buf % s);
-                    (0..blk).map(|i| (o + i * s, buf)).collect()
-                }
-                (true, false) => {
-                    let base = blk * r;
-                    let o = base + (k * blk * n / s) * buf * s + (k * blk * n % s);
-                    (0..buf).map(|i| (o + i * s, blk)).collect()
-                }
-                (false, true) => vec![(g.bpp * r * s + k * buf * blk, buf * blk)],
-                (true, true) => {
-                    let y = k * buf * blk / (buf / blk) * n;
-                    let o = blk * blk * r + (y / (s * blk)) * buf * s + y % (s * blk);
-                    (0..buf / blk)
-                        .map(|i| (o + i * s * blk, blk * blk))
-                        .collect()
-                }
-            };
-            for (o, len) in pieces {
-                for p in o..o + len {
+            for i in 0..p.pieces_per_transfer() {
+                let Piece {
+                    file_off: o, len, ..
+                } = p.piece(k, i);
+                for b in o..o + len {
                     assert!(
-                        p < s * s,
+                        b < s * s,
                         "{g:?} interleaved {interleaved} chunked {chunked}: rank {r} transfer {k} \
-                         writes byte {p} beyond the dataset ({} bytes)",
+                         writes byte {b} beyond the dataset ({} bytes)",
                         s * s
                     );
-                    let cell = &mut map[p as usize];
+                    let cell = &mut map[b as usize];
                     assert!(
                         cell.is_none(),
-                        "{g:?} interleaved {interleaved} chunked {chunked}: byte {p} written by \
+                        "{g:?} interleaved {interleaved} chunked {chunked}: byte {b} written by \
                          {cell:?} and again by rank {r} transfer {k}"
                     );
                     *cell = Some((r, k));
