@@ -16,7 +16,7 @@ use crate::config::{Api, Params};
 use crate::error::{Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
-use crate::measure::{ApiResults, IterStat, Record, Timer, Times, COUNT};
+use crate::measure::{ApiResults, Direction, IterStat, Measures, Record, Times, COUNT};
 use crate::output::report;
 use crate::pattern::{Pattern, Pattern1D, Pattern2D};
 use crate::services::{agree, agree_with, data_file_name, RunEnv, Sink};
@@ -307,21 +307,9 @@ impl<'a> ApiRun<'a> {
     /// open, fine, gross and close times (raw times are added by
     /// [`ApiRun::data_phase`]).
     fn timed_phase(&mut self, cpath: &CString, phase: Access) -> Result<()> {
-        let [open, fine, gross, close] = match phase {
-            Access::Write => [
-                Timer::WriteOpen,
-                Timer::WriteFine,
-                Timer::WriteGross,
-                Timer::WriteClose,
-            ],
-            Access::Read => [
-                Timer::ReadOpen,
-                Timer::ReadFine,
-                Timer::ReadGross,
-                Timer::ReadClose,
-            ],
-        }
-        .map(|x| x as usize);
+        let m = measures(phase);
+        let [open, fine, gross, close] =
+            [m.open, m.fine.timer(), m.gross.timer(), m.close].map(|x| x as usize);
         let comm = self.ctx.comm;
         let g0 = wtime();
         let opened = self.drv.open(&self.ctx, cpath, phase);
@@ -364,10 +352,7 @@ impl<'a> ApiRun<'a> {
         let verify = phase == Access::Read && run.p.debug.verify;
         let coll_xfer = drv.collective_transfers(ctx);
         let sync = coll_xfer || drv.collective_datasets();
-        let raw = match phase {
-            Access::Write => Timer::WriteRaw,
-            Access::Read => Timer::ReadRaw,
-        } as usize;
+        let raw = measures(phase).raw.timer() as usize;
         let settle = |r: Result<()>| if sync { agree(ctx.comm, r) } else { r };
         settle(drv.begin_phase(ctx, phase))?;
         for d in 0..ctx.params.num_dsets {
@@ -394,6 +379,14 @@ impl<'a> ApiRun<'a> {
             settle(first.and(drv.end_dataset()))?;
         }
         drv.end_phase()
+    }
+}
+
+/// The phases and timers that a phase of a file accumulates into (spec §8.1).
+fn measures(phase: Access) -> Measures {
+    match phase {
+        Access::Write => Direction::Write.measures(),
+        Access::Read => Direction::Read.measures(),
     }
 }
 

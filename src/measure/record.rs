@@ -3,77 +3,9 @@
 //! API returns these records and the `--json`/`--csv` writers serialise them; the text
 //! report is rendered from the same statistics, so all three agree.
 
+use super::phase::{Direction, Phase};
+use super::timer::{mbps, ApiResults, Summary};
 use crate::config::Api;
-use super::timer::{mbps, ApiResults, Summary, Timer};
-
-/// A measured phase of a record, in the order the text report prints them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    /// "Raw Data Write": only the transfer loops.
-    RawWrite,
-    /// "Write": open to close, without the open and the close.
-    Write,
-    /// "Write Open-Close".
-    WriteOpenClose,
-    /// "Raw Data Read" (includes verification with `-D v`).
-    RawRead,
-    /// "Read".
-    Read,
-    /// "Read Open-Close".
-    ReadOpenClose,
-}
-
-impl Phase {
-    /// All phases in report order.
-    pub const ALL: [Phase; 6] = [
-        Phase::RawWrite,
-        Phase::Write,
-        Phase::WriteOpenClose,
-        Phase::RawRead,
-        Phase::Read,
-        Phase::ReadOpenClose,
-    ];
-
-    /// The title the text report uses (`Raw Data Write`, `Write`, …).
-    pub fn title(self) -> &'static str {
-        match self {
-            Phase::RawWrite => "Raw Data Write",
-            Phase::Write => "Write",
-            Phase::WriteOpenClose => "Write Open-Close",
-            Phase::RawRead => "Raw Data Read",
-            Phase::Read => "Read",
-            Phase::ReadOpenClose => "Read Open-Close",
-        }
-    }
-
-    /// A stable machine-readable name (`raw_write`, `write`, `write_open_close`, …).
-    pub fn key(self) -> &'static str {
-        match self {
-            Phase::RawWrite => "raw_write",
-            Phase::Write => "write",
-            Phase::WriteOpenClose => "write_open_close",
-            Phase::RawRead => "raw_read",
-            Phase::Read => "read",
-            Phase::ReadOpenClose => "read_open_close",
-        }
-    }
-
-    /// Whether the phase reads (absent with `-w`).
-    pub fn is_read(self) -> bool {
-        matches!(self, Phase::RawRead | Phase::Read | Phase::ReadOpenClose)
-    }
-
-    fn timer(self) -> Timer {
-        match self {
-            Phase::RawWrite => Timer::WriteRaw,
-            Phase::Write => Timer::WriteFine,
-            Phase::WriteOpenClose => Timer::WriteGross,
-            Phase::RawRead => Timer::ReadRaw,
-            Phase::Read => Timer::ReadFine,
-            Phase::ReadOpenClose => Timer::ReadGross,
-        }
-    }
-}
 
 /// Statistics of one phase over the iterations (spec §8.3). Times are the slowest
 /// rank's accumulated seconds per iteration; throughputs are MiB/s of the record's
@@ -125,7 +57,9 @@ pub struct Record {
     pub has_read: bool,
     /// Statistics per phase, indexed like [`Phase::ALL`]; read phases are zero with `-w`.
     pub phases: [PhaseStats; 6],
-    /// "Write File Open", "Write File Close", "Read File Open", "Read File Close" times.
+    /// "Write File Open", "Write File Close", "Read File Open", "Read File Close" times
+    /// (the open and close timers of [`Direction::ALL`] in turn); read times are zero
+    /// with `-w`.
     pub open_close: [TimeStats; 4],
 }
 
@@ -155,24 +89,19 @@ impl Record {
             };
         }
         let mut open_close = [TimeStats::default(); 4];
-        for (i, t) in [
-            Timer::WriteOpen,
-            Timer::WriteClose,
-            Timer::ReadOpen,
-            Timer::ReadClose,
-        ]
-        .iter()
-        .enumerate()
-        {
-            if i >= 2 && !has_read {
+        for (i, d) in Direction::ALL.iter().enumerate() {
+            if *d == Direction::Read && !has_read {
                 continue;
             }
-            let s = Summary::of(&r.stats[*t as usize]);
-            open_close[i] = TimeStats {
-                min: s.t_min,
-                avg: s.t_avg,
-                max: s.t_max,
-            };
+            let m = d.measures();
+            for (j, t) in [m.open, m.close].iter().enumerate() {
+                let s = Summary::of(&r.stats[*t as usize]);
+                open_close[2 * i + j] = TimeStats {
+                    min: s.t_min,
+                    avg: s.t_avg,
+                    max: s.t_max,
+                };
+            }
         }
         Record {
             nprocs,
@@ -199,7 +128,7 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::timer::{IterStat, COUNT};
+    use crate::measure::timer::{IterStat, Timer, COUNT};
 
     #[test]
     fn record_matches_report_arithmetic() {

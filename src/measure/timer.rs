@@ -33,6 +33,41 @@ pub enum Timer {
     ReadClose,
 }
 
+impl Timer {
+    /// The title the report prints the timer under (spec §8.1 "printed as", §8.5):
+    /// `Raw Data Write`, `Write`, `Write Open-Close`, `Write File Open`, …, and
+    /// `MPI Write`/`MPI Read` (in the `-D 3` details only).
+    pub const fn title(self) -> &'static str {
+        match self {
+            Timer::MpiWrite => "MPI Write",
+            Timer::WriteFine => "Write",
+            Timer::WriteGross => "Write Open-Close",
+            Timer::WriteRaw => "Raw Data Write",
+            Timer::WriteOpen => "Write File Open",
+            Timer::WriteClose => "Write File Close",
+            Timer::MpiRead => "MPI Read",
+            Timer::ReadFine => "Read",
+            Timer::ReadGross => "Read Open-Close",
+            Timer::ReadRaw => "Raw Data Read",
+            Timer::ReadOpen => "Read File Open",
+            Timer::ReadClose => "Read File Close",
+        }
+    }
+
+    /// The title of the timer's `-D 3` detail block: [`Timer::title`], except that the
+    /// open and close timers read `Write file open`, `Read file close`, … in lower case
+    /// (spec Appendix A).
+    pub const fn detail_title(self) -> &'static str {
+        match self {
+            Timer::WriteOpen => "Write file open",
+            Timer::WriteClose => "Write file close",
+            Timer::ReadOpen => "Read file open",
+            Timer::ReadClose => "Read file close",
+            t => t.title(),
+        }
+    }
+}
+
 /// Number of timers.
 pub const COUNT: usize = 12;
 

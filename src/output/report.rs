@@ -5,8 +5,7 @@
 use std::fmt::Write;
 
 use crate::config::{Api, Params};
-use crate::measure::ApiResults;
-use crate::measure::{mbps, Summary, Timer};
+use crate::measure::{mbps, ApiResults, Direction, Phase, Summary, Timer};
 
 /// Size formatting rule of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` when
 /// the value is an exact multiple, else the plain number of bytes.
@@ -217,9 +216,14 @@ pub fn api_header(api: Api) -> String {
     format!("        IO API = {name}\n")
 }
 
-fn throughput_block(out: &mut String, title: &str, r: &ApiResults, t: Timer, times: bool) {
-    let s = Summary::of(&r.stats[t as usize]);
-    let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
+fn throughput_block(out: &mut String, r: &ApiResults, ph: Phase, times: bool) {
+    let s = Summary::of(&r.stats[ph.timer() as usize]);
+    let _ = writeln!(
+        out,
+        "            {} ({} iteration(s)):",
+        ph.title(),
+        r.iters
+    );
     for (label, tt) in [
         ("Maximum", s.t_min),
         ("Average", s.t_avg),
@@ -237,9 +241,9 @@ fn throughput_block(out: &mut String, title: &str, r: &ApiResults, t: Timer, tim
     }
 }
 
-fn time_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
+fn time_block(out: &mut String, r: &ApiResults, t: Timer) {
     let s = Summary::of(&r.stats[t as usize]);
-    let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
+    let _ = writeln!(out, "            {} ({} iteration(s)):", t.title(), r.iters);
     for (label, tt) in [
         ("Minimum", s.t_min),
         ("Average", s.t_avg),
@@ -253,8 +257,8 @@ fn time_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
     }
 }
 
-fn detail_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
-    let _ = writeln!(out, "            {title} details:");
+fn detail_block(out: &mut String, r: &ApiResults, t: Timer) {
+    let _ = writeln!(out, "            {} details:", t.detail_title());
     for (i, st) in r.stats[t as usize].iter().enumerate() {
         let _ = writeln!(out, "                Iteration {}:", i + 1);
         let _ = writeln!(out, "                    Minimum Time: {:.2}s", st.min);
@@ -262,82 +266,39 @@ fn detail_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
     }
 }
 
-/// All result blocks of one API in the order of spec §8.5.
+/// All result blocks of one API in the order of spec §8.5, titles and timers from the
+/// phase table ([`Direction::measures`]).
 pub fn api_results(p: &Params, r: &ApiResults) -> String {
     let d = p.debug;
     let det = d.level >= 3;
     let mut o = String::new();
-    let phases: &[(bool, [&str; 8], [Timer; 6])] = &[
-        (
-            true,
-            [
-                "Raw Data Write",
-                "MPI Write",
-                "Write",
-                "Write Open-Close",
-                "Write File Open",
-                "Write File Close",
-                "Write file open",
-                "Write file close",
-            ],
-            [
-                Timer::WriteRaw,
-                Timer::MpiWrite,
-                Timer::WriteFine,
-                Timer::WriteGross,
-                Timer::WriteOpen,
-                Timer::WriteClose,
-            ],
-        ),
-        (
-            !p.write_only,
-            [
-                "Raw Data Read",
-                "MPI Read",
-                "Read",
-                "Read Open-Close",
-                "Read File Open",
-                "Read File Close",
-                "Read file open",
-                "Read file close",
-            ],
-            [
-                Timer::ReadRaw,
-                Timer::MpiRead,
-                Timer::ReadFine,
-                Timer::ReadGross,
-                Timer::ReadOpen,
-                Timer::ReadClose,
-            ],
-        ),
-    ];
-    for (on, names, timers) in phases {
-        if !on {
+    for dir in Direction::ALL {
+        if dir == Direction::Read && p.write_only {
             continue;
         }
+        let m = dir.measures();
         if d.raw {
             if det {
-                detail_block(&mut o, names[0], r, timers[0]);
+                detail_block(&mut o, r, m.raw.timer());
             }
-            throughput_block(&mut o, names[0], r, timers[0], d.times);
+            throughput_block(&mut o, r, m.raw, d.times);
         }
         if det {
-            detail_block(&mut o, names[1], r, timers[1]);
-            detail_block(&mut o, names[2], r, timers[2]);
+            detail_block(&mut o, r, m.mpi);
+            detail_block(&mut o, r, m.fine.timer());
         }
-        throughput_block(&mut o, names[2], r, timers[2], d.times);
+        throughput_block(&mut o, r, m.fine, d.times);
         if det {
-            detail_block(&mut o, names[3], r, timers[3]);
+            detail_block(&mut o, r, m.gross.timer());
         }
-        throughput_block(&mut o, names[3], r, timers[3], d.times);
+        throughput_block(&mut o, r, m.gross, d.times);
         if d.times {
-            time_block(&mut o, names[4], r, timers[4]);
-            time_block(&mut o, names[5], r, timers[5]);
+            time_block(&mut o, r, m.open);
+            time_block(&mut o, r, m.close);
         }
         if det {
-            // detail titles use lower-case "file open/close" (spec Appendix A)
-            detail_block(&mut o, names[6], r, timers[4]);
-            detail_block(&mut o, names[7], r, timers[5]);
+            detail_block(&mut o, r, m.open);
+            detail_block(&mut o, r, m.close);
         }
     }
     o
