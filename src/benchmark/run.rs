@@ -120,17 +120,12 @@ impl Run<'_> {
                 };
                 let mut one = ApiRun::new(self, api, ctx, tbuf.as_mut_slice())?;
                 let results = one.iterations(&mut outcome.wrong_bytes)?;
+                let record =
+                    Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results);
                 if rank == 0 {
-                    out.write(&report::api_results(p, &results))?;
+                    out.write(&report::api_results(p, &record, &results))?;
                 }
-                outcome.records.push(Record::from_api_results(
-                    n,
-                    buf,
-                    any.buf_bytes(),
-                    api,
-                    !p.write_only,
-                    &results,
-                ));
+                outcome.records.push(record);
             }
         }
         Ok(())

@@ -9,5 +9,5 @@ pub mod record;
 pub mod timer;
 
 pub use phase::{Direction, Measures, Phase};
-pub use record::{PhaseStats, Record, TimeStats};
-pub use timer::{mbps, ApiResults, IterStat, Summary, Timer, Times, COUNT};
+pub use record::{PhaseStats, Record};
+pub use timer::{mbps, ApiResults, IterStat, TimeStats, Timer, Times, COUNT};

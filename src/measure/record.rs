@@ -4,7 +4,7 @@
 //! report is rendered from the same statistics, so all three agree.
 
 use super::phase::{Direction, Phase};
-use super::timer::{mbps, ApiResults, Summary};
+use super::timer::{mbps, ApiResults, TimeStats, Timer};
 use crate::config::Api;
 
 /// Statistics of one phase over the iterations (spec §8.3). Times are the slowest
@@ -26,16 +26,19 @@ pub struct PhaseStats {
     pub min_mibps: f64,
 }
 
-/// Min/avg/max of an accumulated time that the report prints without throughput
-/// ("Write File Open" etc.), seconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct TimeStats {
-    /// Smallest over iterations (seconds).
-    pub min: f64,
-    /// Mean over iterations (seconds).
-    pub avg: f64,
-    /// Largest over iterations (seconds).
-    pub max: f64,
+impl PhaseStats {
+    /// The statistics of a phase that moved `bytes` per iteration in the times `t`
+    /// (spec §8.3: "Maximum Throughput" is `MBps(bytes, t.min)`, and so on).
+    pub fn of(t: TimeStats, bytes: u64) -> PhaseStats {
+        PhaseStats {
+            min_time: t.min,
+            avg_time: t.avg,
+            max_time: t.max,
+            max_mibps: mbps(bytes, t.min),
+            avg_mibps: mbps(bytes, t.avg),
+            min_mibps: mbps(bytes, t.max),
+        }
+    }
 }
 
 /// The results of one (processes, transfer size, API) combination.
@@ -64,7 +67,9 @@ pub struct Record {
 }
 
 impl Record {
-    /// Build a record from the engine's per-timer statistics.
+    /// Build a record from the engine's per-timer statistics: the one place where the
+    /// statistics over iterations and the throughputs are computed (spec §8.3); the
+    /// text report, the C API and the results files all read them from the record.
     pub fn from_api_results(
         nprocs: u32,
         xfer_size: u64,
@@ -73,20 +78,13 @@ impl Record {
         has_read: bool,
         r: &ApiResults,
     ) -> Record {
+        let of = |t: Timer| TimeStats::of(&r.stats[t as usize]);
         let mut phases = [PhaseStats::default(); 6];
         for (i, ph) in Phase::ALL.iter().enumerate() {
             if ph.is_read() && !has_read {
                 continue;
             }
-            let s = Summary::of(&r.stats[ph.timer() as usize]);
-            phases[i] = PhaseStats {
-                min_time: s.t_min,
-                avg_time: s.t_avg,
-                max_time: s.t_max,
-                max_mibps: mbps(r.bytes, s.t_min),
-                avg_mibps: mbps(r.bytes, s.t_avg),
-                min_mibps: mbps(r.bytes, s.t_max),
-            };
+            phases[i] = PhaseStats::of(of(ph.timer()), r.bytes);
         }
         let mut open_close = [TimeStats::default(); 4];
         for (i, d) in Direction::ALL.iter().enumerate() {
@@ -94,14 +92,8 @@ impl Record {
                 continue;
             }
             let m = d.measures();
-            for (j, t) in [m.open, m.close].iter().enumerate() {
-                let s = Summary::of(&r.stats[*t as usize]);
-                open_close[2 * i + j] = TimeStats {
-                    min: s.t_min,
-                    avg: s.t_avg,
-                    max: s.t_max,
-                };
-            }
+            open_close[2 * i] = of(m.open);
+            open_close[2 * i + 1] = of(m.close);
         }
         Record {
             nprocs,
@@ -123,12 +115,21 @@ impl Record {
             .position(|p| *p == phase)
             .expect("phase in ALL")]
     }
+
+    /// The "File Open" and "File Close" times of direction `d`.
+    pub fn open_close_of(&self, d: Direction) -> [&TimeStats; 2] {
+        let i = match d {
+            Direction::Write => 0,
+            Direction::Read => 2,
+        };
+        [&self.open_close[i], &self.open_close[i + 1]]
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::timer::{IterStat, Timer, COUNT};
+    use crate::measure::timer::{IterStat, COUNT};
 
     #[test]
     fn record_matches_report_arithmetic() {
