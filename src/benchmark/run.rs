@@ -10,7 +10,7 @@
 
 use std::ffi::CString;
 
-use super::driver::{self, Access, Ctx, Driver};
+use super::driver::{self, Access, Ctx, Driver, DriverConfig};
 use super::verify::{find_mismatch, report_mismatches, Mismatch};
 use crate::config::{Api, Params};
 use crate::error::{Error, Result};
@@ -115,7 +115,7 @@ impl Run<'_> {
                 let ctx = Ctx {
                     comm,
                     info: self.info,
-                    params: p,
+                    cfg: DriverConfig::of(p),
                     pattern: pattern_for(api),
                 };
                 let mut one = ApiRun::new(self, api, ctx, tbuf.as_mut_slice())?;
@@ -165,7 +165,8 @@ struct ApiRun<'a> {
     run: &'a Run<'a>,
     /// The API.
     api: Api,
-    /// The driver's context: communicator, info, parameters, this rank's pattern.
+    /// The driver's context: communicator, info, the drivers' parameters, this rank's
+    /// pattern.
     ctx: Ctx<'a>,
     /// The API's driver.
     drv: Box<dyn Driver>,
@@ -350,7 +351,7 @@ impl<'a> ApiRun<'a> {
         let raw = measures(phase).raw.timer() as usize;
         let settle = |r: Result<()>| if sync { agree(ctx.comm, r) } else { r };
         settle(drv.begin_phase(ctx, phase))?;
-        for d in 0..ctx.params.num_dsets {
+        for d in 0..ctx.cfg.num_dsets {
             settle(drv.begin_dataset(ctx, d, phase))?;
             let mut first: Result<()> = Ok(());
             let r0 = wtime();
