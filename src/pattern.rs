@@ -344,9 +344,9 @@ impl Pattern {
         }
     }
 
-    /// Every piece of every transfer of this rank, in order (allocates; for tests and
-    /// reports, not for the timed loop).
-    pub fn all_pieces(&self) -> Vec<(u64, Piece)> {
+    /// Every piece of every transfer of this rank, in order (for the tests).
+    #[cfg(test)]
+    fn all_pieces(&self) -> Vec<(u64, Piece)> {
         let mut v = Vec::new();
         for k in 0..self.transfers() {
             for j in 0..self.pieces_per_transfer() {

@@ -3,7 +3,7 @@
 //! transfers; timers; reduction; verification; failure agreement.
 //!
 //! Failure agreement: every step that can fail on one rank ends at an agreement point
-//! ([`agree`]) where all ranks of the communicator learn whether any rank failed and
+//! ([`agree()`]) where all ranks of the communicator learn whether any rank failed and
 //! leave together with the first failing rank's message. Ranks outside a
 //! sub-communicator meet the others at the world-level agreement after each
 //! process-count step, so no rank is left waiting in a collective call.
@@ -134,7 +134,7 @@ impl Run<'_> {
 
 /// The access pattern of `rank` for `n` processes, transfer size `buf` and `api`
 /// (the chunked raw-file layout of 2D applies to POSIX and MPI-IO only, spec §6.4).
-pub fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
+fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
     if p.dim2d {
         Pattern::D2(Pattern2D {
             bpp: p.num_bytes,

@@ -10,4 +10,4 @@ pub mod timer;
 
 pub use phase::{Direction, Measures, Phase};
 pub use record::{PhaseStats, Record};
-pub use timer::{mbps, ApiResults, IterStat, TimeStats, Timer, Times, COUNT};
+pub use timer::{ApiResults, IterStat, TimeStats, Timer, Times, COUNT};
