@@ -118,8 +118,9 @@ impl Run<'_> {
                     cfg: DriverConfig::of(p),
                     pattern: pattern_for(api),
                 };
-                let mut one = ApiRun::new(self, api, ctx, tbuf.as_mut_slice())?;
-                let results = one.iterations(&mut outcome.wrong_bytes)?;
+                // the driver and its datatypes are released when the iterations end
+                let results = ApiRun::new(self, api, ctx, tbuf.as_mut_slice())?
+                    .iterations(&mut outcome.wrong_bytes)?;
                 let record =
                     Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results);
                 if rank == 0 {
