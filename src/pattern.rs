@@ -19,7 +19,7 @@ pub struct Piece {
 
 /// The 1D pattern of one rank for one configuration. Sizes in bytes.
 ///
-/// Preconditions (checked by [`crate::params::Params::problems`] before any I/O):
+/// Preconditions (checked by [`crate::config::Params::problems`] before any I/O):
 /// `blk > 0`, `buf > 0`, `buf % blk == 0`, `bpp % buf == 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pattern1D {
@@ -105,7 +105,7 @@ impl Pattern1D {
 /// The 2D pattern of one rank for one configuration (spec §6.4). The dataset is an
 /// `S × S` byte matrix, `S = bpp × N`, stored row by row. Sizes in bytes.
 ///
-/// Preconditions (checked by [`crate::params::Params::problems`] before any I/O):
+/// Preconditions (checked by [`crate::config::Params::problems`] before any I/O):
 /// `blk > 0`, `buf > 0`, `buf % blk == 0`, `S % buf == 0`, `bpp % blk == 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pattern2D {
@@ -344,9 +344,9 @@ impl Pattern {
         }
     }
 
-    /// Every piece of every transfer of this rank, in order (allocates; for tests and
-    /// reports, not for the timed loop).
-    pub fn all_pieces(&self) -> Vec<(u64, Piece)> {
+    /// Every piece of every transfer of this rank, in order (for the tests).
+    #[cfg(test)]
+    fn all_pieces(&self) -> Vec<(u64, Piece)> {
         let mut v = Vec::new();
         for k in 0..self.transfers() {
             for j in 0..self.pieces_per_transfer() {

@@ -3,23 +3,23 @@
 //! transfers; timers; reduction; verification; failure agreement.
 //!
 //! Failure agreement: every step that can fail on one rank ends at an agreement point
-//! ([`agree`]) where all ranks of the communicator learn whether any rank failed and
+//! ([`agree()`]) where all ranks of the communicator learn whether any rank failed and
 //! leave together with the first failing rank's message. Ranks outside a
 //! sub-communicator meet the others at the world-level agreement after each
 //! process-count step, so no rank is left waiting in a collective call.
 
 use std::ffi::CString;
 
-use super::driver::{self, Access, Ctx, Driver};
+use super::driver::{self, Access, Ctx, Driver, DriverConfig};
+use super::verify::{find_mismatch, report_mismatches, Mismatch};
+use crate::config::{Api, Params};
 use crate::error::{Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
-use crate::config::{Api, Params};
-use crate::pattern::{Pattern, Pattern1D, Pattern2D};
+use crate::measure::{ApiResults, Direction, IterStat, Measures, Record, Times, COUNT};
 use crate::output::report;
+use crate::pattern::{Pattern, Pattern1D, Pattern2D};
 use crate::services::{agree, agree_with, data_file_name, RunEnv, Sink};
-use crate::measure::Record;
-use crate::measure::{ApiResults, IterStat, Timer, Times, COUNT};
 
 /// What a whole run produced on this rank.
 #[derive(Debug, Default, Clone)]
@@ -32,8 +32,8 @@ pub struct RunOutcome {
 }
 
 /// Run the whole benchmark on `world` (spec §3) with data files in `dir` (from
-/// [`data_dir_checked`]). Collective over `world` (`MPI_COMM_WORLD` for the
-/// program, any communicator for the C API); its rank 0 prints the headers and
+/// [`crate::services::data_dir_checked`]). Collective over `world` (`MPI_COMM_WORLD`
+/// for the program, any communicator for the C API); its rank 0 prints the headers and
 /// results to `out`.
 ///
 /// Errors: any failure on any rank, agreed on by all ranks.
@@ -45,13 +45,20 @@ pub fn run(
     dir: &str,
     out: &Sink,
 ) -> Result<RunOutcome> {
+    let run = Run {
+        p,
+        info,
+        env,
+        dir,
+        out,
+    };
     let wrank = world.rank()?;
     let mut outcome = RunOutcome::default();
     for n in p.proc_counts() {
         let sub = world.split(wrank < n, wrank)?;
         let step = match &sub {
             Some(comm) => {
-                let r = run_step(p, comm, n, info, env, dir, out, &mut outcome);
+                let r = run.step(comm, n, &mut outcome);
                 agree(comm, r)
             }
             None => Ok(()),
@@ -62,66 +69,73 @@ pub fn run(
     Ok(outcome)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_step(
-    p: &Params,
-    comm: &Comm,
-    n: u32,
-    info: &Info,
-    env: &RunEnv,
-    dir: &str,
-    out: &Sink,
-    outcome: &mut RunOutcome,
-) -> Result<()> {
-    let rank = comm.rank()?;
-    if rank == 0 {
-        out.write(&report::procs_header(n))?;
-    }
-    for buf in p.buf_sizes() {
-        let pattern_for = |api: Api| pattern(p, n, rank, buf, api);
-        let any = pattern_for(Api::Posix);
+/// What every step of a run shares, read-only: the parameters, the info object and
+/// where the run writes its data files and its report.
+struct Run<'a> {
+    /// The resolved parameters.
+    p: &'a Params,
+    /// `HDF5_MPI_INFO` as an info object (or `MPI_INFO_NULL`).
+    info: &'a Info,
+    /// The run environment (`HDF5_NOCLEANUP`).
+    env: &'a RunEnv,
+    /// The data directory.
+    dir: &'a str,
+    /// The report: headers and results from rank 0, traces from every rank.
+    out: &'a Sink,
+}
+
+impl Run<'_> {
+    /// One process-count step on `comm` (`n` processes): every transfer size, and for
+    /// each every API, with one transfer buffer per transfer size.
+    fn step(&self, comm: &Comm, n: u32, outcome: &mut RunOutcome) -> Result<()> {
+        let (p, out) = (self.p, self.out);
+        let rank = comm.rank()?;
         if rank == 0 {
-            let header = match any {
-                Pattern::D1(q) => report::xfer_header_1d(buf, q.dataset_bytes(), p),
-                Pattern::D2(q) => report::xfer_header_2d(&q, p),
-            };
-            out.write(&header)?;
+            out.write(&report::procs_header(n))?;
         }
-        // one page-aligned transfer buffer per configuration, outside every timer
-        let alloc = AlignedBuf::new(any.buf_bytes());
-        let alloc_res = alloc.as_ref().map(|_| ()).map_err(Clone::clone);
-        agree(comm, alloc_res)?;
-        let mut tbuf = alloc?;
-        for api in p.apis.iter() {
+        for buf in p.buf_sizes() {
+            let pattern_for = |api: Api| pattern(p, n, rank, buf, api);
+            let any = pattern_for(Api::Posix);
             if rank == 0 {
-                out.write(&report::api_header(api))?;
+                let header = match any {
+                    Pattern::D1(q) => report::xfer_header_1d(buf, q.dataset_bytes(), p),
+                    Pattern::D2(q) => report::xfer_header_2d(&q, p),
+                };
+                out.write(&header)?;
             }
-            let ctx = Ctx {
-                comm,
-                info,
-                params: p,
-                pattern: pattern_for(api),
-            };
-            let results = run_api(api, &ctx, tbuf.as_mut_slice(), env, dir, out, outcome)?;
-            if rank == 0 {
-                out.write(&report::api_results(p, &results))?;
+            // one page-aligned transfer buffer per configuration, outside every timer
+            let alloc = AlignedBuf::new(any.buf_bytes());
+            let alloc_res = alloc.as_ref().map(|_| ()).map_err(Clone::clone);
+            agree(comm, alloc_res)?;
+            let mut tbuf = alloc?;
+            for api in p.apis.iter() {
+                if rank == 0 {
+                    out.write(&report::api_header(api))?;
+                }
+                let ctx = Ctx {
+                    comm,
+                    info: self.info,
+                    cfg: DriverConfig::of(p),
+                    pattern: pattern_for(api),
+                };
+                // the driver and its datatypes are released when the iterations end
+                let results = ApiRun::new(self, api, ctx, tbuf.as_mut_slice())?
+                    .iterations(&mut outcome.wrong_bytes)?;
+                let record =
+                    Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results);
+                if rank == 0 {
+                    out.write(&report::api_results(p, &record, &results))?;
+                }
+                outcome.records.push(record);
             }
-            outcome.records.push(Record::from_api_results(
-                n,
-                buf,
-                any.buf_bytes(),
-                api,
-                !p.write_only,
-                &results,
-            ));
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The access pattern of `rank` for `n` processes, transfer size `buf` and `api`
 /// (the chunked raw-file layout of 2D applies to POSIX and MPI-IO only, spec §6.4).
-pub fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
+fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
     if p.dim2d {
         Pattern::D2(Pattern2D {
             bpp: p.num_bytes,
@@ -144,187 +158,233 @@ pub fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
     }
 }
 
-/// One verification finding of one transfer, recorded inside the raw-read timer
-/// without formatting; turned into text after the timer stops.
-#[derive(Clone, Copy)]
-struct Mismatch {
-    dataset: u64,
-    transfer: u64,
-    count: u64,
-    first_index: u64,
-    got: [u8; 19],
-}
-
-/// All iterations of one API for the current (N, transfer size).
-fn run_api(
+/// The state of one API's iterations for the current (N, transfer size): its driver
+/// and context, the transfer buffer, the current iteration's times and the current
+/// file's verification findings.
+struct ApiRun<'a> {
+    /// What the whole run shares.
+    run: &'a Run<'a>,
+    /// The API.
     api: Api,
-    ctx: &Ctx<'_>,
-    buf: &mut [u8],
-    env: &RunEnv,
-    dir: &str,
-    out: &Sink,
-    outcome: &mut RunOutcome,
-) -> Result<ApiResults> {
-    let p = ctx.params;
-    let comm = ctx.comm;
-    let rank = comm.rank()?;
-    let mut drv = driver::new_driver(api);
-    // per-configuration set-up (MPI datatypes), outside every timer
-    agree(comm, drv.prepare(ctx))?;
-    let mut stats: Vec<Vec<IterStat>> = (0..COUNT)
-        .map(|_| Vec::with_capacity(p.num_iters as usize))
-        .collect();
-    let mut mismatches: Vec<Mismatch> = Vec::with_capacity(64);
-    let rank_byte = (rank as u8).wrapping_add(1);
-    for it in 0..p.num_iters {
-        let _ = it;
-        comm.barrier()?;
-        if p.debug.level >= 4 && rank == 0 {
-            out.write("Timer details:\n")?;
-        }
-        let mut t: Times = [0.0; COUNT];
-        for f in 1..=p.num_files {
-            let path = data_file_name(dir, f, api.suffix())?;
-            let cpath = CString::new(path.clone()).map_err(|_| {
-                Error::Other(format!("data file name contains a NUL byte: {path:?}"))
-            })?;
-            if !env.nocleanup {
-                // removed by the signal handlers if the job is interrupted
-                crate::ffi::signals::set_current(&path);
-            }
-            let res = one_file(
-                &mut *drv,
-                ctx,
-                &path,
-                &cpath,
-                buf,
-                rank_byte,
-                &mut t,
-                out,
-                &mut mismatches,
-            );
-            // Success or agreed failure, no rank holds the file open any more (the
-            // phase closes it after a data error; a failed open was abandoned), so the
-            // same barrier and removal serve both: a failed run leaves no file either.
-            let agreed = agree(comm, res);
-            if agreed.is_ok() {
-                report_mismatches(ctx, &path, api, &mut mismatches, outcome, out)?;
-            }
+    /// The driver's context: communicator, info, the drivers' parameters, this rank's
+    /// pattern.
+    ctx: Ctx<'a>,
+    /// The API's driver.
+    drv: Box<dyn Driver>,
+    /// The transfer buffer, page-aligned, made once per (N, transfer size).
+    buf: &'a mut [u8],
+    /// This process's rank in the run communicator.
+    rank: u32,
+    /// The byte this rank writes and expects back with `-D v`: rank + 1, wrapping.
+    rank_byte: u8,
+    /// The current iteration's accumulated times (spec §8.1).
+    t: Times,
+    /// Verification findings of the current file, reported after its phases.
+    mismatches: Vec<Mismatch>,
+}
+
+impl<'a> ApiRun<'a> {
+    fn new(run: &'a Run<'a>, api: Api, ctx: Ctx<'a>, buf: &'a mut [u8]) -> Result<Self> {
+        let rank = ctx.comm.rank()?;
+        Ok(ApiRun {
+            run,
+            api,
+            ctx,
+            drv: driver::new_driver(api),
+            buf,
+            rank,
+            rank_byte: (rank as u8).wrapping_add(1),
+            t: [0.0; COUNT],
+            mismatches: Vec::with_capacity(64),
+        })
+    }
+
+    /// All iterations of the API (spec §5.2, §8.2): per iteration a barrier, every file
+    /// (written, read back, verified, removed), then the reduction of the iteration's
+    /// times over the communicator. Adds the bytes read back wrong to `wrong_bytes`.
+    fn iterations(&mut self, wrong_bytes: &mut u64) -> Result<ApiResults> {
+        let Run {
+            p, env, dir, out, ..
+        } = *self.run;
+        let comm = self.ctx.comm;
+        let rank = self.rank;
+        // per-configuration set-up (MPI datatypes), outside every timer
+        agree(comm, self.drv.prepare(&self.ctx))?;
+        let mut stats: Vec<Vec<IterStat>> = (0..COUNT)
+            .map(|_| Vec::with_capacity(p.num_iters as usize))
+            .collect();
+        for _ in 0..p.num_iters {
             comm.barrier()?;
-            if rank == 0 && !env.nocleanup {
-                // a failed removal only leaves a file behind; the next run truncates it
-                let _ = drv.remove(ctx, &path);
+            if p.debug.level >= 4 && rank == 0 {
+                out.write("Timer details:\n")?;
             }
-            crate::ffi::signals::clear_current();
-            agreed?;
+            self.t = [0.0; COUNT];
+            for f in 1..=p.num_files {
+                let path = data_file_name(dir, f, self.api.suffix())?;
+                let cpath = CString::new(path.clone()).map_err(|_| {
+                    Error::Other(format!("data file name contains a NUL byte: {path:?}"))
+                })?;
+                if !env.nocleanup {
+                    // removed by the signal handlers if the job is interrupted
+                    crate::ffi::signals::set_current(&path);
+                }
+                let res = self.one_file(&path, &cpath);
+                // Success or agreed failure, no rank holds the file open any more (the
+                // phase closes it after a data error; a failed open was abandoned), so the
+                // same barrier and removal serve both: a failed run leaves no file either.
+                let agreed = agree(comm, res);
+                if agreed.is_ok() {
+                    let pat = &self.ctx.pattern;
+                    *wrong_bytes +=
+                        report_mismatches(rank, pat, &path, self.api, &mut self.mismatches, out)?;
+                }
+                comm.barrier()?;
+                if rank == 0 && !env.nocleanup {
+                    // a failed removal only leaves a file behind; the next run truncates it
+                    let _ = self.drv.remove(&self.ctx, &path);
+                }
+                crate::ffi::signals::clear_current();
+                agreed?;
+            }
+            let mut mx = [0.0; COUNT];
+            let mut mn = [0.0; COUNT];
+            let mut sm = [0.0; COUNT];
+            comm.allreduce_f64(&self.t, &mut mx, Op::Max)?;
+            comm.allreduce_f64(&self.t, &mut mn, Op::Min)?;
+            comm.allreduce_f64(&self.t, &mut sm, Op::Sum)?;
+            for i in 0..COUNT {
+                stats[i].push(IterStat {
+                    min: mn[i],
+                    max: mx[i],
+                    sum: sm[i],
+                });
+            }
         }
-        let mut mx = [0.0; COUNT];
-        let mut mn = [0.0; COUNT];
-        let mut sm = [0.0; COUNT];
-        comm.allreduce_f64(&t, &mut mx, Op::Max)?;
-        comm.allreduce_f64(&t, &mut mn, Op::Min)?;
-        comm.allreduce_f64(&t, &mut sm, Op::Sum)?;
-        for i in 0..COUNT {
-            stats[i].push(IterStat {
-                min: mn[i],
-                max: mx[i],
-                sum: sm[i],
-            });
-        }
+        let dset = self.ctx.pattern.dataset_bytes();
+        Ok(ApiResults {
+            stats,
+            bytes: p.num_files * p.num_dsets * dset,
+            iters: p.num_iters,
+            files: p.num_files,
+        })
     }
-    let dset = ctx.pattern.dataset_bytes();
-    Ok(ApiResults {
-        stats,
-        bytes: p.num_files * p.num_dsets * dset,
-        iters: p.num_iters,
-        files: p.num_files,
-    })
+
+    /// Write (and unless `-w` read back) one file, accumulating into the iteration's
+    /// times exactly as spec §8.1 says: barrier → gross start → open → fine start →
+    /// datasets (raw timers around the transfer loops) → fine stop → close → gross stop.
+    fn one_file(&mut self, path: &str, cpath: &CString) -> Result<()> {
+        let Run { p, out, .. } = *self.run;
+        let comm = self.ctx.comm;
+        let rank = self.rank;
+        let trace = self.ctx.pattern.trace(rank);
+        if p.debug.level >= 1 {
+            out.write(&format!("rank {rank}: data filename={path}\n"))?;
+        }
+        if p.debug.verify {
+            self.buf.fill(self.rank_byte);
+        }
+        if p.debug.level >= 4 {
+            out.write(&trace)?;
+        }
+        comm.barrier()?;
+
+        self.timed_phase(cpath, Access::Write)?;
+        if p.write_only {
+            return Ok(());
+        }
+        if p.debug.level >= 4 {
+            out.write(&trace)?;
+        }
+        comm.barrier()?;
+        self.timed_phase(cpath, Access::Read)
+    }
+
+    /// One phase of one file between the timer stamps of spec §8.1: gross start → open →
+    /// fine start → datasets → fine stop → close → gross stop, accumulating the phase's
+    /// open, fine, gross and close times (raw times are added by
+    /// [`ApiRun::data_phase`]).
+    fn timed_phase(&mut self, cpath: &CString, phase: Access) -> Result<()> {
+        let m = measures(phase);
+        let [open, fine, gross, close] =
+            [m.open, m.fine.timer(), m.gross.timer(), m.close].map(|x| x as usize);
+        let comm = self.ctx.comm;
+        let g0 = wtime();
+        let opened = self.drv.open(&self.ctx, cpath, phase);
+        settle_open(&mut *self.drv, comm, opened)?;
+        let g1 = wtime();
+        self.t[open] += g1 - g0;
+        let res = self.data_phase(phase);
+        let g2 = wtime();
+        self.t[fine] += g2 - g1;
+        let cres = self.drv.close();
+        let g3 = wtime();
+        self.t[gross] += g3 - g0;
+        self.t[close] += g3 - g2;
+        agree(comm, res.and(cres))
+    }
+
+    /// The data phase of one file (spec §5.2, §7): for each dataset, prepare it, run the
+    /// transfer loop between the raw-timer stamps (verifying after each read with `-D v`),
+    /// finish it. Returns the first error.
+    ///
+    /// So that a failure on one rank never leaves the others in a collective call: when
+    /// the transfers are collective, a failing rank keeps making the remaining transfer
+    /// calls of the dataset (ignoring their results); when transfers or dataset
+    /// creation/closing are collective ([`Driver::collective_transfers`],
+    /// [`Driver::collective_datasets`]), all ranks agree after preparing the phase, after
+    /// preparing each dataset and after each dataset's transfers.
+    fn data_phase(&mut self, phase: Access) -> Result<()> {
+        let ApiRun {
+            run,
+            ctx,
+            drv,
+            buf,
+            rank_byte,
+            t,
+            mismatches,
+            ..
+        } = self;
+        let (ctx, drv, buf, rank_byte) = (&*ctx, &mut **drv, &mut **buf, *rank_byte);
+        let n = ctx.pattern.transfers();
+        let verify = phase == Access::Read && run.p.debug.verify;
+        let coll_xfer = drv.collective_transfers(ctx);
+        let sync = coll_xfer || drv.collective_datasets();
+        let raw = measures(phase).raw.timer() as usize;
+        let settle = |r: Result<()>| if sync { agree(ctx.comm, r) } else { r };
+        settle(drv.begin_phase(ctx, phase))?;
+        for d in 0..ctx.cfg.num_dsets {
+            settle(drv.begin_dataset(ctx, d, phase))?;
+            let mut first: Result<()> = Ok(());
+            let r0 = wtime();
+            for k in 0..n {
+                let r = match phase {
+                    Access::Write => drv.write(ctx, k, buf),
+                    Access::Read => drv.read(ctx, k, buf),
+                };
+                if let Err(e) = r {
+                    if first.is_ok() {
+                        first = Err(e);
+                    }
+                    if !coll_xfer {
+                        break;
+                    }
+                } else if verify && !buf.iter().all(|&b| b == rank_byte) {
+                    mismatches.push(find_mismatch(buf, rank_byte, d, k));
+                }
+            }
+            t[raw] += wtime() - r0;
+            settle(first.and(drv.end_dataset()))?;
+        }
+        drv.end_phase()
+    }
 }
 
-/// Write (and unless `-w` read back) one file, accumulating into `t` exactly as spec
-/// §8.1 says: barrier → gross start → open → fine start → datasets (raw timers around
-/// the transfer loops) → fine stop → close → gross stop.
-#[allow(clippy::too_many_arguments)]
-fn one_file(
-    drv: &mut dyn Driver,
-    ctx: &Ctx<'_>,
-    path: &str,
-    cpath: &CString,
-    buf: &mut [u8],
-    rank_byte: u8,
-    t: &mut Times,
-    out: &Sink,
-    mismatches: &mut Vec<Mismatch>,
-) -> Result<()> {
-    let p = ctx.params;
-    let comm = ctx.comm;
-    let rank = comm.rank()?;
-    let pat = ctx.pattern;
-    let trace = pat.trace(rank);
-    if p.debug.level >= 1 {
-        out.write(&format!("rank {rank}: data filename={path}\n"))?;
+/// The phases and timers that a phase of a file accumulates into (spec §8.1).
+fn measures(phase: Access) -> Measures {
+    match phase {
+        Access::Write => Direction::Write.measures(),
+        Access::Read => Direction::Read.measures(),
     }
-    if p.debug.verify {
-        buf.fill(rank_byte);
-    }
-    if p.debug.level >= 4 {
-        out.write(&trace)?;
-    }
-    comm.barrier()?;
-
-    timed_phase(drv, ctx, cpath, Access::Write, buf, rank_byte, t, mismatches)?;
-    if p.write_only {
-        return Ok(());
-    }
-    if p.debug.level >= 4 {
-        out.write(&trace)?;
-    }
-    comm.barrier()?;
-    timed_phase(drv, ctx, cpath, Access::Read, buf, rank_byte, t, mismatches)
-}
-
-/// One phase of one file between the timer stamps of spec §8.1: gross start → open →
-/// fine start → datasets → fine stop → close → gross stop, accumulating the phase's
-/// open, fine, gross and close times into `t` (raw times are added by [`data_phase`]).
-#[allow(clippy::too_many_arguments)]
-fn timed_phase(
-    drv: &mut dyn Driver,
-    ctx: &Ctx<'_>,
-    cpath: &CString,
-    phase: Access,
-    buf: &mut [u8],
-    rank_byte: u8,
-    t: &mut Times,
-    mismatches: &mut Vec<Mismatch>,
-) -> Result<()> {
-    let [open, fine, gross, close] = match phase {
-        Access::Write => [
-            Timer::WriteOpen,
-            Timer::WriteFine,
-            Timer::WriteGross,
-            Timer::WriteClose,
-        ],
-        Access::Read => [
-            Timer::ReadOpen,
-            Timer::ReadFine,
-            Timer::ReadGross,
-            Timer::ReadClose,
-        ],
-    }
-    .map(|x| x as usize);
-    let g0 = wtime();
-    let opened = drv.open(ctx, cpath, phase);
-    settle_open(drv, ctx.comm, opened)?;
-    let g1 = wtime();
-    t[open] += g1 - g0;
-    let res = data_phase(drv, ctx, phase, buf, rank_byte, t, mismatches);
-    let g2 = wtime();
-    t[fine] += g2 - g1;
-    let cres = drv.close();
-    let g3 = wtime();
-    t[gross] += g3 - g0;
-    t[close] += g3 - g2;
-    agree(ctx.comm, res.and(cres))
 }
 
 /// Agree on an open. If it failed somewhere, ranks whose (collective) open succeeded
@@ -337,216 +397,4 @@ fn settle_open(drv: &mut dyn Driver, comm: &Comm, opened: Result<()>) -> Result<
         agree_with(comm, Err(e), stranded)?;
     }
     Ok(())
-}
-
-/// The data phase of one file (spec §5.2, §7): for each dataset, prepare it, run the
-/// transfer loop between the raw-timer stamps (verifying after each read with `-D v`),
-/// finish it. Returns the first error.
-///
-/// So that a failure on one rank never leaves the others in a collective call: when
-/// the transfers are collective, a failing rank keeps making the remaining transfer
-/// calls of the dataset (ignoring their results); when transfers or dataset
-/// creation/closing are collective ([`Driver::collective_transfers`],
-/// [`Driver::collective_datasets`]), all ranks agree after preparing the phase, after
-/// preparing each dataset and after each dataset's transfers.
-#[allow(clippy::too_many_arguments)]
-fn data_phase(
-    drv: &mut dyn Driver,
-    ctx: &Ctx<'_>,
-    phase: Access,
-    buf: &mut [u8],
-    rank_byte: u8,
-    t: &mut Times,
-    mismatches: &mut Vec<Mismatch>,
-) -> Result<()> {
-    let n = ctx.pattern.transfers();
-    let verify = phase == Access::Read && ctx.params.debug.verify;
-    let coll_xfer = drv.collective_transfers(ctx);
-    let sync = coll_xfer || drv.collective_datasets();
-    let raw = match phase {
-        Access::Write => Timer::WriteRaw,
-        Access::Read => Timer::ReadRaw,
-    } as usize;
-    let settle = |r: Result<()>| if sync { agree(ctx.comm, r) } else { r };
-    settle(drv.begin_phase(ctx, phase))?;
-    for d in 0..ctx.params.num_dsets {
-        settle(drv.begin_dataset(ctx, d, phase))?;
-        let mut first: Result<()> = Ok(());
-        let r0 = wtime();
-        for k in 0..n {
-            let r = match phase {
-                Access::Write => drv.write(ctx, k, buf),
-                Access::Read => drv.read(ctx, k, buf),
-            };
-            if let Err(e) = r {
-                if first.is_ok() {
-                    first = Err(e);
-                }
-                if !coll_xfer {
-                    break;
-                }
-            } else if verify && !buf.iter().all(|&b| b == rank_byte) {
-                mismatches.push(find_mismatch(buf, rank_byte, d, k));
-            }
-        }
-        t[raw] += wtime() - r0;
-        settle(first.and(drv.end_dataset()))?;
-    }
-    drv.end_phase()
-}
-
-/// The lines printed for one transfer with wrong bytes: up to 19 of the C tool's
-/// `R: read data error, expected (E), got (G)` lines, its `...total read data errors=N`
-/// line when N >= 20 (spec §7), then our summary naming the file, the dataset and the
-/// offset of the first wrong byte (file offset for POSIX/MPI-IO, element offset in
-/// the dataset for PHDF5).
-fn mismatch_text(rank: u32, pat: &Pattern, path: &str, api: Api, m: &Mismatch) -> String {
-    use std::fmt::Write;
-    let expected = (rank as u8).wrapping_add(1);
-    let mut s = String::new();
-    for g in m.got.iter().take((m.count as usize).min(19)) {
-        let _ = writeln!(
-            s,
-            "{rank}: read data error, expected ({expected}), got ({g})"
-        );
-    }
-    if m.count >= 20 {
-        let _ = writeln!(s, "{rank}: ...total read data errors={}", m.count);
-    }
-    let in_dset = pat.dataset_offset_of(m.transfer, m.first_index);
-    let place = match api {
-        Api::Phdf5 => format!("Dataset_{}, element offset {in_dset}", m.dataset + 1),
-        _ => format!(
-            "dataset {}, file offset {}",
-            m.dataset + 1,
-            m.dataset * pat.dataset_bytes() + in_dset
-        ),
-    };
-    let _ = writeln!(
-        s,
-        "rank {rank}: verification failed in {path}, {place}: {} of {} bytes wrong in transfer {}",
-        m.count,
-        pat.buf_bytes(),
-        m.transfer
-    );
-    s
-}
-
-#[cold]
-fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u64) -> Mismatch {
-    let mut m = Mismatch {
-        dataset,
-        transfer,
-        count: 0,
-        first_index: 0,
-        got: [0; 19],
-    };
-    for (i, &b) in buf.iter().enumerate() {
-        if b != rank_byte {
-            if m.count == 0 {
-                m.first_index = i as u64;
-            }
-            if (m.count as usize) < m.got.len() {
-                m.got[m.count as usize] = b;
-            }
-            m.count += 1;
-        }
-    }
-    m
-}
-
-/// Print the verification findings of one file (the C tool's lines, kept for scripts
-/// that grep them, plus one summary per transfer) and add them to the outcome.
-fn report_mismatches(
-    ctx: &Ctx<'_>,
-    path: &str,
-    api: Api,
-    mismatches: &mut Vec<Mismatch>,
-    outcome: &mut RunOutcome,
-    out: &Sink,
-) -> Result<()> {
-    if mismatches.is_empty() {
-        return Ok(());
-    }
-    let rank = ctx.comm.rank()?;
-    let mut s = String::new();
-    for m in mismatches.iter() {
-        s.push_str(&mismatch_text(rank, &ctx.pattern, path, api, m));
-        outcome.wrong_bytes += m.count;
-    }
-    mismatches.clear();
-    out.write(&s)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pat(inter: bool) -> Pattern {
-        Pattern::D1(Pattern1D {
-            bpp: 64,
-            buf: 16,
-            blk: 4,
-            nprocs: 3,
-            rank: 1,
-            interleaved: inter,
-        })
-    }
-
-    #[test]
-    fn mismatch_found_and_counted() {
-        let mut buf = vec![2u8; 16];
-        buf[5] = 7;
-        buf[9] = 0;
-        let m = find_mismatch(&buf, 2, 1, 3);
-        assert_eq!(
-            (m.count, m.first_index, m.dataset, m.transfer),
-            (2, 5, 1, 3)
-        );
-        assert_eq!(&m.got[..2], &[7, 0]);
-    }
-
-    #[test]
-    fn mismatch_lines_name_file_dataset_and_offset() {
-        let mut buf = vec![2u8; 16];
-        buf[5] = 7;
-        let m = find_mismatch(&buf, 2, 1, 3);
-        // contiguous: dataset 2 starts at 192; rank 1 region at 64; transfer 3 at +48; byte 5
-        let t = mismatch_text(1, &pat(false), "#pio_tmp_1.posix", Api::Posix, &m);
-        assert_eq!(
-            t,
-            "1: read data error, expected (2), got (7)\n\
-             rank 1: verification failed in #pio_tmp_1.posix, dataset 2, file offset 309: 1 of 16 bytes wrong in transfer 3\n"
-        );
-        // interleaved: byte 5 is block 1 of transfer 3: 4 + (48 + 4) * 3 + 1 = 161
-        let t = mismatch_text(1, &pat(true), "f.h5", Api::Phdf5, &m);
-        assert!(
-            t.ends_with(
-                "in f.h5, Dataset_2, element offset 161: 1 of 16 bytes wrong in transfer 3\n"
-            ),
-            "{t}"
-        );
-    }
-
-    #[test]
-    fn many_mismatches_print_19_lines_and_a_total() {
-        let buf = vec![9u8; 16 * 4];
-        let p = Pattern::D1(Pattern1D {
-            bpp: 256,
-            buf: 64,
-            blk: 4,
-            nprocs: 2,
-            rank: 0,
-            interleaved: false,
-        });
-        let m = find_mismatch(&buf, 1, 0, 0);
-        let t = mismatch_text(0, &p, "x", Api::Mpiio, &m);
-        assert_eq!(
-            t.lines()
-                .filter(|l| l.contains("read data error, expected (1), got (9)"))
-                .count(),
-            19
-        );
-        assert!(t.contains("0: ...total read data errors=64\n"));
-    }
 }

@@ -182,7 +182,6 @@ impl Params {
         };
         let blk = self.blk_size;
         let bpp = self.num_bytes;
-        let int_max = i32::MAX as u64;
         for n in self.proc_counts() {
             if n > world_size {
                 push(format!(
@@ -255,28 +254,13 @@ impl Params {
                     continue;
                 };
                 if self.apis.mpiio {
-                    for (what, v) in counts {
-                        if v.is_none_or(|v| v > int_max) {
-                            push(format!(
-                                "MPI-IO: {what} ({}) exceeds the largest MPI count or stride ({int_max})",
-                                v.map_or("overflow".to_string(), |v| v.to_string())
-                            ));
-                        }
-                    }
+                    mpiio_limits(&counts).into_iter().for_each(&mut push);
                 }
-                if self.apis.phdf5 && buf_bytes > int_max {
-                    push(format!(
-                        "PHDF5: a transfer of {buf_bytes} bytes exceeds the {int_max} bytes HDF5's MPI-IO driver can move in one call"
-                    ));
-                }
-                if self.dim2d
-                    && self.chunk
-                    && self.apis.phdf5
-                    && blk.checked_mul(blk).is_none_or(|c| c >= 1 << 32)
-                {
-                    push(format!(
-                        "PHDF5: a chunk of {blk}x{blk} bytes must be smaller than 4 GiB, HDF5's limit (use a smaller -B)"
-                    ));
+                if self.apis.phdf5 {
+                    let chunk2d = self.dim2d && self.chunk;
+                    phdf5_limits(buf_bytes, chunk2d, blk)
+                        .into_iter()
+                        .for_each(&mut push);
                 }
                 if buf_bytes > mem_bytes {
                     push(format!(
@@ -295,6 +279,43 @@ impl Params {
         }
         out
     }
+}
+
+/// The limits of MPI-IO for one (process count, transfer size) combination (spec §6.4,
+/// §11.9): each vector count or stride of `counts` must fit in an `int`. One message
+/// per count that does not.
+fn mpiio_limits(counts: &[Count]) -> Vec<String> {
+    let int_max = i32::MAX as u64;
+    counts
+        .iter()
+        .filter(|(_, v)| v.is_none_or(|v| v > int_max))
+        .map(|(what, v)| {
+            format!(
+                "MPI-IO: {what} ({}) exceeds the largest MPI count or stride ({int_max})",
+                v.map_or("overflow".to_string(), |v| v.to_string())
+            )
+        })
+        .collect()
+}
+
+/// The limits of PHDF5 (HDF5 1.10) for one combination: a transfer of `buf_bytes` bytes
+/// must fit in one MPI-IO call of HDF5's driver, `INT_MAX` bytes (spec §11.9), and with
+/// `chunk2d` (2D chunked datasets) a `blk × blk` chunk must be smaller than 4 GiB,
+/// HDF5's chunk limit. Messages in that order.
+fn phdf5_limits(buf_bytes: u64, chunk2d: bool, blk: u64) -> Vec<String> {
+    let int_max = i32::MAX as u64;
+    let mut out = Vec::new();
+    if buf_bytes > int_max {
+        out.push(format!(
+            "PHDF5: a transfer of {buf_bytes} bytes exceeds the {int_max} bytes HDF5's MPI-IO driver can move in one call"
+        ));
+    }
+    if chunk2d && blk.checked_mul(blk).is_none_or(|c| c >= 1 << 32) {
+        out.push(format!(
+            "PHDF5: a chunk of {blk}x{blk} bytes must be smaller than 4 GiB, HDF5's limit (use a smaller -B)"
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -482,6 +503,23 @@ mod tests {
             ..Default::default()
         })[0]
             .contains("HDF5's MPI-IO driver"));
+    }
+
+    #[test]
+    fn api_limits_one_message_each_in_order() {
+        assert_eq!(
+            mpiio_limits(&[("a", Some(7)), ("b", Some(1 << 31)), ("c", None)]),
+            vec![
+                "MPI-IO: b (2147483648) exceeds the largest MPI count or stride (2147483647)",
+                "MPI-IO: c (overflow) exceeds the largest MPI count or stride (2147483647)"
+            ]
+        );
+        assert!(phdf5_limits(i32::MAX as u64, true, 65535).is_empty());
+        let m = phdf5_limits(1 << 31, true, 1 << 16);
+        assert_eq!(m.len(), 2);
+        assert!(m[0].starts_with("PHDF5: a transfer of 2147483648 bytes"));
+        assert!(m[1].starts_with("PHDF5: a chunk of 65536x65536 bytes"));
+        assert!(phdf5_limits(8, false, 1 << 16).is_empty());
     }
 
     #[test]

@@ -1,9 +1,13 @@
 //! Measurement, pure core: the timers of an iteration and their statistics over ranks and
-//! iterations ([`timer`], spec §8.1–§8.3), and the results as data, one [`Record`] per
-//! (processes, transfer size, API) with one entry per report [`Phase`] ([`record`]).
+//! iterations ([`timer`], spec §8.1–§8.3); the one table of titles, keys and timers of
+//! the report's phases and of each direction ([`phase`], spec §8.5); and the results as
+//! data, one [`Record`] per (processes, transfer size, API) with one entry per report
+//! [`Phase`] ([`record`]).
 
+pub mod phase;
 pub mod record;
 pub mod timer;
 
-pub use record::{Phase, PhaseStats, Record, TimeStats};
-pub use timer::{mbps, ApiResults, IterStat, Summary, Timer, Times, COUNT};
+pub use phase::{Direction, Measures, Phase};
+pub use record::{PhaseStats, Record};
+pub use timer::{ApiResults, IterStat, TimeStats, Timer, Times, COUNT};

@@ -3,77 +3,9 @@
 //! API returns these records and the `--json`/`--csv` writers serialise them; the text
 //! report is rendered from the same statistics, so all three agree.
 
+use super::phase::{Direction, Phase};
+use super::timer::{mbps, ApiResults, TimeStats, Timer};
 use crate::config::Api;
-use super::timer::{mbps, ApiResults, Summary, Timer};
-
-/// A measured phase of a record, in the order the text report prints them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    /// "Raw Data Write": only the transfer loops.
-    RawWrite,
-    /// "Write": open to close, without the open and the close.
-    Write,
-    /// "Write Open-Close".
-    WriteOpenClose,
-    /// "Raw Data Read" (includes verification with `-D v`).
-    RawRead,
-    /// "Read".
-    Read,
-    /// "Read Open-Close".
-    ReadOpenClose,
-}
-
-impl Phase {
-    /// All phases in report order.
-    pub const ALL: [Phase; 6] = [
-        Phase::RawWrite,
-        Phase::Write,
-        Phase::WriteOpenClose,
-        Phase::RawRead,
-        Phase::Read,
-        Phase::ReadOpenClose,
-    ];
-
-    /// The title the text report uses (`Raw Data Write`, `Write`, …).
-    pub fn title(self) -> &'static str {
-        match self {
-            Phase::RawWrite => "Raw Data Write",
-            Phase::Write => "Write",
-            Phase::WriteOpenClose => "Write Open-Close",
-            Phase::RawRead => "Raw Data Read",
-            Phase::Read => "Read",
-            Phase::ReadOpenClose => "Read Open-Close",
-        }
-    }
-
-    /// A stable machine-readable name (`raw_write`, `write`, `write_open_close`, …).
-    pub fn key(self) -> &'static str {
-        match self {
-            Phase::RawWrite => "raw_write",
-            Phase::Write => "write",
-            Phase::WriteOpenClose => "write_open_close",
-            Phase::RawRead => "raw_read",
-            Phase::Read => "read",
-            Phase::ReadOpenClose => "read_open_close",
-        }
-    }
-
-    /// Whether the phase reads (absent with `-w`).
-    pub fn is_read(self) -> bool {
-        matches!(self, Phase::RawRead | Phase::Read | Phase::ReadOpenClose)
-    }
-
-    fn timer(self) -> Timer {
-        match self {
-            Phase::RawWrite => Timer::WriteRaw,
-            Phase::Write => Timer::WriteFine,
-            Phase::WriteOpenClose => Timer::WriteGross,
-            Phase::RawRead => Timer::ReadRaw,
-            Phase::Read => Timer::ReadFine,
-            Phase::ReadOpenClose => Timer::ReadGross,
-        }
-    }
-}
 
 /// Statistics of one phase over the iterations (spec §8.3). Times are the slowest
 /// rank's accumulated seconds per iteration; throughputs are MiB/s of the record's
@@ -94,16 +26,19 @@ pub struct PhaseStats {
     pub min_mibps: f64,
 }
 
-/// Min/avg/max of an accumulated time that the report prints without throughput
-/// ("Write File Open" etc.), seconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct TimeStats {
-    /// Smallest over iterations (seconds).
-    pub min: f64,
-    /// Mean over iterations (seconds).
-    pub avg: f64,
-    /// Largest over iterations (seconds).
-    pub max: f64,
+impl PhaseStats {
+    /// The statistics of a phase that moved `bytes` per iteration in the times `t`
+    /// (spec §8.3: "Maximum Throughput" is `MBps(bytes, t.min)`, and so on).
+    pub fn of(t: TimeStats, bytes: u64) -> PhaseStats {
+        PhaseStats {
+            min_time: t.min,
+            avg_time: t.avg,
+            max_time: t.max,
+            max_mibps: mbps(bytes, t.min),
+            avg_mibps: mbps(bytes, t.avg),
+            min_mibps: mbps(bytes, t.max),
+        }
+    }
 }
 
 /// The results of one (processes, transfer size, API) combination.
@@ -125,12 +60,16 @@ pub struct Record {
     pub has_read: bool,
     /// Statistics per phase, indexed like [`Phase::ALL`]; read phases are zero with `-w`.
     pub phases: [PhaseStats; 6],
-    /// "Write File Open", "Write File Close", "Read File Open", "Read File Close" times.
+    /// "Write File Open", "Write File Close", "Read File Open", "Read File Close" times
+    /// (the open and close timers of [`Direction::ALL`] in turn); read times are zero
+    /// with `-w`.
     pub open_close: [TimeStats; 4],
 }
 
 impl Record {
-    /// Build a record from the engine's per-timer statistics.
+    /// Build a record from the engine's per-timer statistics: the one place where the
+    /// statistics over iterations and the throughputs are computed (spec §8.3); the
+    /// text report, the C API and the results files all read them from the record.
     pub fn from_api_results(
         nprocs: u32,
         xfer_size: u64,
@@ -139,40 +78,22 @@ impl Record {
         has_read: bool,
         r: &ApiResults,
     ) -> Record {
+        let of = |t: Timer| TimeStats::of(&r.stats[t as usize]);
         let mut phases = [PhaseStats::default(); 6];
         for (i, ph) in Phase::ALL.iter().enumerate() {
             if ph.is_read() && !has_read {
                 continue;
             }
-            let s = Summary::of(&r.stats[ph.timer() as usize]);
-            phases[i] = PhaseStats {
-                min_time: s.t_min,
-                avg_time: s.t_avg,
-                max_time: s.t_max,
-                max_mibps: mbps(r.bytes, s.t_min),
-                avg_mibps: mbps(r.bytes, s.t_avg),
-                min_mibps: mbps(r.bytes, s.t_max),
-            };
+            phases[i] = PhaseStats::of(of(ph.timer()), r.bytes);
         }
         let mut open_close = [TimeStats::default(); 4];
-        for (i, t) in [
-            Timer::WriteOpen,
-            Timer::WriteClose,
-            Timer::ReadOpen,
-            Timer::ReadClose,
-        ]
-        .iter()
-        .enumerate()
-        {
-            if i >= 2 && !has_read {
+        for (i, d) in Direction::ALL.iter().enumerate() {
+            if *d == Direction::Read && !has_read {
                 continue;
             }
-            let s = Summary::of(&r.stats[*t as usize]);
-            open_close[i] = TimeStats {
-                min: s.t_min,
-                avg: s.t_avg,
-                max: s.t_max,
-            };
+            let m = d.measures();
+            open_close[2 * i] = of(m.open);
+            open_close[2 * i + 1] = of(m.close);
         }
         Record {
             nprocs,
@@ -193,6 +114,15 @@ impl Record {
             .iter()
             .position(|p| *p == phase)
             .expect("phase in ALL")]
+    }
+
+    /// The "File Open" and "File Close" times of direction `d`.
+    pub fn open_close_of(&self, d: Direction) -> [&TimeStats; 2] {
+        let i = match d {
+            Direction::Write => 0,
+            Direction::Read => 2,
+        };
+        [&self.open_close[i], &self.open_close[i + 1]]
     }
 }
 

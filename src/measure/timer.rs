@@ -33,6 +33,41 @@ pub enum Timer {
     ReadClose,
 }
 
+impl Timer {
+    /// The title the report prints the timer under (spec §8.1 "printed as", §8.5):
+    /// `Raw Data Write`, `Write`, `Write Open-Close`, `Write File Open`, …, and
+    /// `MPI Write`/`MPI Read` (in the `-D 3` details only).
+    pub const fn title(self) -> &'static str {
+        match self {
+            Timer::MpiWrite => "MPI Write",
+            Timer::WriteFine => "Write",
+            Timer::WriteGross => "Write Open-Close",
+            Timer::WriteRaw => "Raw Data Write",
+            Timer::WriteOpen => "Write File Open",
+            Timer::WriteClose => "Write File Close",
+            Timer::MpiRead => "MPI Read",
+            Timer::ReadFine => "Read",
+            Timer::ReadGross => "Read Open-Close",
+            Timer::ReadRaw => "Raw Data Read",
+            Timer::ReadOpen => "Read File Open",
+            Timer::ReadClose => "Read File Close",
+        }
+    }
+
+    /// The title of the timer's `-D 3` detail block: [`Timer::title`], except that the
+    /// open and close timers read `Write file open`, `Read file close`, … in lower case
+    /// (spec Appendix A).
+    pub const fn detail_title(self) -> &'static str {
+        match self {
+            Timer::WriteOpen => "Write file open",
+            Timer::WriteClose => "Write file close",
+            Timer::ReadOpen => "Read file open",
+            Timer::ReadClose => "Read file close",
+            t => t.title(),
+        }
+    }
+}
+
 /// Number of timers.
 pub const COUNT: usize = 12;
 
@@ -50,34 +85,37 @@ pub struct IterStat {
     pub sum: f64,
 }
 
-/// Statistics over iterations of the slowest-rank times `m_i` (spec §8.3).
+/// Statistics over iterations of one timer's slowest-rank times `m_i` (spec §8.3),
+/// seconds. The report prints them as they are for "Write File Open" etc., and as
+/// throughputs for the phases ([`crate::measure::PhaseStats`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Summary {
+pub struct TimeStats {
     /// `min_i m_i` (seconds).
-    pub t_min: f64,
+    pub min: f64,
     /// `(Σ_i m_i) / it` (seconds).
-    pub t_avg: f64,
+    pub avg: f64,
     /// `max_i m_i` (seconds).
-    pub t_max: f64,
+    pub max: f64,
 }
 
-impl Summary {
-    /// Summarise the per-iteration statistics of one timer. Empty input gives zeros.
-    pub fn of(iters: &[IterStat]) -> Summary {
+impl TimeStats {
+    /// The statistics of one timer from its per-iteration statistics over processes.
+    /// Empty input gives zeros.
+    pub fn of(iters: &[IterStat]) -> TimeStats {
         if iters.is_empty() {
-            return Summary::default();
+            return TimeStats::default();
         }
-        let mut s = Summary {
-            t_min: f64::INFINITY,
-            t_avg: 0.0,
-            t_max: f64::NEG_INFINITY,
+        let mut s = TimeStats {
+            min: f64::INFINITY,
+            avg: 0.0,
+            max: f64::NEG_INFINITY,
         };
         for it in iters {
-            s.t_min = s.t_min.min(it.max);
-            s.t_max = s.t_max.max(it.max);
-            s.t_avg += it.max;
+            s.min = s.min.min(it.max);
+            s.max = s.max.max(it.max);
+            s.avg += it.max;
         }
-        s.t_avg /= iters.len() as f64;
+        s.avg /= iters.len() as f64;
         s
     }
 }
@@ -122,10 +160,10 @@ mod tests {
                 sum: 0.3,
             },
         ];
-        let s = Summary::of(&its);
-        assert_eq!(s.t_min, 0.25);
-        assert_eq!(s.t_max, 0.5);
-        assert!((s.t_avg - 0.375).abs() < 1e-12);
+        let s = TimeStats::of(&its);
+        assert_eq!(s.min, 0.25);
+        assert_eq!(s.max, 0.5);
+        assert!((s.avg - 0.375).abs() < 1e-12);
     }
 
     #[test]
@@ -134,7 +172,7 @@ mod tests {
         let v = 524_288;
         let t1 = 0.5 / 2734.42;
         let t2 = 0.5 / 2488.17;
-        let s = Summary::of(&[
+        let s = TimeStats::of(&[
             IterStat {
                 min: 0.0,
                 max: t1,
@@ -146,9 +184,9 @@ mod tests {
                 sum: 0.0,
             },
         ]);
-        assert_eq!(format!("{:.2}", mbps(v, s.t_min)), "2734.42");
-        assert_eq!(format!("{:.2}", mbps(v, s.t_avg)), "2605.49");
-        assert_eq!(format!("{:.2}", mbps(v, s.t_max)), "2488.17");
+        assert_eq!(format!("{:.2}", mbps(v, s.min)), "2734.42");
+        assert_eq!(format!("{:.2}", mbps(v, s.avg)), "2605.49");
+        assert_eq!(format!("{:.2}", mbps(v, s.max)), "2488.17");
         assert_eq!(mbps(v, 0.0), 0.0);
     }
 }

@@ -5,8 +5,7 @@
 use std::fmt::Write;
 
 use crate::config::{Api, Params};
-use crate::measure::ApiResults;
-use crate::measure::{mbps, Summary, Timer};
+use crate::measure::{ApiResults, Direction, Phase, PhaseStats, Record, TimeStats, Timer};
 
 /// Size formatting rule of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` when
 /// the value is an exact multiple, else the plain number of bytes.
@@ -217,19 +216,14 @@ pub fn api_header(api: Api) -> String {
     format!("        IO API = {name}\n")
 }
 
-fn throughput_block(out: &mut String, title: &str, r: &ApiResults, t: Timer, times: bool) {
-    let s = Summary::of(&r.stats[t as usize]);
-    let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
-    for (label, tt) in [
-        ("Maximum", s.t_min),
-        ("Average", s.t_avg),
-        ("Minimum", s.t_max),
+fn throughput_block(out: &mut String, iters: u32, ph: Phase, s: &PhaseStats, times: bool) {
+    let _ = writeln!(out, "            {} ({iters} iteration(s)):", ph.title());
+    for (label, mibps, tt) in [
+        ("Maximum", s.max_mibps, s.min_time),
+        ("Average", s.avg_mibps, s.avg_time),
+        ("Minimum", s.min_mibps, s.max_time),
     ] {
-        let _ = write!(
-            out,
-            "                {label} Throughput: {:6.2} MB/s",
-            mbps(r.bytes, tt)
-        );
+        let _ = write!(out, "                {label} Throughput: {mibps:6.2} MB/s");
         if times {
             let _ = write!(out, " ({tt:7.3} s)");
         }
@@ -237,24 +231,18 @@ fn throughput_block(out: &mut String, title: &str, r: &ApiResults, t: Timer, tim
     }
 }
 
-fn time_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
-    let s = Summary::of(&r.stats[t as usize]);
-    let _ = writeln!(out, "            {title} ({} iteration(s)):", r.iters);
-    for (label, tt) in [
-        ("Minimum", s.t_min),
-        ("Average", s.t_avg),
-        ("Maximum", s.t_max),
-    ] {
+fn time_block(out: &mut String, iters: u32, files: u64, t: Timer, s: &TimeStats) {
+    let _ = writeln!(out, "            {} ({iters} iteration(s)):", t.title());
+    for (label, tt) in [("Minimum", s.min), ("Average", s.avg), ("Maximum", s.max)] {
         let _ = writeln!(
             out,
-            "                {label} Accumulated Time using {} file(s): {tt:7.5} s",
-            r.files
+            "                {label} Accumulated Time using {files} file(s): {tt:7.5} s"
         );
     }
 }
 
-fn detail_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
-    let _ = writeln!(out, "            {title} details:");
+fn detail_block(out: &mut String, r: &ApiResults, t: Timer) {
+    let _ = writeln!(out, "            {} details:", t.detail_title());
     for (i, st) in r.stats[t as usize].iter().enumerate() {
         let _ = writeln!(out, "                Iteration {}:", i + 1);
         let _ = writeln!(out, "                    Minimum Time: {:.2}s", st.min);
@@ -262,82 +250,44 @@ fn detail_block(out: &mut String, title: &str, r: &ApiResults, t: Timer) {
     }
 }
 
-/// All result blocks of one API in the order of spec §8.5.
-pub fn api_results(p: &Params, r: &ApiResults) -> String {
+/// All result blocks of one API in the order of spec §8.5: titles and timers from the
+/// phase table ([`Direction::measures`]), throughputs and times from the record's
+/// statistics (`rec`, computed once by [`Record::from_api_results`]), the `-D 3`
+/// per-iteration details from the engine's statistics (`r`); read blocks only when the
+/// record has read phases.
+pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
     let d = p.debug;
     let det = d.level >= 3;
+    let it = rec.iterations;
     let mut o = String::new();
-    let phases: &[(bool, [&str; 8], [Timer; 6])] = &[
-        (
-            true,
-            [
-                "Raw Data Write",
-                "MPI Write",
-                "Write",
-                "Write Open-Close",
-                "Write File Open",
-                "Write File Close",
-                "Write file open",
-                "Write file close",
-            ],
-            [
-                Timer::WriteRaw,
-                Timer::MpiWrite,
-                Timer::WriteFine,
-                Timer::WriteGross,
-                Timer::WriteOpen,
-                Timer::WriteClose,
-            ],
-        ),
-        (
-            !p.write_only,
-            [
-                "Raw Data Read",
-                "MPI Read",
-                "Read",
-                "Read Open-Close",
-                "Read File Open",
-                "Read File Close",
-                "Read file open",
-                "Read file close",
-            ],
-            [
-                Timer::ReadRaw,
-                Timer::MpiRead,
-                Timer::ReadFine,
-                Timer::ReadGross,
-                Timer::ReadOpen,
-                Timer::ReadClose,
-            ],
-        ),
-    ];
-    for (on, names, timers) in phases {
-        if !on {
+    for dir in Direction::ALL {
+        if dir == Direction::Read && !rec.has_read {
             continue;
         }
+        let m = dir.measures();
         if d.raw {
             if det {
-                detail_block(&mut o, names[0], r, timers[0]);
+                detail_block(&mut o, r, m.raw.timer());
             }
-            throughput_block(&mut o, names[0], r, timers[0], d.times);
+            throughput_block(&mut o, it, m.raw, rec.phase(m.raw), d.times);
         }
         if det {
-            detail_block(&mut o, names[1], r, timers[1]);
-            detail_block(&mut o, names[2], r, timers[2]);
+            detail_block(&mut o, r, m.mpi);
+            detail_block(&mut o, r, m.fine.timer());
         }
-        throughput_block(&mut o, names[2], r, timers[2], d.times);
+        throughput_block(&mut o, it, m.fine, rec.phase(m.fine), d.times);
         if det {
-            detail_block(&mut o, names[3], r, timers[3]);
+            detail_block(&mut o, r, m.gross.timer());
         }
-        throughput_block(&mut o, names[3], r, timers[3], d.times);
+        throughput_block(&mut o, it, m.gross, rec.phase(m.gross), d.times);
+        let [open, close] = rec.open_close_of(dir);
         if d.times {
-            time_block(&mut o, names[4], r, timers[4]);
-            time_block(&mut o, names[5], r, timers[5]);
+            time_block(&mut o, it, r.files, m.open, open);
+            time_block(&mut o, it, r.files, m.close, close);
         }
         if det {
-            // detail titles use lower-case "file open/close" (spec Appendix A)
-            detail_block(&mut o, names[6], r, timers[4]);
-            detail_block(&mut o, names[7], r, timers[5]);
+            detail_block(&mut o, r, m.open);
+            detail_block(&mut o, r, m.close);
         }
     }
     o
@@ -519,7 +469,8 @@ mod tests {
             iters: 1,
             files: 1,
         };
-        let text = api_results(&p, &r);
+        let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
+        let text = api_results(&p, &rec, &r);
         let titles: Vec<&str> = text
             .lines()
             .filter(|l| l.ends_with("iteration(s)):"))

@@ -7,7 +7,7 @@
 
 use std::ffi::CString;
 
-use crate::config::Params;
+use crate::config::{FillSettings, Params};
 use crate::error::Result;
 use crate::ffi::mpi::{Comm, Info};
 use crate::pattern::Pattern;
@@ -21,14 +21,47 @@ pub enum Access {
     Read,
 }
 
+/// The part of the resolved parameters the drivers use (spec §1.9); the run loops keep
+/// the rest. The geometry (1D or 2D) and the sizes come with the [`Pattern`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DriverConfig {
+    /// `-C`: collective transfers (MPI-IO and PHDF5; POSIX ignores it).
+    pub collective: bool,
+    /// `-c`: chunked PHDF5 datasets, chunks of `blk` (1D) or `blk × blk` (2D) bytes.
+    /// (POSIX and MPI-IO get the 2D raw-file layout of `-c` through the pattern.)
+    pub chunk: bool,
+    /// `-d`: datasets per file.
+    pub num_dsets: u64,
+    /// `-a`: HDF5 alignment (`H5Pset_alignment`), bytes.
+    pub h5_align: u64,
+    /// `-T`: HDF5 alignment threshold, bytes.
+    pub h5_thresh: u64,
+    /// `--fill-value`, `--fill-time`, `--alloc-time` of the PHDF5 datasets (spec §9).
+    pub fill: FillSettings,
+}
+
+impl DriverConfig {
+    /// The drivers' part of `p`.
+    pub fn of(p: &Params) -> DriverConfig {
+        DriverConfig {
+            collective: p.collective,
+            chunk: p.chunk,
+            num_dsets: p.num_dsets,
+            h5_align: p.h5_align,
+            h5_thresh: p.h5_thresh,
+            fill: p.fill,
+        }
+    }
+}
+
 /// What a driver needs to know about the current configuration.
 pub struct Ctx<'a> {
     /// The run communicator (first N world ranks).
     pub comm: &'a Comm,
     /// `HDF5_MPI_INFO` as an info object (or `MPI_INFO_NULL`).
     pub info: &'a Info,
-    /// The resolved parameters.
-    pub params: &'a Params,
+    /// The drivers' part of the parameters.
+    pub cfg: DriverConfig,
     /// This rank's access pattern for the current (N, transfer size, API).
     pub pattern: Pattern,
 }
@@ -40,8 +73,8 @@ impl Ctx<'_> {
     }
 }
 
-/// One I/O API (POSIX, MPI-IO, PHDF5). All methods report failures as [`Error`]; the
-/// engine agrees on them across ranks.
+/// One I/O API (POSIX, MPI-IO, PHDF5). All methods report failures as
+/// [`Error`](crate::error::Error); the engine agrees on them across ranks.
 pub trait Driver {
     /// Prepare a configuration, outside every timer (MPI-IO: build and commit the
     /// derived datatypes). Everything it made is released by the next `prepare` or

@@ -6,7 +6,7 @@ pub mod mpiio;
 pub mod phdf5;
 pub mod posix;
 
-pub use interface::{Access, Ctx, Driver};
+pub use interface::{Access, Ctx, Driver, DriverConfig};
 
 use crate::config::Api;
 

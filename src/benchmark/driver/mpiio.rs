@@ -55,7 +55,7 @@ fn not_ready() -> Error {
 impl MpiioDriver {
     fn transfer(&self, ctx: &Ctx<'_>, k: u64, dir: Dir<'_>) -> Result<()> {
         let f = self.file.as_ref().ok_or_else(not_ready)?;
-        let coll = ctx.params.collective;
+        let coll = ctx.cfg.collective;
         let byte = Datatype::byte();
         match (self.types.as_ref().ok_or_else(not_ready)?, &ctx.pattern) {
             (
@@ -139,7 +139,7 @@ impl Dir<'_> {
 
 impl Driver for MpiioDriver {
     fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
-        ctx.params.collective
+        ctx.cfg.collective
     }
 
     fn abandon(&mut self) -> bool {

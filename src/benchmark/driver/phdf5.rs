@@ -42,7 +42,7 @@ impl Phdf5Driver {
 
 impl Driver for Phdf5Driver {
     fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
-        ctx.params.collective
+        ctx.cfg.collective
     }
 
     fn collective_datasets(&self) -> bool {
@@ -61,15 +61,15 @@ impl Driver for Phdf5Driver {
     }
 
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
-        if self.names.len() as u64 != ctx.params.num_dsets {
+        if self.names.len() as u64 != ctx.cfg.num_dsets {
             // first use only: outside the timers the engine calls open after a barrier,
             // so build the names lazily here but only once per driver.
-            self.names = (1..=ctx.params.num_dsets)
+            self.names = (1..=ctx.cfg.num_dsets)
                 .map(|d| CString::new(format!("Dataset_{d}")).expect("no NUL in dataset name"))
                 .collect();
         }
-        let p = ctx.params;
-        let fapl = Plist::file_access_mpio(ctx.comm, ctx.info, p.h5_thresh, p.h5_align)?;
+        let c = &ctx.cfg;
+        let fapl = Plist::file_access_mpio(ctx.comm, ctx.info, c.h5_thresh, c.h5_align)?;
         let f = match phase {
             Access::Write => H5File::create(path, &fapl)?,
             Access::Read => H5File::open_read(path, &fapl)?,
@@ -111,7 +111,7 @@ impl Driver for Phdf5Driver {
         };
         self.file_space = Some(fs);
         self.mem_space = Some(ms);
-        self.dxpl = Some(Plist::dataset_xfer(ctx.params.collective)?);
+        self.dxpl = Some(Plist::dataset_xfer(ctx.cfg.collective)?);
         Ok(())
     }
 
@@ -124,9 +124,9 @@ impl Driver for Phdf5Driver {
                     Pattern::D1(p) => &[p.blk],
                     Pattern::D2(p) => &[p.blk, p.blk],
                 };
-                let dcpl = Plist::dataset_create(if ctx.params.chunk { Some(dims) } else { None })?;
+                let dcpl = Plist::dataset_create(if ctx.cfg.chunk { Some(dims) } else { None })?;
                 // --fill-value/--fill-time/--alloc-time; nothing is set by default
-                dcpl.set_fill(&ctx.params.fill.into())?;
+                dcpl.set_fill(&ctx.cfg.fill.into())?;
                 let fs = self.file_space.as_ref().ok_or_else(not_ready)?;
                 Dataset::create(file, name, fs, &dcpl)?
             }
