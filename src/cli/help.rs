@@ -126,7 +126,208 @@ Environment:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::defs::{by_long, UNSUPPORTED};
     use crate::cli::parse_size;
+
+    /// The man page, whose section OPTIONS has one entry per option.
+    const MAN: &str = include_str!("../../man/h5perf.1");
+    /// The README, whose section "## Options" has a table with one row per option.
+    const README: &str = include_str!("../../README.md");
+
+    /// An option as a document shows it: short letter, full long name, length of the
+    /// minimum abbreviation (the part before `[`), and its value (the man page's value
+    /// name; the README's value column is only checked to be filled in or empty).
+    type Shown = (Option<char>, String, usize, Option<String>);
+
+    /// The options as the definitions describe them; `var` gives what a value is shown as.
+    fn defined(var: fn(&str) -> String) -> Vec<Shown> {
+        DEFS.iter()
+            .map(|d| (d.short, d.long.to_string(), d.min, d.var().map(var)))
+            .collect()
+    }
+
+    /// `shown` (the options of `doc`) and `defined` hold the same options.
+    fn assert_same(doc: &str, shown: Vec<Shown>, defined: Vec<Shown>) {
+        let missing: Vec<&Shown> = defined.iter().filter(|d| !shown.contains(d)).collect();
+        let extra: Vec<&Shown> = shown.iter().filter(|s| !defined.contains(s)).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty() && shown.len() == defined.len(),
+            "{doc} and the definitions differ (short, long, abbreviation, value):\n  \
+             defined, not in {doc}: {missing:?}\n  in {doc}, not defined (or twice): {extra:?}"
+        );
+    }
+
+    /// The part of `doc` after the line `title`, up to the next line starting with `next`.
+    fn section<'a>(doc: &'a str, title: &str, next: &str) -> &'a str {
+        let start = doc
+            .find(&format!("\n{title}\n"))
+            .unwrap_or_else(|| panic!("no line {title:?}"))
+            + title.len()
+            + 2;
+        let rest = &doc[start..];
+        &rest[..rest
+            .find(&format!("\n{next}"))
+            .map_or(rest.len(), |i| i + 1)]
+    }
+
+    /// man source as plain text: `\-` is `-`, font changes are dropped.
+    fn plain(man: &str) -> String {
+        let mut t = man.replace("\\-", "-");
+        for font in ["\\fB", "\\fI", "\\fR", "\\fP"] {
+            t = t.replace(font, "");
+        }
+        t
+    }
+
+    /// `--num-b[ytes]` as (`num-bytes`, 5).
+    fn long_form(s: &str) -> Option<(String, usize)> {
+        let (min, rest) = s.strip_prefix("--")?.split_once('[')?;
+        Some((format!("{min}{}", rest.strip_suffix(']')?), min.len()))
+    }
+
+    /// A man page entry head (plain text): `.BR -a ", " --al [ ign ] " SIZE"`.
+    fn man_entry(line: &str) -> Shown {
+        let l = line.strip_prefix(".BR ").unwrap_or(line);
+        let (short, l) = match l.strip_prefix('-') {
+            Some(r) if !r.starts_with('-') => {
+                let mut chars = r.chars();
+                let c = chars.next();
+                let rest = chars.as_str().strip_prefix(" \", \" ");
+                (
+                    c,
+                    rest.unwrap_or_else(|| panic!("malformed entry {line:?}")),
+                )
+            }
+            _ => (None, l),
+        };
+        let (long, var) = match l.split_once(" \" ") {
+            Some((long, var)) => (long, Some(var.trim_end_matches('"').to_string())),
+            None => (l, None),
+        };
+        let (long, min) =
+            long_form(&long.replace(' ', "")).unwrap_or_else(|| panic!("malformed entry {line:?}"));
+        (short, long, min, var)
+    }
+
+    /// A README table row: `` | `-a` | `--al[ign]` | size ≥ 1 | ... ``.
+    fn readme_row(row: &str) -> Shown {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (short, long, value) = (
+            cells[1].trim_matches('`'),
+            cells[2].trim_matches('`'),
+            cells[3],
+        );
+        let short = short.strip_prefix('-').map(|s| {
+            let mut c = s.chars();
+            let letter = c.next();
+            assert!(
+                letter.is_some() && c.next().is_none(),
+                "malformed short form in {row:?}"
+            );
+            letter.unwrap_or_default()
+        });
+        let (long, min) = long_form(long).unwrap_or_else(|| panic!("malformed row {row:?}"));
+        (
+            short,
+            long,
+            min,
+            (!value.is_empty()).then(|| "VALUE".to_string()),
+        )
+    }
+
+    /// The options `text` writes outside words: the letters of `-x` (also `-e8`,
+    /// `-cCIw`: the first letter) and the names of `--name`.
+    fn mentions(text: &str) -> (Vec<char>, Vec<String>) {
+        let b = text.as_bytes();
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+        let (mut shorts, mut longs) = (Vec::new(), Vec::new());
+        for i in 0..b.len() {
+            if b[i] != b'-' || (i > 0 && word(b[i - 1])) {
+                continue;
+            }
+            if b.get(i + 1) == Some(&b'-') && b.get(i + 2).is_some_and(u8::is_ascii_alphabetic) {
+                let name: String = text[i + 2..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .collect();
+                longs.push(name);
+            } else if let Some(c) = b.get(i + 1).filter(|c| c.is_ascii_alphabetic()) {
+                shorts.push(char::from(*c));
+            }
+        }
+        (shorts, longs)
+    }
+
+    /// Every `-x` and `--name` of `text` is an option (a short letter, or a full name or
+    /// accepted abbreviation), a letter the C tool had and h5perf refuses (`-m -s -t`),
+    /// `--chunky` (the documents' example of a text that only begins with a name) or
+    /// `--name` (in `--name=VALUE`).
+    fn check_mentions(doc: &str, text: &str) {
+        let (shorts, longs) = mentions(text);
+        for c in shorts {
+            assert!(
+                DEFS.iter().any(|d| d.short == Some(c)) || UNSUPPORTED.contains(&c),
+                "{doc} names the option -{c}, which has no definition"
+            );
+        }
+        assert!(by_long("chunky").is_none());
+        for name in longs {
+            assert!(
+                by_long(&name).is_some() || name == "chunky" || name == "name",
+                "{doc} names the option --{name}, which has no definition"
+            );
+        }
+    }
+
+    #[test]
+    fn man_page_options_are_the_definitions() {
+        let sec = plain(section(MAN, ".SH OPTIONS", ".SH "));
+        let shown: Vec<Shown> = sec
+            .lines()
+            .filter(|l| l.starts_with(".BR -"))
+            .map(man_entry)
+            .collect();
+        assert_same("man/h5perf.1 (OPTIONS)", shown, defined(str::to_string));
+        check_mentions("man/h5perf.1 (OPTIONS)", &sec);
+    }
+
+    #[test]
+    fn readme_options_table_is_the_definitions() {
+        let sec = section(README, "## Options", "## ");
+        let shown: Vec<Shown> = sec
+            .lines()
+            .filter(|l| {
+                l.starts_with('|')
+                    && l.split('|')
+                        .nth(2)
+                        .is_some_and(|c| c.trim().starts_with("`--"))
+            })
+            .map(readme_row)
+            .collect();
+        assert_same(
+            "README.md (## Options)",
+            shown,
+            defined(|_| "VALUE".to_string()),
+        );
+        check_mentions("README.md (## Options)", sec);
+    }
+
+    #[test]
+    fn help_names_the_options_that_take_boolean_words() {
+        use crate::cli::defs::{Action, Switch};
+        let words: Vec<String> = DEFS
+            .iter()
+            .filter(|d| matches!(d.action, Action::Switch(Switch::Flag { words: true, .. })))
+            .map(|d| format!("--{}", d.long))
+            .collect();
+        assert!(
+            AFTER_OPTIONS.starts_with(&format!(
+                "{} also accept the value 1, yes, true or on\n",
+                words.join(" and ")
+            )),
+            "{words:?}"
+        );
+    }
 
     #[test]
     fn help_text_content() {
