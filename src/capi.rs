@@ -16,6 +16,7 @@ use crate::cli::{self, Command};
 use crate::error::Error;
 use crate::ffi::mpi::{self, Comm};
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+use crate::config::options::ValueError;
 use crate::config::{Api, Options};
 use crate::measure::{Phase, Record, TimeStats};
 
@@ -269,13 +270,14 @@ pub unsafe extern "C" fn h5perf_config_parse(
     })
 }
 
-/// Apply `f` to the options of `cfg`; `f` returns an error message for a refused value.
+/// Apply `f` to the options of `cfg`; `f` returns the refusal of a value, whose text
+/// becomes the message `h5perf: <refusal>` of `H5PERF_EINVAL`.
 ///
 /// # Safety
 /// `cfg` is NULL or from `h5perf_config_new`.
-unsafe fn set(
+unsafe fn set<E: std::fmt::Display>(
     cfg: *mut H5perfConfig,
-    f: impl FnOnce(&mut H5perfConfig) -> Result<(), String>,
+    f: impl FnOnce(&mut H5perfConfig) -> Result<(), E>,
 ) -> c_int {
     guard(|| {
         // SAFETY: guaranteed by the caller.
@@ -289,20 +291,9 @@ unsafe fn set(
     })
 }
 
-fn size(v: u64, what: &str) -> Result<u64, String> {
-    if v > i64::MAX as u64 {
-        Err(format!("{what} ({v}) is too large (at most {})", i64::MAX))
-    } else {
-        Ok(v)
-    }
-}
-
-fn at_least_one(v: u64, what: &str) -> Result<u64, String> {
-    if v == 0 {
-        Err(format!("{what} must be at least 1"))
-    } else {
-        size(v, what)
-    }
+/// The result of a setter without a rule to check (any value of its C type is taken).
+fn unchecked() -> Result<(), std::convert::Infallible> {
+    Ok(())
 }
 
 macro_rules! setter {
@@ -333,67 +324,67 @@ setter!(
 );
 setter!(
     /// `h5perf_config_set_num_bytes` (-e), bytes; 0 = default.
-    h5perf_config_set_num_bytes, u64, |c, v| { c.opts.num_bytes = size(v, "bytes per process")?; Ok(()) }
+    h5perf_config_set_num_bytes, u64, |c, v| c.opts.set_num_bytes(v)
 );
 setter!(
     /// `h5perf_config_set_min_xfer_size` (-x), bytes; 0 = default.
-    h5perf_config_set_min_xfer_size, u64, |c, v| { c.opts.buf_min = size(v, "minimum transfer size")?; Ok(()) }
+    h5perf_config_set_min_xfer_size, u64, |c, v| c.opts.set_min_xfer_size(v)
 );
 setter!(
     /// `h5perf_config_set_max_xfer_size` (-X), bytes; 0 = default.
-    h5perf_config_set_max_xfer_size, u64, |c, v| { c.opts.buf_max = size(v, "maximum transfer size")?; Ok(()) }
+    h5perf_config_set_max_xfer_size, u64, |c, v| c.opts.set_max_xfer_size(v)
 );
 setter!(
     /// `h5perf_config_set_block_size` (-B), bytes; 0 = default.
-    h5perf_config_set_block_size, u64, |c, v| { c.opts.blk_size = size(v, "block size")?; Ok(()) }
+    h5perf_config_set_block_size, u64, |c, v| c.opts.set_block_size(v)
 );
 setter!(
     /// `h5perf_config_set_align` (-a), bytes, at least 1.
-    h5perf_config_set_align, u64, |c, v| { c.opts.h5_align = at_least_one(v, "HDF5 alignment")?; Ok(()) }
+    h5perf_config_set_align, u64, |c, v| c.opts.set_align(v)
 );
 setter!(
     /// `h5perf_config_set_threshold` (-T), bytes.
-    h5perf_config_set_threshold, u64, |c, v| { c.opts.h5_thresh = size(v, "HDF5 alignment threshold")?; Ok(()) }
+    h5perf_config_set_threshold, u64, |c, v| c.opts.set_threshold(v)
 );
 setter!(
     /// `h5perf_config_set_num_files` (-F), at least 1.
-    h5perf_config_set_num_files, u64, |c, v| { c.opts.num_files = at_least_one(v, "number of files")?; Ok(()) }
+    h5perf_config_set_num_files, u64, |c, v| c.opts.set_num_files(v)
 );
 setter!(
     /// `h5perf_config_set_num_dsets` (-d), at least 1.
-    h5perf_config_set_num_dsets, u64, |c, v| { c.opts.num_dsets = at_least_one(v, "number of datasets")?; Ok(()) }
+    h5perf_config_set_num_dsets, u64, |c, v| c.opts.set_num_dsets(v)
 );
 setter!(
     /// `h5perf_config_set_iterations` (-i); 0 counts as 1.
-    h5perf_config_set_iterations, u32, |c, v| { c.opts.num_iters = v; Ok(()) }
+    h5perf_config_set_iterations, u32, |c, v| { c.opts.num_iters = v; unchecked() }
 );
 setter!(
     /// `h5perf_config_set_min_procs` (-p); 0 counts as 1.
-    h5perf_config_set_min_procs, u32, |c, v| { c.opts.min_procs = v; Ok(()) }
+    h5perf_config_set_min_procs, u32, |c, v| { c.opts.min_procs = v; unchecked() }
 );
 setter!(
     /// `h5perf_config_set_max_procs` (-P); 0 = the communicator's size.
-    h5perf_config_set_max_procs, u32, |c, v| { c.opts.max_procs = if v == 0 { None } else { Some(v) }; Ok(()) }
+    h5perf_config_set_max_procs, u32, |c, v| { c.opts.max_procs = if v == 0 { None } else { Some(v) }; unchecked() }
 );
 setter!(
     /// `h5perf_config_set_chunk` (-c).
-    h5perf_config_set_chunk, c_int, |c, v| { c.opts.chunk = v != 0; Ok(()) }
+    h5perf_config_set_chunk, c_int, |c, v| { c.opts.chunk = v != 0; unchecked() }
 );
 setter!(
     /// `h5perf_config_set_collective` (-C).
-    h5perf_config_set_collective, c_int, |c, v| { c.opts.collective = v != 0; Ok(()) }
+    h5perf_config_set_collective, c_int, |c, v| { c.opts.collective = v != 0; unchecked() }
 );
 setter!(
     /// `h5perf_config_set_2d` (-g).
-    h5perf_config_set_2d, c_int, |c, v| { c.opts.dim2d = v != 0; Ok(()) }
+    h5perf_config_set_2d, c_int, |c, v| { c.opts.dim2d = v != 0; unchecked() }
 );
 setter!(
     /// `h5perf_config_set_interleaved` (-I).
-    h5perf_config_set_interleaved, c_int, |c, v| { c.opts.interleaved = v != 0; Ok(()) }
+    h5perf_config_set_interleaved, c_int, |c, v| { c.opts.interleaved = v != 0; unchecked() }
 );
 setter!(
     /// `h5perf_config_set_write_only` (-w).
-    h5perf_config_set_write_only, c_int, |c, v| { c.opts.write_only = v != 0; Ok(()) }
+    h5perf_config_set_write_only, c_int, |c, v| { c.opts.write_only = v != 0; unchecked() }
 );
 
 /// `H5PERF_FILL_VALUE_UNSET`: no `--fill-value` (HDF5's default fill value, 0).
@@ -408,10 +399,12 @@ setter!(
         c.opts.fill.value = match v {
             H5PERF_FILL_VALUE_UNSET => None,
             H5PERF_FILL_VALUE_UNDEFINED => Some(FillValue::Undefined),
-            0..=255 => Some(FillValue::Byte(v as u8)),
-            _ => return Err(format!(
-                "fill value ({v}) must be a byte 0..255, H5PERF_FILL_VALUE_UNDEFINED or H5PERF_FILL_VALUE_UNSET"
-            )),
+            _ => match u8::try_from(v) {
+                Ok(b) => Some(FillValue::Byte(b)),
+                Err(_) => return Err(format!(
+                    "fill value ({v}) must be a byte 0..255, H5PERF_FILL_VALUE_UNDEFINED or H5PERF_FILL_VALUE_UNSET"
+                )),
+            },
         };
         Ok(())
     }
@@ -460,11 +453,8 @@ pub unsafe extern "C" fn h5perf_config_set_debug(
 ) -> c_int {
     // SAFETY: forwarded from the caller.
     unsafe {
-        set(cfg, |c| {
-            if level < 0 {
-                return Err(format!("debug level ({level}) must be 0..4"));
-            }
-            c.opts.debug.level = level.min(4) as u8;
+        set(cfg, |c| -> Result<(), ValueError> {
+            c.opts.set_debug_level(i64::from(level))?;
             c.opts.debug.raw = raw != 0;
             c.opts.debug.times = times != 0;
             c.opts.debug.verify = verify != 0;
@@ -494,20 +484,19 @@ pub unsafe extern "C" fn h5perf_config_set_report(
     };
     // SAFETY: forwarded from the caller.
     unsafe {
-        set(cfg, |c| {
+        set(cfg, |c| -> Result<(), ValueError> {
             match p.as_deref() {
                 None => {
                     c.report_stdout = false;
                     c.opts.output = None;
                 }
-                Some("") => return Err("empty report file name".into()),
                 Some("-") => {
                     c.report_stdout = true;
                     c.opts.output = None;
                 }
                 Some(f) => {
+                    c.opts.set_output(f)?;
                     c.report_stdout = false;
-                    c.opts.output = Some(f.to_string());
                 }
             }
             Ok(())

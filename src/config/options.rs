@@ -1,5 +1,12 @@
 //! What the command line (or the C API) asked for: the selected APIs, debug settings and
-//! every option, checked syntactically but not yet defaulted or clamped (spec §1).
+//! every option, checked but not yet defaulted or clamped (spec §1).
+//!
+//! The rules a single value must obey (sizes at most `i64::MAX` bytes, counts at least 1,
+//! the debug level, non-empty file names) live here, in the validated setters of
+//! [`Options`]; the command line ([`crate::cli`]) and the C API ([`crate::capi`]) both
+//! call them, each wording the refusal [`ValueError`] in its own way.
+
+use std::fmt;
 
 use super::fill::FillSettings;
 
@@ -89,10 +96,12 @@ pub struct Debug {
     pub verify: bool,
 }
 
-/// What the command line asked for, checked syntactically but not yet defaulted or
-/// clamped. Zero in a size field means "not given" (spec §1.5 rule 4).
+/// What the command line asked for, checked but not yet defaulted or clamped. Zero in a
+/// size field means "not given" (spec §1.5 rule 4).
 ///
 /// Sizes are in bytes. Produced by [`crate::cli::parse`] or field by field by the C API.
+/// A field with a rule (see the `set_*` methods) is set through its validated setter, so
+/// that both front ends refuse the same values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// `-A`: selected APIs (empty = all).
@@ -168,5 +177,383 @@ impl Default for Options {
             csv: None,
             fill: FillSettings::default(),
         }
+    }
+}
+
+/// Why a validated setter of [`Options`] refused a value. Nothing was changed.
+///
+/// The two front ends word it differently: the command line appends [`ValueError::reason`]
+/// to `invalid value 'V' for -a/--align: `; the C API prints the whole sentence of the
+/// [`fmt::Display`] form (`HDF5 alignment must be at least 1`) after `h5perf: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueError {
+    /// What the value is, in words (`HDF5 alignment`, `number of files`).
+    what: &'static str,
+    /// What is wrong with it.
+    problem: Problem,
+}
+
+/// What is wrong with a refused value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Problem {
+    /// Zero where at least 1 is required.
+    Zero,
+    /// Above `max`; `unit` (`" bytes"` or empty) follows the limit in the reason.
+    TooLarge {
+        value: u64,
+        max: u64,
+        unit: &'static str,
+    },
+    /// Outside `range` (written `0..4`).
+    OutOfRange { value: i64, range: &'static str },
+    /// An empty file name; `hint` (possibly empty) follows the reason.
+    EmptyName { hint: &'static str },
+}
+
+impl ValueError {
+    /// The reason alone, without naming the value: `must be at least 1`, `too large (at
+    /// most 9223372036854775807 bytes)`, `empty file name`.
+    pub fn reason(&self) -> String {
+        match &self.problem {
+            Problem::Zero => "must be at least 1".to_string(),
+            Problem::TooLarge { max, unit, .. } => format!("too large (at most {max}{unit})"),
+            Problem::OutOfRange { range, .. } => format!("must be {range}"),
+            Problem::EmptyName { hint } => format!("empty file name{hint}"),
+        }
+    }
+}
+
+impl fmt::Display for ValueError {
+    /// The whole sentence, naming the value: `HDF5 alignment must be at least 1`,
+    /// `block size (18446744073709551615) is too large (at most 9223372036854775807)`,
+    /// `debug level (-1) must be 0..4`, `empty report file name`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = self.what;
+        match &self.problem {
+            Problem::Zero => write!(f, "{what} must be at least 1"),
+            Problem::TooLarge { value, max, .. } => {
+                write!(f, "{what} ({value}) is too large (at most {max})")
+            }
+            Problem::OutOfRange { value, range } => write!(f, "{what} ({value}) must be {range}"),
+            Problem::EmptyName { .. } => write!(f, "empty {what}"),
+        }
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+impl Options {
+    /// The largest size in bytes (`-e -x -X -B -a -T`): `i64::MAX`, the C tool's `off_t`
+    /// arithmetic (spec §1.5).
+    pub const MAX_SIZE: u64 = i64::MAX as u64;
+    /// The largest number of files (`-F`) or datasets (`-d`): `i64::MAX` (spec §1.6).
+    pub const MAX_COUNT: u64 = i64::MAX as u64;
+    /// The highest debug level (`-D`); larger levels count as this one (spec §1.8).
+    pub const MAX_DEBUG_LEVEL: u8 = 4;
+
+    /// `-e`: bytes per process per dataset; 0 = the default.
+    ///
+    /// # Errors
+    /// More than [`Options::MAX_SIZE`] bytes.
+    pub fn set_num_bytes(&mut self, bytes: u64) -> Result<(), ValueError> {
+        self.num_bytes = size(bytes, "bytes per process")?;
+        Ok(())
+    }
+
+    /// `-x`: the smallest transfer-buffer size in bytes; 0 = the default.
+    ///
+    /// # Errors
+    /// More than [`Options::MAX_SIZE`] bytes.
+    pub fn set_min_xfer_size(&mut self, bytes: u64) -> Result<(), ValueError> {
+        self.buf_min = size(bytes, "minimum transfer size")?;
+        Ok(())
+    }
+
+    /// `-X`: the largest transfer-buffer size in bytes; 0 = the default.
+    ///
+    /// # Errors
+    /// More than [`Options::MAX_SIZE`] bytes.
+    pub fn set_max_xfer_size(&mut self, bytes: u64) -> Result<(), ValueError> {
+        self.buf_max = size(bytes, "maximum transfer size")?;
+        Ok(())
+    }
+
+    /// `-B`: the block size in bytes; 0 = the default.
+    ///
+    /// # Errors
+    /// More than [`Options::MAX_SIZE`] bytes.
+    pub fn set_block_size(&mut self, bytes: u64) -> Result<(), ValueError> {
+        self.blk_size = size(bytes, "block size")?;
+        Ok(())
+    }
+
+    /// `-a`: the HDF5 object alignment in bytes (`H5Pset_alignment`), at least 1.
+    ///
+    /// # Errors
+    /// Zero, or more than [`Options::MAX_SIZE`] bytes.
+    pub fn set_align(&mut self, bytes: u64) -> Result<(), ValueError> {
+        self.h5_align = size(at_least_one(bytes, "HDF5 alignment")?, "HDF5 alignment")?;
+        Ok(())
+    }
+
+    /// `-T`: the HDF5 alignment threshold in bytes.
+    ///
+    /// # Errors
+    /// More than [`Options::MAX_SIZE`] bytes.
+    pub fn set_threshold(&mut self, bytes: u64) -> Result<(), ValueError> {
+        self.h5_thresh = size(bytes, "HDF5 alignment threshold")?;
+        Ok(())
+    }
+
+    /// `-F`: the number of files, at least 1.
+    ///
+    /// # Errors
+    /// Zero, or more than [`Options::MAX_COUNT`].
+    pub fn set_num_files(&mut self, n: u64) -> Result<(), ValueError> {
+        self.num_files = count(n, "number of files")?;
+        Ok(())
+    }
+
+    /// `-d`: the number of datasets per file, at least 1.
+    ///
+    /// # Errors
+    /// Zero, or more than [`Options::MAX_COUNT`].
+    pub fn set_num_dsets(&mut self, n: u64) -> Result<(), ValueError> {
+        self.num_dsets = count(n, "number of datasets")?;
+        Ok(())
+    }
+
+    /// `-D` level: 0..=4; a larger level counts as [`Options::MAX_DEBUG_LEVEL`] (spec
+    /// §1.8). The `r`, `t`, `v` flags are plain fields of [`Options::debug`].
+    ///
+    /// # Errors
+    /// A negative level.
+    pub fn set_debug_level(&mut self, level: i64) -> Result<(), ValueError> {
+        if level < 0 {
+            return Err(ValueError {
+                what: "debug level",
+                problem: Problem::OutOfRange {
+                    value: level,
+                    range: "0..4",
+                },
+            });
+        }
+        self.debug.level = level.min(i64::from(Self::MAX_DEBUG_LEVEL)) as u8;
+        Ok(())
+    }
+
+    /// `-o`: write the text report to the file `name` (taken as given, blanks included).
+    ///
+    /// # Errors
+    /// An empty name.
+    pub fn set_output(&mut self, name: &str) -> Result<(), ValueError> {
+        self.output = Some(file_name(name, "report file name", "")?);
+        Ok(())
+    }
+
+    /// `--json`: write the results as JSON to the file `name`, `-` meaning standard output.
+    ///
+    /// # Errors
+    /// An empty name.
+    pub fn set_json(&mut self, name: &str) -> Result<(), ValueError> {
+        self.json = Some(file_name(name, "JSON file name", STDOUT_HINT)?);
+        Ok(())
+    }
+
+    /// `--csv`: write the results as CSV to the file `name`, `-` meaning standard output.
+    ///
+    /// # Errors
+    /// An empty name.
+    pub fn set_csv(&mut self, name: &str) -> Result<(), ValueError> {
+        self.csv = Some(file_name(name, "CSV file name", STDOUT_HINT)?);
+        Ok(())
+    }
+}
+
+/// Appended to the reason for an empty `--json`/`--csv` name.
+const STDOUT_HINT: &str = " (use - for standard output)";
+
+/// `bytes` if at most [`Options::MAX_SIZE`].
+fn size(bytes: u64, what: &'static str) -> Result<u64, ValueError> {
+    at_most(bytes, Options::MAX_SIZE, " bytes", what)
+}
+
+/// `n` if at least 1 and at most [`Options::MAX_COUNT`].
+fn count(n: u64, what: &'static str) -> Result<u64, ValueError> {
+    at_most(at_least_one(n, what)?, Options::MAX_COUNT, "", what)
+}
+
+/// `n` unless it is zero.
+fn at_least_one(n: u64, what: &'static str) -> Result<u64, ValueError> {
+    if n == 0 {
+        Err(ValueError {
+            what,
+            problem: Problem::Zero,
+        })
+    } else {
+        Ok(n)
+    }
+}
+
+/// `value` if at most `max`.
+fn at_most(
+    value: u64,
+    max: u64,
+    unit: &'static str,
+    what: &'static str,
+) -> Result<u64, ValueError> {
+    if value > max {
+        Err(ValueError {
+            what,
+            problem: Problem::TooLarge { value, max, unit },
+        })
+    } else {
+        Ok(value)
+    }
+}
+
+/// `name` as an owned string unless it is empty.
+fn file_name(name: &str, what: &'static str, hint: &'static str) -> Result<String, ValueError> {
+    if name.is_empty() {
+        Err(ValueError {
+            what,
+            problem: Problem::EmptyName { hint },
+        })
+    } else {
+        Ok(name.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_accept_zero_and_refuse_above_i64_max() {
+        type Setter = fn(&mut Options, u64) -> Result<(), ValueError>;
+        type Getter = fn(&Options) -> u64;
+        let cases: [(Setter, Getter, &str); 5] = [
+            (Options::set_num_bytes, |o| o.num_bytes, "bytes per process"),
+            (
+                Options::set_min_xfer_size,
+                |o| o.buf_min,
+                "minimum transfer size",
+            ),
+            (
+                Options::set_max_xfer_size,
+                |o| o.buf_max,
+                "maximum transfer size",
+            ),
+            (Options::set_block_size, |o| o.blk_size, "block size"),
+            (
+                Options::set_threshold,
+                |o| o.h5_thresh,
+                "HDF5 alignment threshold",
+            ),
+        ];
+        for (set, get, what) in cases {
+            let mut o = Options::default();
+            set(&mut o, 0).unwrap();
+            assert_eq!(get(&o), 0, "{what}");
+            set(&mut o, i64::MAX as u64).unwrap();
+            assert_eq!(get(&o), i64::MAX as u64, "{what}");
+            let e = set(&mut o, i64::MAX as u64 + 1).unwrap_err();
+            assert_eq!(
+                get(&o),
+                i64::MAX as u64,
+                "{what}: unchanged after a refusal"
+            );
+            assert_eq!(
+                e.to_string(),
+                format!("{what} (9223372036854775808) is too large (at most 9223372036854775807)")
+            );
+            assert_eq!(e.reason(), "too large (at most 9223372036854775807 bytes)");
+        }
+    }
+
+    #[test]
+    fn align_and_counts_must_be_at_least_one() {
+        type Setter = fn(&mut Options, u64) -> Result<(), ValueError>;
+        type Getter = fn(&Options) -> u64;
+        let cases: [(Setter, Getter, &str, &str); 3] = [
+            (
+                Options::set_align,
+                |o| o.h5_align,
+                "HDF5 alignment",
+                " bytes",
+            ),
+            (
+                Options::set_num_files,
+                |o| o.num_files,
+                "number of files",
+                "",
+            ),
+            (
+                Options::set_num_dsets,
+                |o| o.num_dsets,
+                "number of datasets",
+                "",
+            ),
+        ];
+        for (set, get, what, unit) in cases {
+            let mut o = Options::default();
+            set(&mut o, 7).unwrap();
+            assert_eq!(get(&o), 7);
+            let e = set(&mut o, 0).unwrap_err();
+            assert_eq!(get(&o), 7, "{what}: unchanged after a refusal");
+            assert_eq!(e.to_string(), format!("{what} must be at least 1"));
+            assert_eq!(e.reason(), "must be at least 1");
+            let e = set(&mut o, u64::MAX).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("{what} (18446744073709551615) is too large (at most 9223372036854775807)")
+            );
+            assert_eq!(
+                e.reason(),
+                format!("too large (at most 9223372036854775807{unit})")
+            );
+            set(&mut o, i64::MAX as u64).unwrap();
+        }
+    }
+
+    #[test]
+    fn debug_level_clamps_above_four_and_refuses_negative() {
+        let mut o = Options::default();
+        for (level, want) in [(0, 0), (3, 3), (4, 4), (5, 4), (i64::MAX, 4)] {
+            o.set_debug_level(level).unwrap();
+            assert_eq!(o.debug.level, want, "{level}");
+        }
+        let e = o.set_debug_level(-1).unwrap_err();
+        assert_eq!(o.debug.level, 4, "unchanged after a refusal");
+        assert_eq!(e.to_string(), "debug level (-1) must be 0..4");
+        assert_eq!(e.reason(), "must be 0..4");
+    }
+
+    #[test]
+    fn file_names_must_not_be_empty() {
+        let mut o = Options::default();
+        o.set_output(" a b ").unwrap();
+        o.set_json("-").unwrap();
+        o.set_csv("r.csv").unwrap();
+        assert_eq!(
+            (o.output.as_deref(), o.json.as_deref(), o.csv.as_deref()),
+            (Some(" a b "), Some("-"), Some("r.csv"))
+        );
+        let e = o.set_output("").unwrap_err();
+        assert_eq!(
+            (e.to_string().as_str(), e.reason().as_str()),
+            ("empty report file name", "empty file name")
+        );
+        let e = o.set_json("").unwrap_err();
+        assert_eq!(e.to_string(), "empty JSON file name");
+        assert_eq!(e.reason(), "empty file name (use - for standard output)");
+        let e = o.set_csv("").unwrap_err();
+        assert_eq!(e.to_string(), "empty CSV file name");
+        assert_eq!(e.reason(), "empty file name (use - for standard output)");
+        assert_eq!(
+            (o.output.as_deref(), o.json.as_deref(), o.csv.as_deref()),
+            (Some(" a b "), Some("-"), Some("r.csv")),
+            "unchanged after refusals"
+        );
     }
 }

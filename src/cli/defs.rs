@@ -1,0 +1,1011 @@
+//! The option definitions (spec §1.2, §1.3): one [`Def`] per option holds everything
+//! about it — short letter, long name, minimum abbreviation, what it takes (the value
+//! kind), its help text, and the function that applies it to [`Options`].
+//!
+//! The tokenizer, the help text and the documentation check read [`DEFS`]; adding an
+//! option is adding one entry here, plus its lines in `man/h5perf.1` and the README's
+//! options table (a unit test in `help.rs` checks that the three name the same options).
+//! The rules a value must obey live in [`Options`]' validated setters, shared with the C
+//! API; the apply functions parse the text and call them.
+
+use super::values::{
+    parse_alloc_time, parse_api_list, parse_debug_list, parse_fill_time, parse_fill_value,
+    parse_int, parse_int32, parse_size,
+};
+use crate::config::options::ValueError;
+use crate::config::Options;
+use crate::ffi::hdf5::FillTime;
+
+/// One option of the command line.
+pub(super) struct Def {
+    /// The short letter (`-e`), if any.
+    pub(super) short: Option<char>,
+    /// The full long name, without `--` (`num-bytes`); the 1.10.8 release accepts exactly
+    /// this.
+    pub(super) long: &'static str,
+    /// The length of the shortest accepted abbreviation of [`Def::long`] (`num-b`: 5), an
+    /// extension; the help text shows it as `--num-b[ytes]`.
+    pub(super) min: usize,
+    /// What the option takes and does.
+    pub(super) action: Action,
+    /// The help text's description: lines without indentation, at most 71 columns wide
+    /// (the help text indents them by 8), joined by `\n`.
+    pub(super) help: &'static str,
+}
+
+/// What an option takes and does.
+pub(super) enum Action {
+    /// It takes no value.
+    Switch(Switch),
+    /// It takes a value of `kind`; `apply` parses the text and stores it, or returns the
+    /// reason for refusing it (printed after `invalid value 'V' for -e/--num-bytes: `).
+    Value {
+        /// What the value is.
+        kind: ValueKind,
+        /// Parse and store the value.
+        apply: fn(&mut Options, &str) -> Result<(), String>,
+    },
+}
+
+/// What an option without value does.
+pub(super) enum Switch {
+    /// Ends the parse: `-h`, `--version`.
+    Stop(Stop),
+    /// Sets a mode of the run, not a benchmark option: `--fill-behaviour`, `--strict`.
+    Mode(fn(&mut Modes)),
+    /// A benchmark flag; `apply` receives `true`, or the boolean word the long form was
+    /// given when `words` is set (`--interleaved=0`).
+    Flag {
+        /// The long form accepts a boolean word (spec §1.3 quirk, made explicit).
+        words: bool,
+        /// Store the flag.
+        apply: fn(&mut Options, bool),
+    },
+}
+
+/// An option that ends the parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// `-h`/`--help`.
+    Help,
+    /// `--version`.
+    Version,
+}
+
+/// The modes set by `--fill-behaviour` and `--strict`.
+#[derive(Debug, Default)]
+pub(super) struct Modes {
+    /// `--fill-behaviour` was given.
+    pub(super) fill_behaviour: bool,
+    /// `--strict` was given.
+    pub(super) strict: bool,
+}
+
+/// What the value of an option is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ValueKind {
+    /// A size in bytes (spec §1.5).
+    Size,
+    /// A whole number (spec §1.6).
+    Int,
+    /// The `-A` API list (spec §1.7).
+    ApiList,
+    /// The `-D` debug list (spec §1.8).
+    DebugList,
+    /// A file name.
+    File,
+    /// A file name or `-` for standard output (`--json`, `--csv`); the long form takes a
+    /// separate `-` although it starts with `-`.
+    Destination,
+    /// `--fill-value`: a byte 0..=255 or `undefined`.
+    FillValue,
+    /// `--fill-time`: `never`, `ifset` or `alloc`.
+    FillTime,
+    /// `--alloc-time`: `default`, `early`, `incr` or `late`.
+    AllocTime,
+}
+
+impl ValueKind {
+    /// The value's name in the help text and the documents: `SIZE`, `N`, `LIST`, `FILE`,
+    /// `BYTE`, `WHEN`.
+    pub(super) fn var(self) -> &'static str {
+        match self {
+            ValueKind::Size => "SIZE",
+            ValueKind::Int => "N",
+            ValueKind::ApiList | ValueKind::DebugList => "LIST",
+            ValueKind::File | ValueKind::Destination => "FILE",
+            ValueKind::FillValue => "BYTE",
+            ValueKind::FillTime | ValueKind::AllocTime => "WHEN",
+        }
+    }
+
+    /// Whether a long option of this kind takes the separate argument `next` as its
+    /// value although it starts with `-`: only `-` (standard output) for `--json`/`--csv`.
+    pub(super) fn takes_stdout(self, next: &str) -> bool {
+        self == ValueKind::Destination && next == STDOUT
+    }
+
+    /// What the value should be, for "missing value" messages.
+    pub(super) fn expected(self) -> &'static str {
+        match self {
+            ValueKind::Size => "a size",
+            ValueKind::Int => "a whole number",
+            ValueKind::ApiList => "a list of APIs",
+            ValueKind::DebugList => "a list of debug flags",
+            ValueKind::File | ValueKind::Destination => "a file name",
+            ValueKind::FillValue => "a byte value 0-255 or undefined",
+            ValueKind::FillTime => "never, ifset or alloc",
+            ValueKind::AllocTime => "default, early, incr or late",
+        }
+    }
+}
+
+impl Def {
+    /// `-e/--num-bytes`, or `--version` for an option without short form (messages).
+    pub(super) fn label(&self) -> String {
+        match self.short {
+            Some(c) => format!("-{c}/--{}", self.long),
+            None => format!("--{}", self.long),
+        }
+    }
+
+    /// Whether `name` (text after `--`, without `=VALUE`) spells this option: a prefix of
+    /// the full name at least as long as the minimum abbreviation (spec §1.3).
+    pub(super) fn matches_long(&self, name: &str) -> bool {
+        name.len() >= self.min && self.long.starts_with(name)
+    }
+
+    /// The long form as the help text shows it: `--num-b[ytes]`.
+    pub(super) fn long_shown(&self) -> String {
+        let (min, rest) = self.long.split_at(self.min);
+        if rest.is_empty() {
+            format!("--{min}")
+        } else {
+            format!("--{min}[{rest}]")
+        }
+    }
+
+    /// The value's name (`SIZE`), or `None` for an option without value.
+    pub(super) fn var(&self) -> Option<&'static str> {
+        match self.action {
+            Action::Value { kind, .. } => Some(kind.var()),
+            Action::Switch(_) => None,
+        }
+    }
+}
+
+/// The value of `--json`/`--csv` that means standard output.
+pub const STDOUT: &str = "-";
+
+/// Letters the C tool accepted without implementing them (spec §1.2); `-n` is now
+/// `--no-fill`.
+pub(super) const UNSUPPORTED: [char; 3] = ['m', 's', 't'];
+
+/// The option with the short letter `c`.
+pub(super) fn by_short(c: char) -> Option<&'static Def> {
+    DEFS.iter().find(|d| d.short == Some(c))
+}
+
+/// The option spelled `name` after `--` (a full name or an accepted abbreviation).
+pub(super) fn by_long(name: &str) -> Option<&'static Def> {
+    DEFS.iter().find(|d| d.matches_long(name))
+}
+
+/// The refusal of a setter, as the command line words it.
+fn why(e: ValueError) -> String {
+    e.reason()
+}
+
+/// A count of files or datasets (spec §1.6).
+fn count(v: &str) -> Result<u64, String> {
+    parse_int(v, Options::MAX_COUNT)
+}
+
+/// Every option, in the order of the help text. Two names share at most a prefix
+/// shorter than the larger of their minimum abbreviations (`--al` is `--align`,
+/// `--allo` is `--alloc-time`), so a long spelling matches at most one entry (checked
+/// by unit tests).
+pub(super) static DEFS: [Def; 29] = [
+    Def {
+        short: Some('h'),
+        long: "help",
+        min: 2,
+        action: Action::Switch(Switch::Stop(Stop::Help)),
+        help: "Print this help and exit.",
+    },
+    Def {
+        short: None,
+        long: "version",
+        min: 2,
+        action: Action::Switch(Switch::Stop(Stop::Version)),
+        help: "Print the version of h5perf and exit.",
+    },
+    Def {
+        short: Some('a'),
+        long: "align",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::Size,
+            apply: |o, v| o.set_align(parse_size(v)?).map_err(why),
+        },
+        help: "HDF5 object alignment, at least 1. [default: 1, no alignment]",
+    },
+    Def {
+        short: Some('A'),
+        long: "api",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::ApiList,
+            apply: |o, v| {
+                for api in parse_api_list(v)? {
+                    o.apis.insert(api);
+                }
+                Ok(())
+            },
+        },
+        help: "APIs to test, separated by commas: posix, mpiio, phdf5 (any\n\
+               case). They always run in that order. Repeated -A options add up.\n\
+               [default: all three]",
+    },
+    Def {
+        short: None,
+        long: "alloc-time",
+        min: 4,
+        action: Action::Value {
+            kind: ValueKind::AllocTime,
+            apply: |o, v| {
+                o.fill.alloc = Some(parse_alloc_time(v)?);
+                Ok(())
+            },
+        },
+        help: "PHDF5 datasets: when HDF5 allocates their space: default, early,\n\
+               incr or late. With the MPI-IO driver HDF5 always allocates early,\n\
+               whatever is asked. [default: the library's]",
+    },
+    Def {
+        short: Some('B'),
+        long: "block-size",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::Size,
+            apply: |o, v| o.set_block_size(parse_size(v)?).map_err(why),
+        },
+        help: "Block size (see below). [default: half of -e]",
+    },
+    Def {
+        short: Some('c'),
+        long: "chunk",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.chunk = on,
+        }),
+        help: "Store HDF5 datasets in chunks of one block (2D: block x block);\n\
+               in 2D the POSIX and MPI-IO files imitate that chunk layout.\n\
+               [default: contiguous]",
+    },
+    Def {
+        short: Some('C'),
+        long: "collective",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.collective = on,
+        }),
+        help: "Use collective I/O for MPI-IO and PHDF5. [default: independent]",
+    },
+    Def {
+        short: None,
+        long: "csv",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::Destination,
+            apply: |o, v| o.set_csv(v).map_err(why),
+        },
+        help: "Also write the results to FILE as CSV: a header row, then one row\n\
+               per number of processes, transfer size, API and phase. - means\n\
+               standard output, after the report. [default: none]",
+    },
+    Def {
+        short: Some('d'),
+        long: "num-dsets",
+        min: 5,
+        action: Action::Value {
+            kind: ValueKind::Int,
+            apply: |o, v| o.set_num_dsets(count(v)?).map_err(why),
+        },
+        help: "Number of datasets per file, at least 1. [default: 1]",
+    },
+    Def {
+        short: Some('D'),
+        long: "debug",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::DebugList,
+            apply: |o, v| {
+                let d = parse_debug_list(v)?;
+                if let Some(level) = d.level {
+                    o.set_debug_level(i64::try_from(level).unwrap_or(i64::MAX))
+                        .map_err(why)?;
+                }
+                o.debug.raw |= d.raw;
+                o.debug.times |= d.times;
+                o.debug.verify |= d.verify;
+                Ok(())
+            },
+        },
+        help: "Debug flags separated by commas (see below). [default: none]",
+    },
+    Def {
+        short: Some('e'),
+        long: "num-bytes",
+        min: 5,
+        action: Action::Value {
+            kind: ValueKind::Size,
+            apply: |o, v| o.set_num_bytes(parse_size(v)?).map_err(why),
+        },
+        help: "Bytes per process per dataset (2D: see below). [default: 256K,\n\
+               8K with -g]",
+    },
+    Def {
+        short: Some('F'),
+        long: "num-files",
+        min: 5,
+        action: Action::Value {
+            kind: ValueKind::Int,
+            apply: |o, v| o.set_num_files(count(v)?).map_err(why),
+        },
+        help: "Number of files, at least 1. [default: 1]",
+    },
+    Def {
+        short: None,
+        long: "fill-behaviour",
+        min: 6,
+        action: Action::Switch(Switch::Mode(|m| m.fill_behaviour = true)),
+        help: "Run no benchmark: find out by experiment when the linked HDF5\n\
+               writes fill values (serial on rank 0, then on all processes) and\n\
+               print HDF5's documented tables with every difference marked.\n\
+               Exits 0 unless --st[rict] is given and something differs.",
+    },
+    Def {
+        short: None,
+        long: "fill-time",
+        min: 6,
+        action: Action::Value {
+            kind: ValueKind::FillTime,
+            apply: |o, v| {
+                o.fill.time = Some(parse_fill_time(v)?);
+                Ok(())
+            },
+        },
+        help: "PHDF5 datasets: when HDF5 writes the fill value into new space:\n\
+               never, ifset (if a fill value is set; HDF5 1.10.8 also writes 0\n\
+               into new chunks without one) or alloc (always). Fills written at\n\
+               dataset creation count in the Write time. [default: ifset]",
+    },
+    Def {
+        short: None,
+        long: "fill-value",
+        min: 6,
+        action: Action::Value {
+            kind: ValueKind::FillValue,
+            apply: |o, v| {
+                o.fill.value = Some(parse_fill_value(v)?);
+                Ok(())
+            },
+        },
+        help: "PHDF5 datasets: fill value, a byte 0-255, or undefined (no fill\n\
+               value; HDF5 then refuses --fill-time=alloc). [default: the\n\
+               library's, 0]",
+    },
+    Def {
+        short: Some('g'),
+        long: "geometry",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.dim2d = on,
+        }),
+        help: "2D geometry: square datasets (see below). [default: 1D]",
+    },
+    Def {
+        short: Some('i'),
+        long: "num-iterations",
+        min: 5,
+        action: Action::Value {
+            kind: ValueKind::Int,
+            apply: |o, v| {
+                o.num_iters = parse_int32(v)?;
+                Ok(())
+            },
+        },
+        help: "Number of iterations of each test (0 counts as 1). [default: 1]",
+    },
+    Def {
+        short: Some('I'),
+        long: "interleaved",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: true,
+            apply: |o, on| o.interleaved = on,
+        }),
+        help: "Interleaved access pattern (see below). [default: contiguous]",
+    },
+    Def {
+        short: None,
+        long: "json",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::Destination,
+            apply: |o, v| o.set_json(v).map_err(why),
+        },
+        help: "Also write the results to FILE as JSON, with the same records as\n\
+               --csv. - means standard output, after the report; the JSON starts\n\
+               at the line holding only '{'. [default: none]",
+    },
+    Def {
+        short: Some('n'),
+        long: "no-fill",
+        min: 4,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, _| o.fill.time = Some(FillTime::Never),
+        }),
+        help: "PHDF5 datasets: never write fill values (--fill-time=never).",
+    },
+    Def {
+        short: Some('o'),
+        long: "output",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::File,
+            apply: |o, v| o.set_output(v).map_err(why),
+        },
+        help: "Write the report to FILE. [default: standard output]",
+    },
+    Def {
+        short: Some('p'),
+        long: "min-num-processes",
+        min: 9,
+        action: Action::Value {
+            kind: ValueKind::Int,
+            apply: |o, v| {
+                o.min_procs = parse_int32(v)?;
+                Ok(())
+            },
+        },
+        help: "Smallest number of processes (0 counts as 1). [default: 1]",
+    },
+    Def {
+        short: Some('P'),
+        long: "max-num-processes",
+        min: 9,
+        action: Action::Value {
+            kind: ValueKind::Int,
+            apply: |o, v| {
+                o.max_procs = Some(parse_int32(v)?);
+                Ok(())
+            },
+        },
+        help: "Largest number of processes (0 counts as 1). The tests run with\n\
+               P, P/2, P/4, ... processes down to -p. [default: all processes]",
+    },
+    Def {
+        short: None,
+        long: "strict",
+        min: 2,
+        action: Action::Switch(Switch::Mode(|m| m.strict = true)),
+        help: "With --fill-behaviour: exit with status 1 when the library\n\
+               differs from the document anywhere.",
+    },
+    Def {
+        short: Some('T'),
+        long: "threshold",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::Size,
+            apply: |o, v| o.set_threshold(parse_size(v)?).map_err(why),
+        },
+        help: "HDF5 alignment threshold: only objects of at least this size\n\
+               are aligned to -a. [default: 1]",
+    },
+    Def {
+        short: Some('w'),
+        long: "write-only",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: true,
+            apply: |o, on| o.write_only = on,
+        }),
+        help: "Run the write tests only, without reading back. [default: off]",
+    },
+    Def {
+        short: Some('x'),
+        long: "min-xfer-size",
+        min: 5,
+        action: Action::Value {
+            kind: ValueKind::Size,
+            apply: |o, v| o.set_min_xfer_size(parse_size(v)?).map_err(why),
+        },
+        help: "Smallest transfer-buffer size. [default: half of -e]",
+    },
+    Def {
+        short: Some('X'),
+        long: "max-xfer-size",
+        min: 5,
+        action: Action::Value {
+            kind: ValueKind::Size,
+            apply: |o, v| o.set_max_xfer_size(parse_size(v)?).map_err(why),
+        },
+        help: "Largest transfer-buffer size. The tests run with -x, 2 x -x,\n\
+               4 x -x, ... bytes up to -X. [default: -e]",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::testing::{refused, run};
+    use crate::config::{ApiSet, Debug};
+
+    #[test]
+    fn table_has_no_ambiguous_prefixes() {
+        for a in &DEFS {
+            for b in &DEFS {
+                if !std::ptr::eq(a, b) {
+                    assert!(
+                        !b.matches_long(&a.long[..a.min]),
+                        "{} vs {}",
+                        a.long,
+                        b.long
+                    );
+                }
+            }
+            if let Some(c) = a.short {
+                assert_eq!(DEFS.iter().filter(|p| p.short == Some(c)).count(), 1);
+            }
+        }
+    }
+
+    #[test]
+    fn no_spelling_matches_two_options() {
+        // every prefix of every name that matches it also matches no other entry
+        for a in &DEFS {
+            for n in 1..=a.long.len() {
+                let spelling = &a.long[..n];
+                let hits = DEFS.iter().filter(|p| p.matches_long(spelling)).count();
+                assert!(hits <= 1, "--{spelling} matches {hits} options");
+                assert_eq!(a.matches_long(spelling), n >= a.min, "--{spelling}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_size_option_short_and_long() {
+        type Getter = fn(&Options) -> u64;
+        let cases: [(&str, &str, Getter); 6] = [
+            ("-a", "--align", |o| o.h5_align),
+            ("-B", "--block-size", |o| o.blk_size),
+            ("-e", "--num-bytes", |o| o.num_bytes),
+            ("-T", "--threshold", |o| o.h5_thresh),
+            ("-x", "--min-xfer-size", |o| o.buf_min),
+            ("-X", "--max-xfer-size", |o| o.buf_max),
+        ];
+        for (s, l, get) in cases {
+            assert_eq!(get(&run(&[s, "4K"])), 4096, "{s}");
+            assert_eq!(get(&run(&[&format!("{s}3M")])), 3 << 20, "{s}");
+            assert_eq!(get(&run(&[&format!("{l}=2G")])), 2 << 30, "{l}");
+            assert_eq!(get(&run(&[l, "5k"])), 5120, "{l}");
+            assert_eq!(get(&run(&[l, "7"])), 7, "{l}");
+        }
+    }
+
+    #[test]
+    fn every_integer_option_short_and_long() {
+        let o = run(&["-d", "3", "-F", "4", "-i", "5", "-p", "2", "-P", "8"]);
+        assert_eq!((o.num_dsets, o.num_files, o.num_iters), (3, 4, 5));
+        assert_eq!((o.min_procs, o.max_procs), (2, Some(8)));
+        let o = run(&[
+            "--num-dsets=6",
+            "--num-files",
+            "7",
+            "--num-iterations=9",
+            "--min-num-processes",
+            "3",
+            "--max-num-processes=16",
+        ]);
+        assert_eq!((o.num_dsets, o.num_files, o.num_iters), (6, 7, 9));
+        assert_eq!((o.min_procs, o.max_procs), (3, Some(16)));
+        let o = run(&["-d2", "-F3", "-i4", "-p5", "-P6"]);
+        assert_eq!((o.num_dsets, o.num_files, o.num_iters), (2, 3, 4));
+        assert_eq!((o.min_procs, o.max_procs), (5, Some(6)));
+        // surrounding blanks and '+'
+        let o = run(&["-F", " 2\t", "-i", "+3", "-d", "010"]);
+        assert_eq!((o.num_files, o.num_iters, o.num_dsets), (2, 3, 10));
+        // 0 accepted for -i -p -P (clamped later)
+        let o = run(&["-i", "0", "-p", "0", "-P", "0"]);
+        assert_eq!((o.num_iters, o.min_procs, o.max_procs), (0, 0, Some(0)));
+        // limits
+        let o = run(&["-i", "2147483647", "-d", "9223372036854775807"]);
+        assert_eq!(
+            (o.num_iters, o.num_dsets),
+            (i32::MAX as u32, i64::MAX as u64)
+        );
+    }
+
+    #[test]
+    fn every_flag_short_and_long() {
+        let o = run(&["-c", "-C", "-g", "-I", "-w"]);
+        assert!(o.chunk && o.collective && o.dim2d && o.interleaved && o.write_only);
+        let o = run(&[
+            "--chunk",
+            "--collective",
+            "--geometry",
+            "--interleaved",
+            "--write-only",
+        ]);
+        assert!(o.chunk && o.collective && o.dim2d && o.interleaved && o.write_only);
+        let o = run(&["--ch", "--co", "--ge", "--in", "--wr"]);
+        assert!(o.chunk && o.collective && o.dim2d && o.interleaved && o.write_only);
+        let o = run(&["-c"]);
+        assert!(o.chunk && !o.collective && !o.dim2d && !o.interleaved && !o.write_only);
+    }
+
+    #[test]
+    fn api_debug_output_short_and_long() {
+        let o = run(&["-A", "posix", "--api=phdf5", "-D", "3,t", "-o", "out.txt"]);
+        assert_eq!(
+            o.apis,
+            ApiSet {
+                posix: true,
+                mpiio: false,
+                phdf5: true
+            }
+        );
+        assert_eq!(
+            o.debug,
+            Debug {
+                level: 3,
+                raw: false,
+                times: true,
+                verify: false
+            }
+        );
+        assert_eq!(o.output.as_deref(), Some("out.txt"));
+        let o = run(&["-Ampiio", "--debug", "v", "--output", "r.txt"]);
+        assert_eq!(
+            o.apis,
+            ApiSet {
+                posix: false,
+                mpiio: true,
+                phdf5: false
+            }
+        );
+        assert_eq!(
+            o.debug,
+            Debug {
+                level: 0,
+                raw: false,
+                times: false,
+                verify: true
+            }
+        );
+        assert_eq!(o.output.as_deref(), Some("r.txt"));
+        let o = run(&["-D2,r", "--ou=x", "--ap", "posix"]);
+        assert_eq!(
+            o.debug,
+            Debug {
+                level: 2,
+                raw: true,
+                times: false,
+                verify: false
+            }
+        );
+        assert_eq!(o.output.as_deref(), Some("x"));
+        assert!(o.apis.posix);
+        // -o takes any raw string, even one starting with '-' (short form)
+        assert_eq!(run(&["-o", "-weird"]).output.as_deref(), Some("-weird"));
+        assert_eq!(run(&["--output=-w"]).output.as_deref(), Some("-w"));
+        assert_eq!(run(&["-o", " a b "]).output.as_deref(), Some(" a b "));
+    }
+
+    #[test]
+    fn size_refusals_name_option_and_value() {
+        refused(
+            &["-e", "10Q"],
+            &[
+                "h5perf: invalid value '10Q' for -e/--num-bytes: Illegal size specifier 'Q' \
+               (a size is a number with an optional K, M or G suffix)",
+            ],
+        );
+        refused(
+            &["--num-bytes=1.5K"],
+            &["invalid value '1.5K' for -e/--num-bytes: fractional"],
+        );
+        refused(
+            &["-x", "-8"],
+            &["invalid value '-8' for -x/--min-xfer-size: negative"],
+        );
+        refused(
+            &["-X", ""],
+            &["invalid value '' for -X/--max-xfer-size: empty"],
+        );
+        refused(
+            &["-BK"],
+            &["invalid value 'K' for -B/--block-size: no digits"],
+        );
+        refused(
+            &["-T", "8Kxyz"],
+            &["invalid value '8Kxyz' for -T/--threshold: unexpected"],
+        );
+        refused(&["--al", "8KK"], &["invalid value '8KK' for -a/--align"]);
+        refused(
+            &["-e", "99999999999999999999"],
+            &["'99999999999999999999'", "too large"],
+        );
+        refused(
+            &["-e", "9000000000G"],
+            &["'9000000000G' for -e/--num-bytes: too large"],
+        );
+        // the next token is taken unconditionally by a short option
+        refused(
+            &["-e", "-x"],
+            &["invalid value '-x' for -e/--num-bytes: no digits"],
+        );
+        // zero: default for -e -x -X -B, fine for -T, refused for -a
+        let o = run(&["-e", "0", "-x", "0", "-X", "0", "-B", "0", "-T", "0"]);
+        assert_eq!(
+            (o.num_bytes, o.buf_min, o.buf_max, o.blk_size, o.h5_thresh),
+            (0, 0, 0, 0, 0)
+        );
+        refused(
+            &["-a", "0"],
+            &["invalid value '0' for -a/--align: must be at least 1"],
+        );
+        refused(
+            &["--align=0K"],
+            &["invalid value '0K' for -a/--align: must be at least 1"],
+        );
+    }
+
+    #[test]
+    fn integer_refusals_name_option_and_value() {
+        refused(
+            &["-i", "-1"],
+            &["invalid value '-1' for -i/--num-iterations: negative"],
+        );
+        refused(
+            &["-i", "3x"],
+            &["invalid value '3x' for -i/--num-iterations: not a whole"],
+        );
+        refused(
+            &["-d", "x"],
+            &["invalid value 'x' for -d/--num-dsets: not a whole number"],
+        );
+        refused(
+            &["-F", "1.5"],
+            &["invalid value '1.5' for -F/--num-files: fractional"],
+        );
+        refused(
+            &["-p", ""],
+            &["invalid value '' for -p/--min-num-processes: empty"],
+        );
+        refused(
+            &["-P", "+"],
+            &["invalid value '+' for -P/--max-num-processes: not a whole"],
+        );
+        refused(
+            &["-P", "4K"],
+            &["invalid value '4K' for -P/--max-num-processes"],
+        );
+        refused(
+            &["-i", "2147483648"],
+            &["'2147483648' for -i/--num-iterations: too large"],
+        );
+        refused(
+            &["-p", "4294967297"],
+            &["for -p/--min-num-processes: too large"],
+        );
+        refused(
+            &["-P", "2147483648"],
+            &["for -P/--max-num-processes: too large"],
+        );
+        refused(
+            &["-d", "9223372036854775808"],
+            &["for -d/--num-dsets: too large"],
+        );
+        refused(
+            &["-F", "99999999999999999999"],
+            &["for -F/--num-files: too large"],
+        );
+        refused(
+            &["-d", "0"],
+            &["invalid value '0' for -d/--num-dsets: must be at least 1"],
+        );
+        refused(
+            &["-F", "0"],
+            &["invalid value '0' for -F/--num-files: must be at least 1"],
+        );
+        refused(
+            &["--num-files=00"],
+            &["'00' for -F/--num-files: must be at least 1"],
+        );
+        refused(
+            &["-i", "1 2"],
+            &["'1 2' for -i/--num-iterations: not a whole"],
+        );
+    }
+
+    #[test]
+    fn output_file() {
+        refused(
+            &["-o", ""],
+            &["invalid value '' for -o/--output: empty file name"],
+        );
+        refused(
+            &["--output="],
+            &["missing value for -o/--output (expected a file name"],
+        );
+        refused(&["-o"], &["missing value for -o/--output"]);
+        let o = run(&["-o", "a", "--output", "b"]);
+        assert_eq!(o.output.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn fill_options() {
+        use crate::config::FillSettings;
+        use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+        assert_eq!(run(&[]).fill, FillSettings::default());
+        // -n / --no-fill is --fill-time=never, also in clusters
+        for args in [
+            &["-n"][..],
+            &["--no-fill"],
+            &["--no-f"],
+            &["-cn"],
+            &["--fill-time=never"],
+            &["--fill-t", "NEVER"],
+        ] {
+            assert_eq!(run(args).fill.time, Some(FillTime::Never), "{args:?}");
+        }
+        assert!(run(&["-cnC"]).chunk && run(&["-cnC"]).collective);
+        let o = run(&[
+            "--fill-value=7",
+            "--fill-time",
+            "alloc",
+            "--alloc-time=late",
+            "-c",
+        ]);
+        assert_eq!(
+            o.fill,
+            FillSettings {
+                value: Some(FillValue::Byte(7)),
+                time: Some(FillTime::Alloc),
+                alloc: Some(AllocTime::Late)
+            }
+        );
+        assert!(o.chunk);
+        assert_eq!(run(&["--fill-v", "0"]).fill.value, Some(FillValue::Byte(0)));
+        assert_eq!(
+            run(&["--fill-value= 255"]).fill.value,
+            Some(FillValue::Byte(255))
+        );
+        assert_eq!(
+            run(&["--fill-value=Undefined"]).fill.value,
+            Some(FillValue::Undefined)
+        );
+        assert_eq!(run(&["--fill-time=ifset"]).fill.time, Some(FillTime::IfSet));
+        for (w, a) in [
+            ("default", AllocTime::Default),
+            ("early", AllocTime::Early),
+            ("incr", AllocTime::Incr),
+            ("incremental", AllocTime::Incr),
+            ("LATE", AllocTime::Late),
+        ] {
+            assert_eq!(run(&["--allo", w]).fill.alloc, Some(a), "{w}");
+        }
+        // the last one wins
+        assert_eq!(
+            run(&["-n", "--fill-time=alloc"]).fill.time,
+            Some(FillTime::Alloc)
+        );
+        assert_eq!(
+            run(&["--fill-time=alloc", "-n"]).fill.time,
+            Some(FillTime::Never)
+        );
+        // --al is still --align; --all is nothing
+        assert_eq!(run(&["--al", "4K"]).h5_align, 4096);
+        refused(&["--all", "late"], &["unknown option '--all'"]);
+        refused(&["--fill", "7"], &["unknown option '--fill'"]);
+        refused(&["--fill-", "7"], &["unknown option '--fill-'"]);
+        refused(&["--no", "x"], &["unknown option '--no'"]);
+        // bad values
+        refused(
+            &["--fill-value=256"],
+            &[
+                "invalid value '256' for --fill-value",
+                "too large (at most 255)",
+                "byte value 0-255 or undefined",
+            ],
+        );
+        refused(
+            &["--fill-value=-1"],
+            &["invalid value '-1' for --fill-value"],
+        );
+        refused(
+            &["--fill-value=0x10"],
+            &["invalid value '0x10' for --fill-value"],
+        );
+        refused(
+            &["--fill-value=undef"],
+            &["invalid value 'undef' for --fill-value"],
+        );
+        refused(
+            &["--fill-time=sometimes"],
+            &["invalid value 'sometimes' for --fill-time: expected never, ifset or alloc"],
+        );
+        refused(
+            &["--alloc-time", "soon"],
+            &["invalid value 'soon' for --alloc-time: expected default, early, incr"],
+        );
+        refused(
+            &["--fill-value"],
+            &["missing value for --fill-value (expected a byte value 0-255 or undefined)"],
+        );
+        refused(&["--fill-time="], &["missing value for --fill-time"]);
+        refused(
+            &["--alloc-time", "-n"],
+            &["missing value for --alloc-time (expected default, early, incr or late"],
+        );
+        refused(&["--no-fill=1"], &["invalid value '1' for -n/--no-fill"]);
+        refused(&["-n", "1"], &["unexpected argument '1'"]);
+    }
+
+    #[test]
+    fn repetition_last_scalar_wins() {
+        let o = run(&[
+            "--num-bytes=8",
+            "--num-bytes=16",
+            "-e",
+            "32",
+            "-i",
+            "2",
+            "-i3",
+        ]);
+        assert_eq!((o.num_bytes, o.num_iters), (32, 3));
+        let o = run(&[
+            "-P",
+            "4",
+            "-P",
+            "2",
+            "-a",
+            "4K",
+            "--align=8K",
+            "-T",
+            "1M",
+            "-T2M",
+        ]);
+        assert_eq!(
+            (o.max_procs, o.h5_align, o.h5_thresh),
+            (Some(2), 8192, 2 << 20)
+        );
+        let o = run(&[
+            "-x", "1K", "-X", "2K", "-x", "4K", "-X8K", "-B1K", "-B", "2K",
+        ]);
+        assert_eq!((o.buf_min, o.buf_max, o.blk_size), (4096, 8192, 2048));
+        let o = run(&[
+            "-d",
+            "2",
+            "-d",
+            "5",
+            "-F",
+            "2",
+            "--num-f=6",
+            "-p1",
+            "-p",
+            "3",
+        ]);
+        assert_eq!((o.num_dsets, o.num_files, o.min_procs), (5, 6, 3));
+        let o = run(&["-e", "8", "-e", "0"]);
+        assert_eq!(o.num_bytes, 0);
+    }
+}

@@ -1,0 +1,551 @@
+//! argv → options (spec §1.1–§1.4, with the defects of §11 fixed): short options and
+//! clusters (`-cCIw`, `-cCIwe8`, `-e8`, `-e 8`), long options with `=VALUE` or a
+//! separate value, their unique abbreviations (an extension: the 1.10.8 release takes
+//! only full names), `--`, and the refusal of anything else — stray arguments, unknown
+//! or unsupported options, missing or malformed values — as one line starting with
+//! `h5perf: `. Which options exist and what they do is [`super::defs`]'s.
+
+use super::defs::{self, Action, Def, Modes, Stop, Switch, UNSUPPORTED};
+use super::values::{bool_word, quote};
+use crate::config::Options;
+use crate::error::Error;
+
+/// What a whole command line gave.
+pub(super) enum Scan {
+    /// `-h`/`--help` or `--version` was met (later arguments were not examined).
+    Stopped(Stop),
+    /// The whole line was read.
+    Line(Line),
+}
+
+/// The options of a command line read to its end.
+#[derive(Default)]
+pub(super) struct Line {
+    /// The benchmark's options, not yet defaulted or clamped.
+    pub(super) options: Options,
+    /// `--fill-behaviour` and `--strict`.
+    pub(super) modes: Modes,
+    /// The first benchmark option given (any option but a mode), for the message that
+    /// refuses it with `--fill-behaviour`.
+    pub(super) first_option: Option<&'static Def>,
+}
+
+/// The arguments still to read.
+struct Args<'a> {
+    args: &'a [String],
+    next: usize,
+}
+
+impl<'a> Args<'a> {
+    /// The next argument, consumed.
+    fn take(&mut self) -> Option<&'a str> {
+        let a = self.peek()?;
+        self.next += 1;
+        Some(a)
+    }
+
+    /// The next argument, not consumed.
+    fn peek(&self) -> Option<&'a str> {
+        self.args.get(self.next).map(String::as_str)
+    }
+}
+
+/// Read the command line `args` (the arguments after `argv[0]`) left to right.
+///
+/// # Errors
+/// [`Error::Usage`] with a one-line message starting with `h5perf: ` for the first
+/// problem: an unknown or unsupported option, a missing or invalid value (the message
+/// names the option as `-e/--num-bytes` and quotes the value), or a stray non-option
+/// argument.
+pub(super) fn scan(args: &[String]) -> Result<Scan, Error> {
+    let mut line = Line::default();
+    let mut args = Args { args, next: 0 };
+    while let Some(tok) = args.take() {
+        if tok == "--" {
+            if let Some(next) = args.peek() {
+                return Err(usage(format!(
+                    "unexpected argument {} after '--' (h5perf takes options only; \
+                     see h5perf --help)",
+                    quote(next)
+                )));
+            }
+            break;
+        }
+        let stop = if let Some(body) = tok.strip_prefix("--") {
+            long_option(&mut line, tok, body, &mut args)?
+        } else if tok.len() > 1 && tok.starts_with('-') {
+            short_options(&mut line, tok, &mut args)?
+        } else {
+            return Err(usage(format!(
+                "unexpected argument {} (h5perf takes options only; see h5perf --help)",
+                quote(tok)
+            )));
+        };
+        if let Some(stop) = stop {
+            return Ok(Scan::Stopped(stop));
+        }
+    }
+    Ok(Scan::Line(line))
+}
+
+impl Line {
+    /// Apply the option `def` without value, turned on or (by a boolean word) off.
+    fn switch(&mut self, def: &'static Def, switch: &Switch, on: bool) -> Option<Stop> {
+        match switch {
+            Switch::Stop(stop) => return Some(*stop),
+            Switch::Mode(set) => set(&mut self.modes),
+            Switch::Flag { apply, .. } => {
+                self.first_option.get_or_insert(def);
+                apply(&mut self.options, on);
+            }
+        }
+        None
+    }
+
+    /// Apply the option `def` with the value `v`.
+    fn value(
+        &mut self,
+        def: &'static Def,
+        apply: fn(&mut Options, &str) -> Result<(), String>,
+        v: &str,
+    ) -> Result<(), Error> {
+        self.first_option.get_or_insert(def);
+        apply(&mut self.options, v).map_err(|why| invalid(def, v, &why))
+    }
+}
+
+/// One token of short options (`-e8`, `-cCIw`, `-e`), starting with `-`. Takes the
+/// next argument as value, unconditionally, when the value letter ends the token.
+fn short_options(line: &mut Line, tok: &str, args: &mut Args) -> Result<Option<Stop>, Error> {
+    let body = &tok[1..];
+    let in_tok = if body.chars().count() > 1 {
+        format!(" in {}", quote(tok))
+    } else {
+        String::new()
+    };
+    for (pos, c) in body.char_indices() {
+        if UNSUPPORTED.contains(&c) {
+            return Err(usage(format!(
+                "option '-{c}'{in_tok} is not supported by this version of h5perf \
+                 (see h5perf --help)"
+            )));
+        }
+        let Some(def) = defs::by_short(c) else {
+            return Err(usage(format!(
+                "unknown option {}{in_tok} (see h5perf --help)",
+                quote(&format!("-{c}"))
+            )));
+        };
+        match &def.action {
+            Action::Switch(switch) => {
+                if let Some(stop) = line.switch(def, switch, true) {
+                    return Ok(Some(stop));
+                }
+            }
+            Action::Value { kind, apply } => {
+                let rest = &body[pos + c.len_utf8()..];
+                let value = if !rest.is_empty() {
+                    rest
+                } else if let Some(next) = args.take() {
+                    next
+                } else {
+                    return Err(usage(format!(
+                        "missing value for {} (expected {})",
+                        def.label(),
+                        kind.expected()
+                    )));
+                };
+                line.value(def, *apply, value)?;
+                return Ok(None);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// One long option; `tok` is the whole token, `body` the text after `--`. May take the
+/// next argument as value.
+fn long_option(
+    line: &mut Line,
+    tok: &str,
+    body: &str,
+    args: &mut Args,
+) -> Result<Option<Stop>, Error> {
+    let (name, attached) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (body, None),
+    };
+    let Some(def) = defs::by_long(name) else {
+        return Err(usage(format!(
+            "unknown option {} (see h5perf --help)",
+            quote(tok)
+        )));
+    };
+    match &def.action {
+        Action::Switch(switch @ Switch::Flag { words: true, .. }) => {
+            let on = match attached {
+                Some(v) => bool_word(v).ok_or_else(|| {
+                    invalid(
+                        def,
+                        v,
+                        "expected no value, or one of 1, yes, true, on \
+                         (turn on) or 0, no, false, off (turn off)",
+                    )
+                })?,
+                None => match args.peek().and_then(bool_word) {
+                    Some(b) => {
+                        args.take();
+                        b
+                    }
+                    None => true,
+                },
+            };
+            Ok(line.switch(def, switch, on))
+        }
+        Action::Switch(switch) => {
+            if let Some(v) = attached {
+                return Err(invalid(def, v, "this option takes no value"));
+            }
+            Ok(line.switch(def, switch, true))
+        }
+        Action::Value { kind, apply } => {
+            let value = match attached {
+                Some("") => {
+                    return Err(usage(format!(
+                        "missing value for {} (expected {}; nothing follows '=' in {})",
+                        def.label(),
+                        kind.expected(),
+                        quote(tok)
+                    )))
+                }
+                Some(v) => v,
+                None => match args.peek() {
+                    Some(next) if !next.starts_with('-') || kind.takes_stdout(next) => {
+                        args.take();
+                        next
+                    }
+                    Some(next) => {
+                        return Err(usage(format!(
+                            "missing value for {} (expected {}; the next argument {} starts \
+                             with '-' and is not taken as a value, write --{}=VALUE)",
+                            def.label(),
+                            kind.expected(),
+                            quote(next),
+                            def.long
+                        )))
+                    }
+                    None => {
+                        return Err(usage(format!(
+                            "missing value for {} (expected {})",
+                            def.label(),
+                            kind.expected()
+                        )))
+                    }
+                },
+            };
+            line.value(def, *apply, value)?;
+            Ok(None)
+        }
+    }
+}
+
+/// The usage error `h5perf: <msg>`.
+pub(super) fn usage(msg: String) -> Error {
+    Error::Usage(format!("h5perf: {msg}"))
+}
+
+/// `h5perf: invalid value '<v>' for -e/--num-bytes: <why>`.
+fn invalid(def: &Def, v: &str, why: &str) -> Error {
+    usage(format!(
+        "invalid value {} for {}: {why}",
+        quote(v),
+        def.label()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::testing::{err, refused, run};
+    use crate::cli::{parse, Command};
+    use crate::config::Options;
+
+    #[test]
+    fn help_and_version() {
+        assert_eq!(parse(["-h"]).unwrap(), Command::Help);
+        assert_eq!(parse(["--help"]).unwrap(), Command::Help);
+        assert_eq!(parse(["--he"]).unwrap(), Command::Help);
+        assert_eq!(parse(["-cCh"]).unwrap(), Command::Help);
+        assert_eq!(parse(["-e", "8", "-h", "junk"]).unwrap(), Command::Help);
+        assert_eq!(parse(["--version"]).unwrap(), Command::Version);
+        assert_eq!(parse(["--ve"]).unwrap(), Command::Version);
+        assert_eq!(parse(["--vers"]).unwrap(), Command::Version);
+        refused(&["--v"], &["unknown option '--v'"]);
+        refused(&["--h"], &["unknown option '--h'"]);
+        refused(&["--versions"], &["unknown option '--versions'"]);
+        refused(
+            &["--help=1"],
+            &["invalid value '1' for -h/--help", "takes no value"],
+        );
+        refused(&["--version=x"], &["invalid value 'x' for --version"]);
+        // an error before -h wins (left to right)
+        refused(&["-e", "1Q", "-h"], &["-e/--num-bytes"]);
+        // -V is not a short form of --version
+        refused(&["-V"], &["unknown option '-V'"]);
+    }
+
+    #[test]
+    fn num_bytes_spellings() {
+        for args in [
+            &["-e256K"][..],
+            &["-e", "256K"],
+            &["--num-bytes=256K"],
+            &["--num-bytes", "256K"],
+            &["--num-b=256k"],
+            &["--num-byt", "256k"],
+        ] {
+            assert_eq!(run(args).num_bytes, 262_144, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn abbreviation_boundaries() {
+        // (full name, minimum prefix, extended spelling, value or None for flags)
+        let table: [(&str, &str, Option<&str>); 22] = [
+            ("align", "al", Some("8")),
+            ("api", "ap", Some("posix")),
+            ("block-size", "bl", Some("8")),
+            ("chunk", "ch", None),
+            ("collective", "co", None),
+            ("debug", "de", Some("1")),
+            ("geometry", "ge", None),
+            ("help", "he", None),
+            ("interleaved", "in", None),
+            ("max-num-processes", "max-num-p", Some("4")),
+            ("min-num-processes", "min-num-p", Some("4")),
+            ("max-xfer-size", "max-x", Some("8")),
+            ("min-xfer-size", "min-x", Some("8")),
+            ("num-bytes", "num-b", Some("8")),
+            ("num-dsets", "num-d", Some("8")),
+            ("num-files", "num-f", Some("8")),
+            ("num-iterations", "num-i", Some("8")),
+            ("output", "ou", Some("f")),
+            ("threshold", "th", Some("8")),
+            ("write-only", "wr", None),
+            ("json", "js", Some("f")),
+            ("csv", "cs", Some("f")),
+        ];
+        for (full, min, value) in table {
+            assert!(full.starts_with(min));
+            // every spelling from the minimum prefix to the full name is accepted
+            for len in min.len()..=full.len() {
+                let spelled = format!("--{}", &full[..len]);
+                let r = match value {
+                    Some(v) => parse([spelled.clone(), v.to_string()]),
+                    None => parse([spelled.clone()]),
+                };
+                assert!(r.is_ok(), "{spelled}: {r:?}");
+            }
+            // one character shorter than the minimum is unknown
+            let short = format!("--{}", &min[..min.len() - 1]);
+            refused(&[&short, "8"], &["unknown option", &format!("'{short}'")]);
+            // an extended spelling is unknown
+            let long = format!("--{full}X");
+            refused(&[&long, "8"], &["unknown option", &format!("'{long}'")]);
+            let longer = format!("--{min}zzz=1");
+            refused(&[&longer], &["unknown option", &format!("'{longer}'")]);
+        }
+        refused(
+            &["--chunky"],
+            &["unknown option '--chunky' (see h5perf --help)"],
+        );
+        refused(&["--alignXYZ", "5"], &["unknown option '--alignXYZ'"]);
+        refused(&["--c"], &["unknown option '--c'"]);
+        refused(&["--a=3"], &["unknown option '--a=3'"]);
+        refused(
+            &["--num-bytesXYZ=4K"],
+            &["unknown option '--num-bytesXYZ=4K'"],
+        );
+        refused(&["--num-", "4"], &["unknown option '--num-'"]);
+        refused(&["--max-num-", "4"], &["unknown option '--max-num-'"]);
+        refused(&["--=4"], &["unknown option '--=4'"]);
+        refused(&["---e", "4"], &["unknown option '---e'"]);
+        refused(&["--NUM-BYTES=4"], &["unknown option '--NUM-BYTES=4'"]);
+        assert_eq!(run(&["--num-b=4K"]).num_bytes, 4096);
+    }
+
+    #[test]
+    fn clustering() {
+        let o = run(&["-cCIw"]);
+        assert!(o.chunk && o.collective && o.interleaved && o.write_only && !o.dim2d);
+        let o = run(&["-cCIwe8"]);
+        assert!(o.chunk && o.collective && o.interleaved && o.write_only);
+        assert_eq!(o.num_bytes, 8);
+        let o = run(&["-cCIwe", "8K", "-g"]);
+        assert_eq!(o.num_bytes, 8192);
+        assert!(o.dim2d);
+        // a value letter inside a cluster takes the rest of the token
+        refused(
+            &["-ecC"],
+            &["invalid value 'cC' for -e/--num-bytes: no digits"],
+        );
+        refused(
+            &["-cb"],
+            &["unknown option '-b' in '-cb' (see h5perf --help)"],
+        );
+        refused(
+            &["-b"],
+            &["h5perf: unknown option '-b' (see h5perf --help)"],
+        );
+        refused(&["-:"], &["unknown option '-:'"]);
+        refused(&["-cé"], &["unknown option '-é' in '-cé'"]);
+    }
+
+    #[test]
+    fn unsupported_letters() {
+        for c in ["m", "s", "t"] {
+            let m = err(&[&format!("-{c}")]);
+            assert_eq!(
+                m,
+                format!(
+                    "h5perf: option '-{c}' is not supported by this version of h5perf \
+                     (see h5perf --help)"
+                )
+            );
+        }
+        refused(&["-cm"], &["option '-m' in '-cm' is not supported"]);
+    }
+
+    #[test]
+    fn missing_values() {
+        refused(
+            &["-e"],
+            &["h5perf: missing value for -e/--num-bytes (expected a size)"],
+        );
+        refused(&["-cCe"], &["missing value for -e/--num-bytes"]);
+        refused(
+            &["-A"],
+            &["missing value for -A/--api (expected a list of APIs)"],
+        );
+        refused(
+            &["-i"],
+            &["missing value for -i/--num-iterations (expected a whole number)"],
+        );
+        refused(
+            &["--num-bytes"],
+            &["missing value for -e/--num-bytes (expected a size)"],
+        );
+        refused(
+            &["--num-bytes="],
+            &["missing value for -e/--num-bytes", "'--num-bytes='"],
+        );
+        refused(
+            &["--num-bytes", "-5"],
+            &[
+                "missing value for -e/--num-bytes",
+                "'-5' starts with '-'",
+                "--num-bytes=VALUE",
+            ],
+        );
+        refused(
+            &["--num-b", "-c"],
+            &["missing value for -e/--num-bytes", "'-c'"],
+        );
+        refused(
+            &["--threshold", "--chunk"],
+            &["missing value for -T/--threshold"],
+        );
+        refused(&["--api", "-"], &["missing value for -A/--api"]);
+    }
+
+    #[test]
+    fn flags_refuse_values() {
+        refused(
+            &["--chunk=1"],
+            &["h5perf: invalid value '1' for -c/--chunk: this option takes no"],
+        );
+        refused(
+            &["--ch="],
+            &["invalid value '' for -c/--chunk: this option takes no value"],
+        );
+        refused(
+            &["--collective=yes"],
+            &["'yes' for -C/--collective: this option takes no"],
+        );
+        refused(
+            &["--geometry=2"],
+            &["'2' for -g/--geometry: this option takes no value"],
+        );
+        // a following word is not a value of a plain flag: it is a stray argument
+        refused(&["--chunk", "1"], &["unexpected argument '1'"]);
+    }
+
+    #[test]
+    fn interleaved_and_write_only_boolean_values() {
+        assert!(!run(&["--interleaved=0"]).interleaved);
+        assert!(!run(&["-I", "--interleaved=0"]).interleaved);
+        assert!(run(&["--in=yes"]).interleaved);
+        assert!(run(&["--in=TRUE"]).interleaved);
+        assert!(run(&["--interleaved=On"]).interleaved);
+        assert!(run(&["--interleaved=1"]).interleaved);
+        assert!(!run(&["--in=no"]).interleaved);
+        assert!(!run(&["--in=False"]).interleaved);
+        assert!(!run(&["--in=OFF"]).interleaved);
+        assert!(run(&["--wr=yes"]).write_only);
+        assert!(!run(&["--wr=no"]).write_only);
+        assert!(!run(&["-w", "--write-only=off"]).write_only);
+        // the next token is consumed when it is a boolean word
+        let o = run(&["--write-only", "1", "-e", "8"]);
+        assert!(o.write_only);
+        assert_eq!(o.num_bytes, 8);
+        assert!(!run(&["--write-only", "no"]).write_only);
+        assert!(!run(&["-I", "--interleaved", "0"]).interleaved);
+        assert!(run(&["--interleaved", "YES"]).interleaved);
+        // otherwise the next token is left alone
+        let o = run(&["--interleaved", "-e", "8"]);
+        assert!(o.interleaved);
+        assert_eq!(o.num_bytes, 8);
+        refused(&["--interleaved", "junk"], &["unexpected argument 'junk'"]);
+        refused(
+            &["--in=maybe"],
+            &["invalid value 'maybe' for -I/--interleaved: expected no value, or one of 1, yes"],
+        );
+        refused(&["--in="], &["invalid value '' for -I/--interleaved"]);
+        refused(
+            &["--write-only=2"],
+            &["invalid value '2' for -w/--write-only"],
+        );
+        // the short forms never take a value
+        refused(&["-I", "1"], &["unexpected argument '1'"]);
+    }
+
+    #[test]
+    fn stray_arguments_refused() {
+        refused(
+            &["foo", "-I"],
+            &["h5perf: unexpected argument 'foo' (h5perf takes options only; see h5perf --help)"],
+        );
+        refused(&["-e", "8", "foo"], &["unexpected argument 'foo'"]);
+        refused(&["-", "-I"], &["unexpected argument '-'"]);
+        refused(&["-I", "-"], &["unexpected argument '-'"]);
+        refused(&["-I", ""], &["unexpected argument ''"]);
+        refused(
+            &["-e", "8", "bar\nbaz"],
+            &["unexpected argument 'bar\\nbaz'"],
+        );
+    }
+
+    #[test]
+    fn double_dash() {
+        let o = run(&["-I", "--"]);
+        assert!(o.interleaved);
+        assert_eq!(run(&["--"]), Options::default());
+        refused(&["--", "-I"], &["unexpected argument '-I' after '--'"]);
+        refused(
+            &["-e", "8", "--", "foo"],
+            &["unexpected argument 'foo' after '--'"],
+        );
+        // "--" is a value when a short option needs one (taken unconditionally)
+        refused(&["-e", "--"], &["invalid value '--' for -e/--num-bytes"]);
+        assert_eq!(run(&["-o", "--"]).output.as_deref(), Some("--"));
+    }
+}

@@ -1,0 +1,511 @@
+//! The value parsers of the command line (spec §1.5–§1.8, made strict as spec §11
+//! asks): sizes with K/M/G suffixes, whole numbers, the `-A` API list, the `-D` debug
+//! list, boolean words and the fill words; and the quoting of values in messages.
+//!
+//! Each parser returns the value or a reason that does not name the option; the
+//! tokenizer prints it after `invalid value 'V' for -e/--num-bytes: `. Parsers check
+//! the syntax; the rules of the value itself (at least 1, ...) are the setters' of
+//! [`Options`].
+
+use crate::config::{Api, Options};
+use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+
+/// The hint appended to size refusals.
+const SIZE_HINT: &str = "(a size is a number with an optional K, M or G suffix)";
+
+/// The valid `-A` names, for messages.
+const API_NAMES: &str = "posix, mpiio, phdf5";
+
+/// Boolean words accepted by `--interleaved` / `--write-only` (case-insensitive).
+const TRUE_WORDS: [&str; 4] = ["1", "yes", "true", "on"];
+/// See [`TRUE_WORDS`].
+const FALSE_WORDS: [&str; 4] = ["0", "no", "false", "off"];
+
+/// Whether `t` starts with `-` followed by a digit.
+fn starts_negative(t: &str) -> bool {
+    t.strip_prefix('-')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Strip spaces and tabs at both ends.
+fn trim_blanks(s: &str) -> &str {
+    s.trim_matches([' ', '\t'])
+}
+
+/// Parse a size (spec §1.5, made strict): optional leading spaces/tabs, optional `+`,
+/// decimal digits (leading zeros are still decimal), optional spaces/tabs, optional one
+/// suffix letter `K`/`k` (×1024), `M`/`m` (×1048576) or `G`/`g` (×1073741824), optional
+/// trailing spaces/tabs. The result is in bytes and at most [`Options::MAX_SIZE`]
+/// (`i64::MAX`); zero is accepted (callers decide what it means).
+///
+/// # Errors
+/// A reason (without option name) for: an empty or blank value, a negative or fractional
+/// number, no digits, an unknown suffix (the reason contains the C tool's phrase
+/// `Illegal size specifier 'Q'`), anything after the suffix, or a value above
+/// `i64::MAX` bytes (checked after the multiplication too).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim_start_matches([' ', '\t']);
+    if trim_blanks(t).is_empty() {
+        return Err(format!("empty value {SIZE_HINT}"));
+    }
+    if starts_negative(t) {
+        return Err(format!("negative sizes are not allowed {SIZE_HINT}"));
+    }
+    let t = t.strip_prefix('+').unwrap_or(t);
+    let ndig = t.bytes().take_while(u8::is_ascii_digit).count();
+    let (digits, rest) = t.split_at(ndig);
+    if rest.starts_with('.') && (ndig > 0 || rest[1..].starts_with(|c: char| c.is_ascii_digit())) {
+        return Err(format!("fractional sizes are not allowed {SIZE_HINT}"));
+    }
+    if digits.is_empty() {
+        return Err(format!("no digits {SIZE_HINT}"));
+    }
+    let too_large = || format!("too large (at most {} bytes)", Options::MAX_SIZE);
+    let n = digits
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n <= Options::MAX_SIZE)
+        .ok_or_else(too_large)?;
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let Some(c) = rest.chars().next() else {
+        return Ok(n);
+    };
+    let mult: u64 = match c {
+        'K' | 'k' => 1 << 10,
+        'M' | 'm' => 1 << 20,
+        'G' | 'g' => 1 << 30,
+        _ => {
+            return Err(format!(
+                "Illegal size specifier '{}' {SIZE_HINT}",
+                printable(&c.to_string())
+            ))
+        }
+    };
+    let after = trim_blanks(&rest[c.len_utf8()..]);
+    if !after.is_empty() {
+        return Err(format!(
+            "unexpected '{}' after the '{c}' suffix {SIZE_HINT}",
+            printable(after)
+        ));
+    }
+    n.checked_mul(mult)
+        .filter(|n| *n <= Options::MAX_SIZE)
+        .ok_or_else(too_large)
+}
+
+/// Parse a whole number (spec §1.6, made strict): optional surrounding spaces/tabs,
+/// optional `+`, decimal digits only, at most `max`.
+///
+/// # Errors
+/// A reason for an empty value, a negative or fractional number, anything else that is
+/// not decimal digits, or a number above `max`.
+pub(super) fn parse_int(s: &str, max: u64) -> Result<u64, String> {
+    let t = trim_blanks(s);
+    if t.is_empty() {
+        return Err("empty value (expected a whole number)".to_string());
+    }
+    if starts_negative(t) {
+        return Err("negative numbers are not allowed".to_string());
+    }
+    let t = t.strip_prefix('+').unwrap_or(t);
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        let ndig = t.bytes().take_while(u8::is_ascii_digit).count();
+        let rest = &t[ndig..];
+        if rest.starts_with('.')
+            && (ndig > 0 || rest.len() > 1)
+            && rest[1..].bytes().all(|b| b.is_ascii_digit())
+        {
+            return Err("fractional numbers are not allowed (expected a whole number)".into());
+        }
+        return Err("not a whole number".to_string());
+    }
+    t.parse::<u64>()
+        .ok()
+        .filter(|n| *n <= max)
+        .ok_or_else(|| format!("too large (at most {max})"))
+}
+
+/// Parse a whole number for `-i`, `-p`, `-P`: at most `i32::MAX`, the C tool's `int`.
+///
+/// # Errors
+/// As [`parse_int`].
+pub(super) fn parse_int32(s: &str) -> Result<u32, String> {
+    let n = parse_int(s, i32::MAX as u64)?;
+    Ok(u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+/// Split a `-A`/`-D` value at commas (one trailing comma is harmless) and keep only ASCII
+/// letters and digits of each token (spec §1.7). Returns `(as given, filtered)` pairs.
+fn split_list(v: &str) -> Result<Vec<(&str, String)>, String> {
+    if v.is_empty() {
+        return Err("empty list".to_string());
+    }
+    let v = v.strip_suffix(',').unwrap_or(v);
+    v.split(',')
+        .map(|raw| {
+            let kept: String = raw.chars().filter(char::is_ascii_alphanumeric).collect();
+            if kept.is_empty() {
+                Err(if raw.is_empty() {
+                    "empty entry in the list".to_string()
+                } else {
+                    format!("entry '{}' has no letters or digits", printable(raw))
+                })
+            } else {
+                Ok((raw, kept))
+            }
+        })
+        .collect()
+}
+
+/// Parse an API list (spec §1.7): names in any case, separated by commas.
+///
+/// # Errors
+/// A reason for an empty list or entry, an unknown name, or a name given twice.
+pub(super) fn parse_api_list(v: &str) -> Result<Vec<Api>, String> {
+    let mut out: Vec<Api> = Vec::new();
+    for (raw, name) in split_list(v).map_err(|e| format!("{e} (valid names: {API_NAMES})"))? {
+        let Some(api) = Api::ALL
+            .into_iter()
+            .find(|a| a.name().eq_ignore_ascii_case(&name))
+        else {
+            return Err(format!(
+                "unknown API '{}' (valid names: {API_NAMES})",
+                printable(raw)
+            ));
+        };
+        if out.contains(&api) {
+            return Err(format!("API '{}' is listed twice", api.name()));
+        }
+        out.push(api);
+    }
+    Ok(out)
+}
+
+/// The result of one `-D` value.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct DebugList {
+    /// The last level given, as written (saturated at `u64::MAX`); clamping to 4 is
+    /// [`Options::set_debug_level`]'s.
+    pub(super) level: Option<u64>,
+    /// `r` was given.
+    pub(super) raw: bool,
+    /// `t` was given.
+    pub(super) times: bool,
+    /// `v` was given.
+    pub(super) verify: bool,
+}
+
+/// Parse a debug list (spec §1.8): levels and the letters `r`, `t`, `v`, separated by
+/// commas.
+///
+/// # Errors
+/// A reason for an empty list or entry, or an entry that is neither a number nor one of
+/// the letters.
+pub(super) fn parse_debug_list(v: &str) -> Result<DebugList, String> {
+    const HINT: &str = "(expected a level 0-4 or the letters r, t, v, separated by commas)";
+    let mut d = DebugList::default();
+    for (raw, tok) in split_list(v).map_err(|e| format!("{e} {HINT}"))? {
+        let bad = || format!("invalid debug flag '{}' {HINT}", printable(raw));
+        if tok.len() > 1 || tok.starts_with(|c: char| c.is_ascii_digit()) {
+            if !tok.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            d.level = Some(tok.parse::<u64>().unwrap_or(u64::MAX));
+        } else {
+            match tok.as_str() {
+                "r" => d.raw = true,
+                "t" => d.times = true,
+                "v" => d.verify = true,
+                _ => return Err(bad()),
+            }
+        }
+    }
+    Ok(d)
+}
+
+/// `Some(true)` / `Some(false)` for the eight boolean words (any case), else `None`.
+pub(super) fn bool_word(s: &str) -> Option<bool> {
+    let l = s.to_ascii_lowercase();
+    if TRUE_WORDS.contains(&l.as_str()) {
+        Some(true)
+    } else if FALSE_WORDS.contains(&l.as_str()) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Parse a `--fill-value`: a byte 0..=255 (as [`parse_int`]) or `undefined` (any case).
+///
+/// # Errors
+/// A reason for anything else.
+pub(super) fn parse_fill_value(v: &str) -> Result<FillValue, String> {
+    if v.eq_ignore_ascii_case("undefined") {
+        return Ok(FillValue::Undefined);
+    }
+    let b = parse_int(v, u64::from(u8::MAX))
+        .map_err(|why| format!("{why}; expected a byte value 0-255 or undefined"))?;
+    Ok(FillValue::Byte(u8::try_from(b).unwrap_or(u8::MAX)))
+}
+
+/// Parse a `--fill-time`: `never`, `ifset` or `alloc` (any case).
+///
+/// # Errors
+/// A reason for anything else.
+pub(super) fn parse_fill_time(v: &str) -> Result<FillTime, String> {
+    FillTime::parse(v).ok_or_else(|| "expected never, ifset or alloc".to_string())
+}
+
+/// Parse an `--alloc-time`: `default`, `early`, `incr` (or `incremental`) or `late`
+/// (any case).
+///
+/// # Errors
+/// A reason for anything else.
+pub(super) fn parse_alloc_time(v: &str) -> Result<AllocTime, String> {
+    AllocTime::parse(v)
+        .ok_or_else(|| "expected default, early, incr (incremental) or late".to_string())
+}
+
+/// `'s'` with control characters escaped.
+pub(super) fn quote(s: &str) -> String {
+    format!("'{}'", printable(s))
+}
+
+/// `s` with control characters escaped (`\n`, `\t`, `\u{1b}`), so messages stay on one
+/// line.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::testing::{refused, run};
+    use crate::config::{ApiSet, Debug};
+
+    #[test]
+    fn size_suffixes_both_cases() {
+        for (v, n) in [
+            ("8k", 8192u64),
+            ("8K", 8192),
+            ("3m", 3 << 20),
+            ("3M", 3 << 20),
+            ("2g", 2 << 30),
+            ("2G", 2 << 30),
+            ("37M", 38_797_312),
+            ("010", 10),
+            ("8 K", 8192),
+            ("8\tm", 8 << 20),
+            (" 8K", 8192),
+            ("+8K", 8192),
+            ("8 ", 8),
+            (" 8 k \t", 8192),
+            ("0", 0),
+            ("0K", 0),
+            ("9223372036854775807", i64::MAX as u64),
+            ("8589934591G", 8_589_934_591 << 30),
+        ] {
+            assert_eq!(parse_size(v), Ok(n), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn size_refusals() {
+        let reason = |v: &str| parse_size(v).unwrap_err();
+        assert!(reason("").starts_with("empty value"));
+        assert!(reason(" \t").starts_with("empty value"));
+        assert!(reason("-8").starts_with("negative"));
+        assert!(reason(" -8K").starts_with("negative"));
+        assert!(reason("1.5K").starts_with("fractional"));
+        assert!(reason("8.").starts_with("fractional"));
+        assert!(reason(".5").starts_with("fractional"));
+        assert!(reason("K").starts_with("no digits"));
+        assert!(reason("+").starts_with("no digits"));
+        assert!(reason("x").starts_with("no digits"));
+        assert!(reason("10Q").starts_with("Illegal size specifier 'Q' (a size is"));
+        assert!(reason("0x10").starts_with("Illegal size specifier 'x'"));
+        assert!(reason("8B").starts_with("Illegal size specifier 'B'"));
+        assert!(reason("8 8").starts_with("Illegal size specifier '8'"));
+        assert!(reason("8Kxyz").starts_with("unexpected 'xyz' after the 'K' suffix"));
+        assert!(reason("8KK").starts_with("unexpected 'K' after the 'K' suffix"));
+        assert!(reason("8K 1").starts_with("unexpected '1'"));
+        assert!(reason("9223372036854775808").starts_with("too large"));
+        assert!(reason("99999999999999999999").starts_with("too large"));
+        assert!(reason("8589934592G").starts_with("too large"));
+        assert!(reason("9007199254740992K").starts_with("too large"));
+        assert!(reason("8\n").contains("\\n"));
+    }
+
+    #[test]
+    fn api_list() {
+        let all = ApiSet {
+            posix: true,
+            mpiio: true,
+            phdf5: true,
+        };
+        assert_eq!(run(&["-A", "posix,mpiio,phdf5"]).apis, all);
+        assert_eq!(run(&["-A", "PHDF5,Posix,MPIIO"]).apis, all);
+        assert_eq!(
+            run(&["-A", "mpi-io"]).apis,
+            ApiSet {
+                mpiio: true,
+                ..ApiSet::default()
+            }
+        );
+        assert_eq!(
+            run(&["-A", "posix!"]).apis,
+            ApiSet {
+                posix: true,
+                ..ApiSet::default()
+            }
+        );
+        assert_eq!(
+            run(&["-A", "posix,"]).apis,
+            ApiSet {
+                posix: true,
+                ..ApiSet::default()
+            }
+        );
+        // repeated options accumulate, the same API in two options is fine
+        assert_eq!(
+            run(&["-A", "posix", "-A", "phdf5,posix", "-Ampiio"]).apis,
+            all
+        );
+        refused(
+            &["-A", "posix,,mpiio"],
+            &["'posix,,mpiio' for -A/--api: empty entry"],
+        );
+        refused(&["-A", ",posix"], &["',posix' for -A/--api: empty entry"]);
+        refused(&["-A", "posix,,"], &["for -A/--api: empty entry"]);
+        refused(
+            &["-A", ","],
+            &["invalid value ',' for -A/--api: empty entry"],
+        );
+        refused(
+            &["-A", ""],
+            &["invalid value '' for -A/--api: empty list", "posix, mpiio"],
+        );
+        refused(
+            &["-A", "-"],
+            &["invalid value '-' for -A/--api", "no letters or digits"],
+        );
+        refused(
+            &["--api=hdf5"],
+            &[
+                "invalid value 'hdf5' for -A/--api: unknown API 'hdf5' (valid names: posix, \
+               mpiio, phdf5)",
+            ],
+        );
+        refused(&["-A", "posix mpiio"], &["unknown API 'posix mpiio'"]);
+        refused(
+            &["-A", "posix,POSIX"],
+            &["'posix,POSIX' for -A/--api", "'posix' is listed twice"],
+        );
+        refused(&["-A", "mpiio,mpi_io"], &["'mpiio' is listed twice"]);
+        refused(&["-A", "posixposix1"], &["unknown API"]);
+    }
+
+    #[test]
+    fn debug_list() {
+        let d = |v: &str| run(&["-D", v]).debug;
+        assert_eq!(
+            d("1"),
+            Debug {
+                level: 1,
+                ..Debug::default()
+            }
+        );
+        assert_eq!(
+            d("4"),
+            Debug {
+                level: 4,
+                ..Debug::default()
+            }
+        );
+        assert_eq!(
+            d("99"),
+            Debug {
+                level: 4,
+                ..Debug::default()
+            }
+        );
+        assert_eq!(
+            d("99999999999999999999999"),
+            Debug {
+                level: 4,
+                ..Debug::default()
+            }
+        );
+        assert_eq!(d("0"), Debug::default());
+        assert_eq!(
+            d("3,"),
+            Debug {
+                level: 3,
+                ..Debug::default()
+            }
+        );
+        assert_eq!(
+            d("r,t,v"),
+            Debug {
+                level: 0,
+                raw: true,
+                times: true,
+                verify: true
+            }
+        );
+        assert_eq!(
+            d("2,t,1"),
+            Debug {
+                level: 1,
+                times: true,
+                ..Debug::default()
+            }
+        );
+        assert_eq!(
+            d("-1"),
+            Debug {
+                level: 1,
+                ..Debug::default()
+            }
+        );
+        assert_eq!(
+            d(" 1"),
+            Debug {
+                level: 1,
+                ..Debug::default()
+            }
+        );
+        // repetition: flags accumulate, level = last numeric token
+        let o = run(&["-D", "3,r", "-D", "t", "--debug=1", "-Dv"]);
+        assert_eq!(
+            o.debug,
+            Debug {
+                level: 1,
+                raw: true,
+                times: true,
+                verify: true
+            }
+        );
+        for bad in ["1x", "tv", "2r", "R", "x", "T"] {
+            refused(
+                &["-D", bad],
+                &[&format!("'{bad}' for -D/--debug: invalid debug flag")],
+            );
+        }
+        refused(&["-D", ",3"], &["',3' for -D/--debug: empty entry"]);
+        refused(&["-D", "3,,r"], &["'3,,r' for -D/--debug: empty entry"]);
+        refused(&["--debug="], &["missing value for -D/--debug"]);
+        refused(
+            &["-D", ""],
+            &["invalid value '' for -D/--debug: empty list"],
+        );
+    }
+}
