@@ -2,16 +2,16 @@
 //! line, parameter checks, report header, the run, and the exit status. `main.rs` is a
 //! thin wrapper around [`run_program`]; the C API's program entry point will reuse it.
 
-use crate::cli::{self, Command};
 use crate::benchmark::run;
-use crate::services::{self, RunEnv, Sink};
-use crate::services::mpi_info;
+use crate::cli::{self, Command};
+use crate::config::{Options, Params};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::{Fd, OpenMode};
-use crate::config::{Options, Params};
 use crate::output::{export, report};
+use crate::services::mpi_info;
+use crate::services::{self, RunEnv, Sink};
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
 pub const HDF5_BUILD_VERSION: &str = env!("H5PERF_HDF5_VERSION");
@@ -35,7 +35,7 @@ pub fn error_message(e: &Error) -> String {
     }
 }
 
-/// Run h5perf with `args` (without argv[0]) on `MPI_COMM_WORLD`, initialising MPI if
+/// Run h5perf with `args` (without `argv[0]`) on `MPI_COMM_WORLD`, initialising MPI if
 /// needed. Returns the process exit status: 0 on success (also for `--help` and
 /// `--version`), 1 on any error (printed once on stderr by world rank 0). A fatal
 /// error (files left open on some ranks) aborts the job.

@@ -13,11 +13,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::app;
 use crate::cli::{self, Command};
-use crate::error::Error;
-use crate::ffi::mpi::{self, Comm};
-use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
-use crate::config::options::ValueError;
+use crate::config::ValueError;
 use crate::config::{Api, Options};
+use crate::error::Error;
+use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+use crate::ffi::mpi::{self, Comm};
 use crate::measure::{Phase, Record, TimeStats};
 
 /// `H5PERF_OK`

@@ -3,8 +3,8 @@
 //! cases is `PROPTEST_CASES` (default here 3000; `make fuzz` runs far more).
 
 use h5perf::cli::{self, Command};
-use h5perf::error::Error;
 use h5perf::config::Params;
+use h5perf::error::Error;
 use proptest::prelude::*;
 
 /// Tokens that look like h5perf's: every option spelling, values, junk.

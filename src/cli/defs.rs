@@ -12,8 +12,8 @@ use super::values::{
     parse_alloc_time, parse_api_list, parse_debug_list, parse_fill_time, parse_fill_value,
     parse_int, parse_int32, parse_size,
 };
-use crate::config::options::ValueError;
 use crate::config::Options;
+use crate::config::ValueError;
 use crate::ffi::hdf5::FillTime;
 
 /// One option of the command line.

@@ -114,8 +114,6 @@ pub fn hdf5_reason(e: &Error) -> String {
     }
 }
 
-
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,5 +7,5 @@ pub mod options;
 pub mod params;
 
 pub use fill::FillSettings;
-pub use options::{Api, ApiSet, Debug, Options};
+pub use options::{Api, ApiSet, Debug, Options, ValueError};
 pub use params::Params;

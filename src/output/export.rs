@@ -67,9 +67,9 @@ use std::io::Write as _;
 
 use std::borrow::Cow;
 
+use crate::config::Params;
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
-use crate::config::Params;
 use crate::measure::{Phase, Record};
 
 /// What describes the run as a whole, the same in every record.
@@ -281,7 +281,7 @@ fn json_object(out: &mut String, names: &[&str], values: &[Value<'_>]) {
 
 /// The results as one JSON document (see the module documentation for its shape),
 /// ending with a newline. `records` are the run's records in run order (world rank 0's
-/// [`crate::engine::Outcome::records`]); `p` the resolved parameters; `meta` the run.
+/// [`crate::benchmark::run::RunOutcome::records`]); `p` the resolved parameters; `meta` the run.
 pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let mut out = String::from("{\n");
     for (name, v) in FIELDS[FIRST_META..].iter().zip(meta_values(meta)) {

@@ -1,5 +1,5 @@
 //! Shared services, above the C wrappers and below everything else: failure agreement
-//! across ranks ([`agree`]), the report sink ([`sink`]), the run environment (data
+//! across ranks ([`agree`](mod@agree)), the report sink ([`sink`]), the run environment (data
 //! directory, data-file names: [`run_env`]) and the `HDF5_MPI_INFO` parser ([`mpi_info`]).
 
 pub mod agree;

@@ -103,10 +103,7 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(
-            data_file_name("", 1, ".posix").unwrap(),
-            "#pio_tmp_1.posix"
-        );
+        assert_eq!(data_file_name("", 1, ".posix").unwrap(), "#pio_tmp_1.posix");
         assert_eq!(
             data_file_name("/scratch//pp/bob", 2, ".mpio").unwrap(),
             "/scratch/pp/bob/#pio_tmp_2.mpio"

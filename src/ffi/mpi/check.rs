@@ -1,4 +1,4 @@
-//! MPI return codes: [`check`] turns a code other than `MPI_SUCCESS` into
+//! MPI return codes: `check` turns a code other than `MPI_SUCCESS` into
 //! [`Error::Mpi`] with its `MPI_Error_string`; [`to_count`] makes the `int` counts MPI
 //! calls take.
 

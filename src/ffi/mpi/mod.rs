@@ -16,11 +16,11 @@
 //! This file is the face: the rest of the crate names everything as
 //! `crate::ffi::mpi::X`. The wrappers live by job:
 //! - [`check`]: return codes to errors, `int` counts;
-//! - [`env`]: the [`Universe`] (init, finalize, error handlers), clock, version;
+//! - `env`: the [`Universe`] (init, finalize, error handlers), clock, version;
 //! - [`comm`]: communicators and collectives;
 //! - [`info`]: info objects;
 //! - [`datatype`]: derived datatypes;
-//! - [`file`]: MPI-IO files.
+//! - `file`: MPI-IO files.
 
 pub mod check;
 pub mod comm;
