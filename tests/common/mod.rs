@@ -14,6 +14,8 @@
 //! Every test binary includes this module, so not every helper is used everywhere.
 #![allow(dead_code)]
 
+pub mod nodes; // simulated nodes for tests/multinode.rs (scripts/sim-nodes)
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
