@@ -52,7 +52,11 @@ fn runs(bytes: &[u8]) -> String {
         while j < bytes.len() && bytes[j] == b {
             j += 1;
         }
-        let c = if (1..=9).contains(&b) { (b'0' + b) as char } else { '?' };
+        let c = if (1..=9).contains(&b) {
+            (b'0' + b) as char
+        } else {
+            '?'
+        };
         out.push(format!("{c}x{}", j - i));
         i = j;
     }
@@ -62,8 +66,14 @@ fn runs(bytes: &[u8]) -> String {
 #[test]
 fn model_matches_the_spec_worked_examples() {
     let d = |s: &str| s.bytes().map(|b| b - b'0').collect::<Vec<u8>>();
-    assert_eq!(expected_dataset(3, 8, 2, false), d("111111112222222233333333"));
-    assert_eq!(expected_dataset(3, 8, 2, true), d("112233112233112233112233"));
+    assert_eq!(
+        expected_dataset(3, 8, 2, false),
+        d("111111112222222233333333")
+    );
+    assert_eq!(
+        expected_dataset(3, 8, 2, true),
+        d("112233112233112233112233")
+    );
     assert_eq!(expected_dataset(2, 4, 2, true), d("11221122"));
     assert_eq!(runs(&d("1122213")), "1x2 2x3 1x1 3x1");
 }
@@ -124,7 +134,9 @@ echo "rank=$r host=$(hostname) addr=$(hostname -I | tr -d ' ') boot=$(cat /proc/
             .filter_map(|w| w.split_once('='))
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let r: u32 = kv["rank"].parse().unwrap_or_else(|_| panic!("bad line {l:?}"));
+        let r: u32 = kv["rank"]
+            .parse()
+            .unwrap_or_else(|_| panic!("bad line {l:?}"));
         seen.insert(r, kv);
     }
     assert_eq!(seen.len(), 4, "one line per rank\n{}", o.describe());
@@ -133,18 +145,35 @@ echo "rank=$r host=$(hostname) addr=$(hostname -I | tr -d ' ') boot=$(cat /proc/
         let host = if *r < 2 { "node1" } else { "node2" };
         let k = if *r < 2 { 1 } else { 2 };
         assert_eq!(kv["host"], host, "rank {r}'s host\n{}", o.describe());
-        assert_eq!(kv["addr"], format!("{net}{k}"), "rank {r}'s only address\n{}", o.describe());
-        assert_eq!(kv["var"], "forwarded", "rank {r}'s environment\n{}", o.describe());
+        assert_eq!(
+            kv["addr"],
+            format!("{net}{k}"),
+            "rank {r}'s only address\n{}",
+            o.describe()
+        );
+        assert_eq!(
+            kv["var"],
+            "forwarded",
+            "rank {r}'s environment\n{}",
+            o.describe()
+        );
         assert_eq!(kv["node1"], format!("{net}1"), "node1 resolves on {host}");
         assert_eq!(kv["node2"], format!("{net}2"), "node2 resolves on {host}");
     }
     assert_eq!(seen[&0]["boot"], seen[&1]["boot"], "one boot id per node");
     let own = fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
     if mpi_over_network() {
-        assert_ne!(seen[&0]["boot"], seen[&2]["boot"], "the nodes' boot ids differ");
+        assert_ne!(
+            seen[&0]["boot"], seen[&2]["boot"],
+            "the nodes' boot ids differ"
+        );
         assert_ne!(seen[&0]["boot"], own.trim(), "node1's boot id is its own");
     } else {
-        assert_eq!(seen[&2]["boot"], own.trim(), "--shared-boot-id: the machine's boot id");
+        assert_eq!(
+            seen[&2]["boot"],
+            own.trim(),
+            "--shared-boot-id: the machine's boot id"
+        );
     }
 
     // Collective MPI-IO of an interleaved file: each aggregator's file domain holds
@@ -153,7 +182,10 @@ echo "rank=$r host=$(hostname) addr=$(hostname -I | tr -d ' ') boot=$(cat /proc/
     let before = c.traffic();
     let o = c.mpirun(
         &[2, 2],
-        &["-A", "mpiio", "-C", "-I", "-e", "1M", "-B", "64K", "-x", "256K", "-X", "256K", "-p", "4", "-P", "4"],
+        &[
+            "-A", "mpiio", "-C", "-I", "-e", "1M", "-B", "64K", "-x", "256K", "-X", "256K", "-p",
+            "4", "-P", "4",
+        ],
         &[],
         dir.path(),
     );
@@ -223,9 +255,16 @@ fn harness_tears_down_after_a_panic_a_killed_test_and_a_killed_supervisor() {
         .strip_prefix("SIM_NODES_DIR=")
         .unwrap_or_else(|| panic!("sim-nodes up: {first:?}"))
         .to_string();
-    let id2 = Path::new(&dir).file_name().unwrap().to_string_lossy().into_owned();
+    let id2 = Path::new(&dir)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let ns = format!("/run/netns/{NS_PREFIX}{id2}-node1");
-    assert!(Path::new(&ns).exists(), "{ns} must exist while the cluster is up");
+    assert!(
+        Path::new(&ns).exists(),
+        "{ns} must exist while the cluster is up"
+    );
     holder.kill().unwrap();
     holder.wait().unwrap();
     let start = Instant::now();
@@ -258,12 +297,23 @@ fn harness_tears_down_after_a_panic_a_killed_test_and_a_killed_supervisor() {
     BufReader::new(sup.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    let dir = first.trim().strip_prefix("SIM_NODES_DIR=").unwrap().to_string();
-    let id3 = Path::new(&dir).file_name().unwrap().to_string_lossy().into_owned();
+    let dir = first
+        .trim()
+        .strip_prefix("SIM_NODES_DIR=")
+        .unwrap()
+        .to_string();
+    let id3 = Path::new(&dir)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     sup.kill().unwrap();
     sup.wait().unwrap();
     let ns = format!("/run/netns/{NS_PREFIX}{id3}-node1");
-    assert!(Path::new(&ns).exists(), "a SIGKILLed supervisor cannot tear down");
+    assert!(
+        Path::new(&ns).exists(),
+        "a SIGKILLed supervisor cannot tear down"
+    );
     drop(serial);
     let c = Cluster::new(1);
     assert!(
@@ -306,7 +356,11 @@ fn layout_2x2(name: &str) {
     let bpp = size(&opt("-e").expect("-e"));
     let blk = size(&opt("-B").expect("-B"));
     let interleaved = case.args.iter().any(|a| a == "-I");
-    let apis: Vec<String> = opt("-A").expect("-A").split(',').map(String::from).collect();
+    let apis: Vec<String> = opt("-A")
+        .expect("-A")
+        .split(',')
+        .map(String::from)
+        .collect();
     let chunked = case.args.iter().any(|a| a == "-c");
 
     let c = Cluster::new(2);
@@ -315,8 +369,16 @@ fn layout_2x2(name: &str) {
     args.extend(["-D", "v", "-p", "4", "-P", "4"]);
     let o = c.mpirun(&[2, 2], &args, &[("HDF5_NOCLEANUP", "1")], dir.path());
     assert_clean_success(&o, name);
-    assert!(!o.stdout.contains("read data error"), "{name}: -D v failed\n{}", o.describe());
-    assert!(o.stdout.contains("Number of processors = 4\n"), "{}", o.describe());
+    assert!(
+        !o.stdout.contains("read data error"),
+        "{name}: -D v failed\n{}",
+        o.describe()
+    );
+    assert!(
+        o.stdout.contains("Number of processors = 4\n"),
+        "{}",
+        o.describe()
+    );
 
     let ds = expected_dataset(4, bpp, blk, interleaved);
     let mut expected_names: Vec<String> = apis
@@ -329,7 +391,12 @@ fn layout_2x2(name: &str) {
         })
         .collect();
     expected_names.sort();
-    assert_eq!(pio_tmp_files(dir.path()), expected_names, "{name}: kept files\n{}", o.cmdline);
+    assert_eq!(
+        pio_tmp_files(dir.path()),
+        expected_names,
+        "{name}: kept files\n{}",
+        o.cmdline
+    );
     for f in &expected_names {
         let p = dir.path().join(f);
         let got = if f.ends_with(".h5") {
@@ -346,8 +413,15 @@ fn layout_2x2(name: &str) {
         if f.ends_with(".h5") {
             let props = h5_dataset_properties(&p, "/Dataset_1");
             let norm: String = props.split_whitespace().collect::<Vec<_>>().join(" ");
-            let layout = if chunked { format!("CHUNKED ( {blk} )") } else { "CONTIGUOUS".to_string() };
-            assert!(norm.contains(&layout), "{name}: {f} must be {layout}\n{props}");
+            let layout = if chunked {
+                format!("CHUNKED ( {blk} )")
+            } else {
+                "CONTIGUOUS".to_string()
+            };
+            assert!(
+                norm.contains(&layout),
+                "{name}: {f} must be {layout}\n{props}"
+            );
         }
     }
     drop(dir);
@@ -382,18 +456,29 @@ fn layout_collective_chunk_2x2() {
 /// several ranks print), no file left.
 fn golden_over_nodes(name: &str, ranks_per_node: &[usize]) {
     let case = golden_case(name);
-    assert_eq!(ranks_per_node.iter().sum::<usize>(), case.np, "{name}: process count");
+    assert_eq!(
+        ranks_per_node.iter().sum::<usize>(),
+        case.np,
+        "{name}: process count"
+    );
     let g = golden(name);
     let c = Cluster::new(ranks_per_node.len());
     let args: Vec<&str> = case.args.iter().map(|s| s.as_str()).collect();
-    let env: Vec<(&str, &str)> = case.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let env: Vec<(&str, &str)> = case
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     // As in tests/golden.rs: with several ranks printing, output forwarding may rarely
     // split a line around another rank's output; such a report gets one more run.
     let mut retries = 1;
     let (o, dir) = loop {
         let dir = scratch_dir();
         let o = c.mpirun(ranks_per_node, &args, &env, dir.path());
-        if retries > 0 && g.stdout.contains("rank 1: ") && compare_reports(&g.stdout, &o.stdout).is_err() {
+        if retries > 0
+            && g.stdout.contains("rank 1: ")
+            && compare_reports(&g.stdout, &o.stdout).is_err()
+        {
             retries -= 1;
             eprintln!("{name}: report differed with several ranks printing; running it once more");
             continue;
@@ -401,7 +486,12 @@ fn golden_over_nodes(name: &str, ranks_per_node: &[usize]) {
         break (o, dir);
     };
     o.assert_no_survivors(name);
-    assert_eq!(o.status, Some(g.rc), "{name}: exit status\n{}", o.describe());
+    assert_eq!(
+        o.status,
+        Some(g.rc),
+        "{name}: exit status\n{}",
+        o.describe()
+    );
     let exp_err = normalized_lines(&filter_launcher_noise(&g.stderr));
     assert_eq!(
         normalized_lines(&o.stderr_clean()),
@@ -455,7 +545,10 @@ fn sweep_uses_the_first_ranks() {
     let dir = scratch_dir();
     let o = c.mpirun(
         &[2, 2],
-        &["-p", "1", "-P", "4", "-D", "1", "-A", "posix", "-e", "16K", "-B", "8K", "-x", "16K", "-X", "16K"],
+        &[
+            "-p", "1", "-P", "4", "-D", "1", "-A", "posix", "-e", "16K", "-B", "8K", "-x", "16K",
+            "-X", "16K",
+        ],
         &[],
         dir.path(),
     );
@@ -467,21 +560,27 @@ fn sweep_uses_the_first_ranks() {
         .collect();
     assert_eq!(
         steps,
-        ["Number of processors = 4", "Number of processors = 2", "Number of processors = 1"],
+        [
+            "Number of processors = 4",
+            "Number of processors = 2",
+            "Number of processors = 1"
+        ],
         "{}",
         o.describe()
     );
     let counts = data_filename_lines(&o.stdout);
     let want: BTreeMap<u32, usize> = [(0, 3), (1, 2), (2, 1), (3, 1)].into_iter().collect();
     assert_eq!(
-        counts, want,
+        counts,
+        want,
         "`rank K: data filename=` lines per world rank (steps taken part in)\n{}",
         o.describe()
     );
     // Every rank printed its parameter block (it is alive and reached the sweep).
     for r in 0..4 {
         assert!(
-            o.stdout.contains(&format!("rank {r}: ==== Parameters ====")),
+            o.stdout
+                .contains(&format!("rank {r}: ==== Parameters ====")),
             "rank {r}'s parameters\n{}",
             o.describe()
         );
@@ -499,8 +598,8 @@ fn killed_node_ends_the_job_on_both_nodes() {
     let dir = scratch_dir();
     let bin = h5perf_bin();
     let args = [
-        "-A", "posix", "-e", "4M", "-x", "256K", "-X", "256K", "-B", "256K", "-i", "5000", "-p", "4",
-        "-P", "4",
+        "-A", "posix", "-e", "4M", "-x", "256K", "-X", "256K", "-B", "256K", "-i", "5000", "-p",
+        "4", "-P", "4",
     ];
     let mut job = c.spawn(&[2, 2], &bin.to_string_lossy(), &args, &[], dir.path());
     // Wait until both of node2's ranks run and the data file exists.
@@ -515,7 +614,11 @@ fn killed_node_ends_the_job_on_both_nodes() {
         if n2 == 2 && data.exists() {
             break;
         }
-        assert!(job.running(), "the job ended before the kill: {}", job.stdout_so_far());
+        assert!(
+            job.running(),
+            "the job ended before the kill: {}",
+            job.stdout_so_far()
+        );
         assert!(
             ready.elapsed() < Duration::from_secs(60),
             "the job did not get going within 60 s: {}",
@@ -533,7 +636,9 @@ fn killed_node_ends_the_job_on_both_nodes() {
     assert_eq!(victims.len(), 2, "node2's ranks: {victims:?}");
     let killed_at = Instant::now();
     for v in &victims {
-        let _ = Command::new("kill").args(["-KILL", &v.pid.to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-KILL", &v.pid.to_string()])
+            .status();
     }
     let o = job.wait(&c, TIMEOUT);
     let took = killed_at.elapsed();
@@ -574,7 +679,10 @@ fn json_counts_the_hosts() {
         let dir = scratch_dir();
         let o = c.mpirun(
             placement,
-            &["-A", "posix", "-e", "64K", "-B", "16K", "-x", "32K", "-X", "64K", "-p", "4", "-P", "4", "--json", "out.json"],
+            &[
+                "-A", "posix", "-e", "64K", "-B", "16K", "-x", "32K", "-X", "64K", "-p", "4", "-P",
+                "4", "--json", "out.json",
+            ],
             &[],
             dir.path(),
         );
@@ -584,7 +692,10 @@ fn json_counts_the_hosts() {
         let j: serde_json::Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{text}"));
         assert_eq!(j["world_size"], 4, "{text}");
-        assert_eq!(j["hostname_count"], hosts, "ranks per node {placement:?}\n{text}");
+        assert_eq!(
+            j["hostname_count"], hosts,
+            "ranks per node {placement:?}\n{text}"
+        );
         let recs = j["records"].as_array().expect("records");
         assert!(!recs.is_empty());
         for r in recs {

@@ -22,8 +22,10 @@
 //! processes may coexist (unique names and subnets, chosen under a file lock by the
 //! script).
 
-use super::{flavour, h5perf_bin, launcher_env, manifest_dir, mpiexec, mpiexec_flags,
-            require_tool, Flavour, Outcome, CLEARED_ENV, OMPI_ENV};
+use super::{
+    flavour, h5perf_bin, launcher_env, manifest_dir, mpiexec, mpiexec_flags, require_tool, Flavour,
+    Outcome, CLEARED_ENV, OMPI_ENV,
+};
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, BufReader, Write as _};
@@ -108,7 +110,9 @@ fn processes_with_netns() -> Vec<(i32, String, u64)> {
         };
         let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         // zombies are gone as far as their namespace is concerned
-        let state = stat.rfind(')').and_then(|i| stat[i + 1..].split_whitespace().next());
+        let state = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next());
         if state == Some("Z") {
             continue;
         }
@@ -212,11 +216,16 @@ pub fn leftovers(id: &str, subnet: &str, ns_inodes: &[u64]) -> Vec<String> {
     }
     let dir = Path::new(RUN_DIR).join(id);
     if dir.exists() {
-        left.push(format!("cluster directory {} (hosts file, agent)", dir.display()));
+        left.push(format!(
+            "cluster directory {} (hosts file, agent)",
+            dir.display()
+        ));
     }
     for (pid, comm, ino) in processes_with_netns() {
         if ns_inodes.contains(&ino) {
-            left.push(format!("process {pid} ({comm}) in one of the cluster's namespaces"));
+            left.push(format!(
+                "process {pid} ({comm}) in one of the cluster's namespaces"
+            ));
         }
     }
     // The bridge and veths were made inside the cluster's namespaces; none may show up
@@ -224,7 +233,10 @@ pub fn leftovers(id: &str, subnet: &str, ns_inodes: &[u64]) -> Vec<String> {
     if let Ok(rd) = fs::read_dir("/sys/class/net") {
         for e in rd.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if n == format!("br-{id}") || n == format!("sim-{id}") || n.starts_with(&format!("p-{id}-")) {
+            if n == format!("br-{id}")
+                || n == format!("sim-{id}")
+                || n.starts_with(&format!("p-{id}-"))
+            {
                 left.push(format!("interface {n} in the machine's network namespace"));
             }
         }
@@ -308,8 +320,14 @@ impl Cluster {
                 .map(|v| v.trim_matches('"').to_string())
                 .unwrap_or_else(|| panic!("{k} missing from {}/env:\n{env_text}", dir.display()))
         };
-        let hosts: Vec<String> = get("SIM_NODES_HOSTS").split_whitespace().map(String::from).collect();
-        let netns: Vec<String> = get("SIM_NODES_NETNS").split_whitespace().map(String::from).collect();
+        let hosts: Vec<String> = get("SIM_NODES_HOSTS")
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        let netns: Vec<String> = get("SIM_NODES_NETNS")
+            .split_whitespace()
+            .map(String::from)
+            .collect();
         let switch = get("SIM_NODES_SWITCH");
         let mut ns_inodes = Vec::new();
         for ns in netns.iter().chain(std::iter::once(&switch)) {
@@ -347,7 +365,9 @@ impl Cluster {
         processes_with_netns()
             .into_iter()
             .filter_map(|(pid, comm, ino)| {
-                let k = self.ns_inodes[..self.hosts.len()].iter().position(|&i| i == ino)?;
+                let k = self.ns_inodes[..self.hosts.len()]
+                    .iter()
+                    .position(|&i| i == ino)?;
                 Some(NodeProcess {
                     host: self.hosts[k].clone(),
                     pid,
@@ -364,7 +384,11 @@ impl Cluster {
             .arg(&self.dir)
             .output()
             .expect("sim-nodes traffic");
-        assert!(o.status.success(), "sim-nodes traffic: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "sim-nodes traffic: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let text = String::from_utf8_lossy(&o.stdout).into_owned();
         self.hosts
             .iter()
@@ -373,7 +397,11 @@ impl Cluster {
                     .lines()
                     .find(|l| l.split_whitespace().next() == Some(h.as_str()))
                     .unwrap_or_else(|| panic!("no traffic line for {h}: {text}"));
-                let f: Vec<u64> = l.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+                let f: Vec<u64> = l
+                    .split_whitespace()
+                    .skip(1)
+                    .filter_map(|x| x.parse().ok())
+                    .collect();
                 assert_eq!(f.len(), 2, "traffic line {l:?}");
                 (f[0], f[1])
             })
@@ -567,7 +595,10 @@ impl Cluster {
                 Some(s) if s.success() => {}
                 Some(s) => notes.push(format!("sim-nodes up exited with {s}")),
                 None => {
-                    notes.push("sim-nodes up did not exit within 60 s of its stdin closing; SIGTERM".into());
+                    notes.push(
+                        "sim-nodes up did not exit within 60 s of its stdin closing; SIGTERM"
+                            .into(),
+                    );
                     kill_pid(child.id() as i32, "TERM");
                     let d = Instant::now() + Duration::from_secs(30);
                     while Instant::now() < d {
@@ -588,7 +619,9 @@ impl Cluster {
                 .arg("down")
                 .arg(&self.dir)
                 .output();
-            notes.push(format!("leftovers after the supervisor: {left:?}; ran sim-nodes down: {o:?}"));
+            notes.push(format!(
+                "leftovers after the supervisor: {left:?}; ran sim-nodes down: {o:?}"
+            ));
             left = leftovers(&self.id, &self.subnet, &self.ns_inodes);
         }
         let err = fs::read_to_string(self.stderr_file.path()).unwrap_or_default();
