@@ -3,8 +3,9 @@
 //!
 //! [`Cluster::new`] starts `scripts/sim-nodes up N` and keeps its standard input open: the
 //! script creates N nodes (`node1`..`nodeN`: a network namespace each, a UTS namespace
-//! per process tree entered, a private /etc/hosts and boot id; a bridge in a switch
-//! namespace; a private /24) and tears everything down when its standard input closes —
+//! per process tree entered, a private /etc/hosts and boot id (see [`mpi_over_network`]);
+//! a bridge in a switch namespace; a private /24) and tears everything down when its
+//! standard input closes —
 //! when the cluster is finished or dropped (a failed assertion unwinds through [`Drop`]),
 //! or when the test process dies, even by SIGKILL (the kernel closes the pipe). A
 //! supervisor that was itself SIGKILLed leaves an orphan that the next `up` removes.
