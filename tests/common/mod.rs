@@ -12,6 +12,7 @@
 //!   or — when several ranks print — as a multiset plus per-rank order).
 //! * [`hdf5_files`]: reading HDF5 files back with `h5dump` and `h5ls`.
 //! * [`scratch`]: scratch directories and `#pio_tmp_*` listings.
+//! * [`nodes`]: simulated nodes for `tests/multinode.rs` (`scripts/sim-nodes`).
 //!
 //! Everything public is re-exported here, so a test says `use common::*;`. Every test
 //! binary includes this module, so not every helper is used everywhere.
@@ -22,6 +23,8 @@ mod hdf5_files;
 mod launcher;
 mod normalize;
 mod scratch;
+
+pub mod nodes; // simulated nodes for tests/multinode.rs (scripts/sim-nodes)
 
 // Each test binary uses only part of the harness: the re-exports it leaves unused are
 // not warnings (as the unused helpers are not, by `dead_code` above).
