@@ -66,7 +66,7 @@ $(error unsupported MPI flavour '$(MPI)' (supported: openmpi, mpich))
 endif
 
 # Tools the tests use besides the build dependencies.
-TEST_PACKAGES := valgrind man-db groff-base
+TEST_PACKAGES := valgrind man-db groff-base strace
 
 # The flavours `make test` runs when no MPI=... is given (CI runs `make test`): both,
 # one after the other, each against its own HDF5 (libhdf5-openmpi-dev, libhdf5-mpich-dev).
