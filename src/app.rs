@@ -174,7 +174,7 @@ pub fn run_on(
     let dir = services::data_dir_checked(comm, &env)?;
     // the storage options' checks that need the machine (kept files, the right to drop
     // the page cache, direct I/O), also before anything is written
-    let facts = crate::benchmark::storage::check_up_front(&params, comm, &dir)?;
+    let facts = crate::benchmark::storage_checks::check_up_front(&params, comm, &dir)?;
     let storage_lines = params.storage.report_lines(&facts);
 
     // report file: rank 0 truncates, then every rank appends its own blocks

@@ -6,7 +6,7 @@
 //! [`super::fill::FillSettings::refusal`].)
 
 use super::fill::FillSettings;
-use super::options::{ApiSet, Debug, Options};
+use super::options::{Api, ApiSet, Debug, Options};
 use super::storage::StorageOptions;
 
 /// The resolved configuration the engine runs (spec §1.9 applied). Sizes in bytes.
@@ -177,9 +177,15 @@ impl Params {
         if let Some(m) = self.fill.refusal(self.chunk, self.dim2d) {
             out.push(m);
         }
+        let non_posix: Vec<&str> = self
+            .apis
+            .iter()
+            .filter(|a| *a != Api::Posix)
+            .map(Api::name)
+            .collect();
         out.extend(
             self.storage
-                .problems(self.apis, self.write_only, &self.proc_counts()),
+                .problems(&non_posix, self.write_only, &self.proc_counts()),
         );
         out
     }

@@ -6,8 +6,6 @@
 //! report and the results files show them. None of them given, nothing changes: the
 //! report is the C tool's.
 
-use super::options::{Api, ApiSet};
-
 /// `--reorder[=SHIFT]`: in the read phase rank r reads the part that rank
 /// `(r + SHIFT) mod N` wrote (IOR's `-C`/`-Q`), so that its data comes from another
 /// node's writes instead of its own page cache.
@@ -67,8 +65,14 @@ impl StorageOptions {
     /// that leaves it nothing to do, `--direct` with MPI-IO or PHDF5, `--reorder` when
     /// no process count has a second rank to read from, and an explicit SHIFT that is a
     /// multiple of a process count (every rank would read its own part).
+    /// `non_posix` names the selected APIs other than POSIX (`mpiio`, `phdf5`);
     /// `proc_counts` are the run's process counts.
-    pub fn problems(&self, apis: ApiSet, write_only: bool, proc_counts: &[u32]) -> Vec<String> {
+    pub fn problems(
+        &self,
+        non_posix: &[&str],
+        write_only: bool,
+        proc_counts: &[u32],
+    ) -> Vec<String> {
         let mut out = Vec::new();
         if write_only {
             if self.read_only {
@@ -99,11 +103,7 @@ impl StorageOptions {
             );
         }
         if self.direct {
-            let others: Vec<&str> = [Api::Mpiio, Api::Phdf5]
-                .into_iter()
-                .filter(|a| apis.contains(*a))
-                .map(Api::name)
-                .collect();
+            let others = non_posix;
             if !others.is_empty() {
                 out.push(format!(
                     "--direct applies to POSIX only (-A posix), and {} selected: MPI-IO has no \
@@ -238,16 +238,8 @@ impl StorageOptions {
 mod tests {
     use super::*;
 
-    const ALL: ApiSet = ApiSet {
-        posix: true,
-        mpiio: true,
-        phdf5: true,
-    };
-    const POSIX: ApiSet = ApiSet {
-        posix: true,
-        mpiio: false,
-        phdf5: false,
-    };
+    const ALL: &[&str] = &["mpiio", "phdf5"];
+    const POSIX: &[&str] = &[];
 
     fn with(f: impl FnOnce(&mut StorageOptions)) -> StorageOptions {
         let mut s = StorageOptions::default();
@@ -266,7 +258,7 @@ mod tests {
 
     #[test]
     fn refusals() {
-        let p = |s: StorageOptions, apis, w, n: &[u32]| s.problems(apis, w, n);
+        let p = |s: StorageOptions, apis: &[&str], w, n: &[u32]| s.problems(apis, w, n);
         let ro = with(|s| s.read_only = true);
         assert!(p(ro, ALL, true, &[2])[0].contains("--read-only runs the read phase only"));
         assert!(p(ro, ALL, false, &[2]).is_empty());
@@ -284,15 +276,7 @@ mod tests {
         assert_eq!(m.len(), 1);
         assert!(m[0].contains("mpiio and phdf5 are selected"), "{}", m[0]);
         assert!(m[0].contains("HDF5_MPI_INFO=\"direct_read=true;direct_write=true\""));
-        let m = p(
-            d,
-            ApiSet {
-                phdf5: true,
-                ..POSIX
-            },
-            false,
-            &[2],
-        );
+        let m = p(d, &["phdf5"], false, &[2]);
         assert!(m[0].contains("phdf5 is selected"), "{}", m[0]);
         let r = with(|s| s.reorder = Some(Reorder::ByNode));
         assert!(p(r, ALL, false, &[4, 2, 1]).is_empty());
