@@ -14,7 +14,8 @@
 #   install         PREFIX (default /usr/local), DESTDIR: bin/h5perf, lib/libh5perf.a,
 #                   include/h5perf.h, lib/pkgconfig/h5perf.pc, share/man/man1/h5perf.1
 #   uninstall       removes exactly those five files
-#   bench           h5perf's timed-loop overhead against a plain C pwrite/pread loop
+#   bench           h5perf's timed-loop overhead against a plain C pwrite/pread loop, and
+#                   its storage options (--fsync, --direct, --drop-caches) against dd
 #   clean
 # Variables:
 #   MPI               MPI flavour: openmpi (default) or mpich
@@ -66,7 +67,7 @@ $(error unsupported MPI flavour '$(MPI)' (supported: openmpi, mpich))
 endif
 
 # Tools the tests use besides the build dependencies.
-TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux
+TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace
 
 # The flavours `make test` runs when no MPI=... is given (CI runs `make test`): both,
 # one after the other, each against its own HDF5 (libhdf5-openmpi-dev, libhdf5-mpich-dev).
@@ -241,9 +242,11 @@ uninstall:
 	echo "uninstall: removed $$n of the installed files ($(INSTALLED_FILES)) from $$d"
 
 # h5perf's POSIX raw throughput against the plainest C loop doing the same transfers
-# (bench/run: goals and knobs there). Not part of `make test`: timing needs a quiet machine.
+# (bench/run: goals and knobs there), then its storage options against dd on this
+# machine's disk (bench/storage). Not part of `make test`: timing needs a quiet machine.
 bench: build
 	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/run "$(BIN)"
+	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/storage "$(BIN)"
 
 clean:
 	$(CARGO) clean

@@ -172,6 +172,10 @@ pub fn run_on(
     // the data directory is checked first, so a refused run leaves no report file
     let env = RunEnv::from_process();
     let dir = services::data_dir_checked(comm, &env)?;
+    // the storage options' checks that need the machine (kept files, the right to drop
+    // the page cache, direct I/O), also before anything is written
+    let facts = crate::benchmark::storage_checks::check_up_front(&params, comm, &dir)?;
+    let storage_lines = params.storage.report_lines(&facts);
 
     // report file: rank 0 truncates, then every rank appends its own blocks
     let out = match &params.output {
@@ -218,6 +222,7 @@ pub fn run_on(
                 rank,
                 paraprefix: env.paraprefix.as_deref(),
                 info_dump: &dump,
+                storage: &storage_lines,
             },
         );
         let version = report::version_line(HDF5_BUILD_VERSION);

@@ -11,8 +11,9 @@
 use std::ffi::CString;
 
 use super::driver::{self, Access, Ctx, Driver, DriverConfig};
+use super::storage::{drop_caches, Node};
 use super::verify::{find_mismatch, report_mismatches, Mismatch};
-use crate::config::{Api, Params};
+use crate::config::{Api, Params, Reorder};
 use crate::error::{Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
@@ -93,6 +94,19 @@ impl Run<'_> {
         if rank == 0 {
             out.write(&report::procs_header(n))?;
         }
+        // --drop-caches and the default shift of --reorder need the nodes (outside timers)
+        let st = &p.storage;
+        let node = if st.drop_caches || st.reorder == Some(Reorder::ByNode) {
+            Some(Node::of(comm)?)
+        } else {
+            None
+        };
+        let shift = st.read_shift(n, node.map_or(n, |x| x.on_node0));
+        let step = Step {
+            node,
+            // --reorder: this rank reads the part of rank (r + shift) mod n
+            reader_of: ((u64::from(rank) + shift) % u64::from(n)) as u32,
+        };
         for buf in p.buf_sizes() {
             let pattern_for = |api: Api| pattern(p, n, rank, buf, api);
             let any = pattern_for(Api::Posix);
@@ -118,9 +132,11 @@ impl Run<'_> {
                     cfg: DriverConfig::of(p),
                     pattern: pattern_for(api),
                 };
+                let read_pattern = pattern(p, n, step.reader_of, buf, api);
                 // the driver and its datatypes are released when the iterations end
-                let results = ApiRun::new(self, api, ctx, tbuf.as_mut_slice())?
-                    .iterations(&mut outcome.wrong_bytes)?;
+                let results =
+                    ApiRun::new(self, &step, api, ctx, read_pattern, tbuf.as_mut_slice())?
+                        .iterations(&mut outcome.wrong_bytes)?;
                 let record =
                     Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results);
                 if rank == 0 {
@@ -133,9 +149,18 @@ impl Run<'_> {
     }
 }
 
+/// What the storage options need in one process-count step.
+struct Step {
+    /// This process's node, with `--drop-caches` or the default `--reorder`.
+    node: Option<Node>,
+    /// The rank whose part this rank reads: itself, or `(r + SHIFT) mod N` with
+    /// `--reorder`.
+    reader_of: u32,
+}
+
 /// The access pattern of `rank` for `n` processes, transfer size `buf` and `api`
 /// (the chunked raw-file layout of 2D applies to POSIX and MPI-IO only, spec §6.4).
-fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
+pub(super) fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
     if p.dim2d {
         Pattern::D2(Pattern2D {
             bpp: p.num_bytes,
@@ -167,16 +192,26 @@ struct ApiRun<'a> {
     /// The API.
     api: Api,
     /// The driver's context: communicator, info, the drivers' parameters, this rank's
-    /// pattern.
+    /// pattern of the current phase.
     ctx: Ctx<'a>,
+    /// What the storage options need in this step.
+    step: &'a Step,
+    /// The pattern of the write phase (this rank's part).
+    write_pattern: Pattern,
+    /// The pattern of the read phase: this rank's part, or with `--reorder` the part of
+    /// the rank it reads.
+    read_pattern: Pattern,
     /// The API's driver.
     drv: Box<dyn Driver>,
     /// The transfer buffer, page-aligned, made once per (N, transfer size).
     buf: &'a mut [u8],
     /// This process's rank in the run communicator.
     rank: u32,
-    /// The byte this rank writes and expects back with `-D v`: rank + 1, wrapping.
+    /// The byte this rank writes with `-D v`: rank + 1, wrapping.
     rank_byte: u8,
+    /// The byte this rank expects back with `-D v`: that of the rank whose part it
+    /// reads (itself unless `--reorder`).
+    read_byte: u8,
     /// The current iteration's accumulated times (spec §8.1).
     t: Times,
     /// Verification findings of the current file, reported after its phases.
@@ -184,16 +219,27 @@ struct ApiRun<'a> {
 }
 
 impl<'a> ApiRun<'a> {
-    fn new(run: &'a Run<'a>, api: Api, ctx: Ctx<'a>, buf: &'a mut [u8]) -> Result<Self> {
+    fn new(
+        run: &'a Run<'a>,
+        step: &'a Step,
+        api: Api,
+        ctx: Ctx<'a>,
+        read_pattern: Pattern,
+        buf: &'a mut [u8],
+    ) -> Result<Self> {
         let rank = ctx.comm.rank()?;
         Ok(ApiRun {
             run,
             api,
+            write_pattern: ctx.pattern,
             ctx,
+            step,
+            read_pattern,
             drv: driver::new_driver(api),
             buf,
             rank,
             rank_byte: (rank as u8).wrapping_add(1),
+            read_byte: (step.reader_of as u8).wrapping_add(1),
             t: [0.0; COUNT],
             mismatches: Vec::with_capacity(64),
         })
@@ -224,7 +270,9 @@ impl<'a> ApiRun<'a> {
                 let cpath = CString::new(path.clone()).map_err(|_| {
                     Error::Other(format!("data file name contains a NUL byte: {path:?}"))
                 })?;
-                if !env.nocleanup {
+                // never removed: the files of a --read-only run are not its own
+                let keep = env.nocleanup || p.storage.read_only;
+                if !keep {
                     // removed by the signal handlers if the job is interrupted
                     crate::ffi::signals::set_current(&path);
                 }
@@ -234,12 +282,12 @@ impl<'a> ApiRun<'a> {
                 // same barrier and removal serve both: a failed run leaves no file either.
                 let agreed = agree(comm, res);
                 if agreed.is_ok() {
-                    let pat = &self.ctx.pattern;
+                    let pat = &self.read_pattern;
                     *wrong_bytes +=
                         report_mismatches(rank, pat, &path, self.api, &mut self.mismatches, out)?;
                 }
                 comm.barrier()?;
-                if rank == 0 && !env.nocleanup {
+                if rank == 0 && !keep {
                     // a failed removal only leaves a file behind; the next run truncates it
                     let _ = self.drv.remove(&self.ctx, &path);
                 }
@@ -272,37 +320,44 @@ impl<'a> ApiRun<'a> {
     /// Write (and unless `-w` read back) one file, accumulating into the iteration's
     /// times exactly as spec §8.1 says: barrier → gross start → open → fine start →
     /// datasets (raw timers around the transfer loops) → fine stop → close → gross stop.
+    /// `--read-only` skips the write phase; `--drop-caches` drops the page cache before
+    /// the read phase, outside the timers; `--reorder` reads with the read pattern.
     fn one_file(&mut self, path: &str, cpath: &CString) -> Result<()> {
         let Run { p, out, .. } = *self.run;
         let comm = self.ctx.comm;
         let rank = self.rank;
-        let trace = self.ctx.pattern.trace(rank);
         if p.debug.level >= 1 {
             out.write(&format!("rank {rank}: data filename={path}\n"))?;
         }
-        if p.debug.verify {
-            self.buf.fill(self.rank_byte);
+        if !p.storage.read_only {
+            if p.debug.verify {
+                self.buf.fill(self.rank_byte);
+            }
+            if p.debug.level >= 4 {
+                out.write(&self.write_pattern.trace(rank))?;
+            }
+            comm.barrier()?;
+            self.ctx.pattern = self.write_pattern;
+            self.timed_phase(cpath, Access::Write)?;
         }
-        if p.debug.level >= 4 {
-            out.write(&trace)?;
-        }
-        comm.barrier()?;
-
-        self.timed_phase(cpath, Access::Write)?;
         if p.write_only {
             return Ok(());
         }
+        if let (true, Some(node)) = (p.storage.drop_caches, &self.step.node) {
+            drop_caches(comm, node)?;
+        }
         if p.debug.level >= 4 {
-            out.write(&trace)?;
+            out.write(&self.read_pattern.trace(rank))?;
         }
         comm.barrier()?;
+        self.ctx.pattern = self.read_pattern;
         self.timed_phase(cpath, Access::Read)
     }
 
     /// One phase of one file between the timer stamps of spec §8.1: gross start → open →
-    /// fine start → datasets → fine stop → close → gross stop, accumulating the phase's
-    /// open, fine, gross and close times (raw times are added by
-    /// [`ApiRun::data_phase`]).
+    /// fine start → datasets → [`--fsync`: sync] → fine stop → close → gross stop,
+    /// accumulating the phase's open, fine, gross, close and sync times (raw times are
+    /// added by [`ApiRun::data_phase`]).
     fn timed_phase(&mut self, cpath: &CString, phase: Access) -> Result<()> {
         let m = measures(phase);
         let [open, fine, gross, close] =
@@ -314,6 +369,16 @@ impl<'a> ApiRun<'a> {
         let g1 = wtime();
         self.t[open] += g1 - g0;
         let res = self.data_phase(phase);
+        let res = match m.sync {
+            Some(sync) if self.run.p.storage.fsync => {
+                // every rank syncs, even after a failed transfer: the call is collective
+                let s0 = wtime();
+                let synced = self.drv.sync();
+                self.t[sync as usize] += wtime() - s0;
+                res.and(synced)
+            }
+            _ => res,
+        };
         let g2 = wtime();
         self.t[fine] += g2 - g1;
         let cres = self.drv.close();
@@ -339,12 +404,12 @@ impl<'a> ApiRun<'a> {
             ctx,
             drv,
             buf,
-            rank_byte,
+            read_byte,
             t,
             mismatches,
             ..
         } = self;
-        let (ctx, drv, buf, rank_byte) = (&*ctx, &mut **drv, &mut **buf, *rank_byte);
+        let (ctx, drv, buf, read_byte) = (&*ctx, &mut **drv, &mut **buf, *read_byte);
         let n = ctx.pattern.transfers();
         let verify = phase == Access::Read && run.p.debug.verify;
         let coll_xfer = drv.collective_transfers(ctx);
@@ -368,8 +433,8 @@ impl<'a> ApiRun<'a> {
                     if !coll_xfer {
                         break;
                     }
-                } else if verify && !buf.iter().all(|&b| b == rank_byte) {
-                    mismatches.push(find_mismatch(buf, rank_byte, d, k));
+                } else if verify && !buf.iter().all(|&b| b == read_byte) {
+                    mismatches.push(find_mismatch(buf, read_byte, d, k));
                 }
             }
             t[raw] += wtime() - r0;

@@ -12,6 +12,8 @@ use crate::services::Sink;
 /// without formatting; turned into text after the timer stops.
 #[derive(Clone, Copy)]
 pub(super) struct Mismatch {
+    /// The byte expected: that of the rank that wrote the part (rank + 1, wrapping).
+    expected: u8,
     dataset: u64,
     transfer: u64,
     count: u64,
@@ -20,11 +22,12 @@ pub(super) struct Mismatch {
 }
 
 /// The finding for transfer `transfer` of dataset `dataset` (both 0-based): how many
-/// bytes of `buf` differ from `rank_byte`, the first one's index and the first 19
-/// values read. Cold: called only for a transfer that has wrong bytes.
+/// bytes of `buf` differ from `rank_byte` (the writer's byte, expected back), the first
+/// one's index and the first 19 values read. Cold: called only for a transfer that has wrong bytes.
 #[cold]
 pub(super) fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u64) -> Mismatch {
     let mut m = Mismatch {
+        expected: rank_byte,
         dataset,
         transfer,
         count: 0,
@@ -52,7 +55,7 @@ pub(super) fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u
 /// the dataset for PHDF5).
 fn mismatch_text(rank: u32, pat: &Pattern, path: &str, api: Api, m: &Mismatch) -> String {
     use std::fmt::Write;
-    let expected = (rank as u8).wrapping_add(1);
+    let expected = m.expected;
     let mut s = String::new();
     for g in m.got.iter().take((m.count as usize).min(19)) {
         let _ = writeln!(

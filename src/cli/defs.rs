@@ -45,6 +45,15 @@ pub(super) enum Action {
         /// Parse and store the value.
         apply: fn(&mut Options, &str) -> Result<(), String>,
     },
+    /// It takes a value only in the attached form `--name=VALUE` (an optional value, as
+    /// getopt's `optional_argument`); `apply` receives `None` for a bare `--name`.
+    /// Long form only.
+    Optional {
+        /// What the value is.
+        kind: ValueKind,
+        /// Parse and store the value, or the default when `None`.
+        apply: fn(&mut Options, Option<&str>) -> Result<(), String>,
+    },
 }
 
 /// What an option without value does.
@@ -103,6 +112,8 @@ pub(super) enum ValueKind {
     FillTime,
     /// `--alloc-time`: `default`, `early`, `incr` or `late`.
     AllocTime,
+    /// `--reorder=SHIFT`: a whole number of ranks, at least 1.
+    Shift,
 }
 
 impl ValueKind {
@@ -116,6 +127,7 @@ impl ValueKind {
             ValueKind::File | ValueKind::Destination => "FILE",
             ValueKind::FillValue => "BYTE",
             ValueKind::FillTime | ValueKind::AllocTime => "WHEN",
+            ValueKind::Shift => "SHIFT",
         }
     }
 
@@ -136,6 +148,7 @@ impl ValueKind {
             ValueKind::FillValue => "a byte value 0-255 or undefined",
             ValueKind::FillTime => "never, ifset or alloc",
             ValueKind::AllocTime => "default, early, incr or late",
+            ValueKind::Shift => "a whole number of ranks, at least 1",
         }
     }
 }
@@ -165,12 +178,23 @@ impl Def {
         }
     }
 
-    /// The value's name (`SIZE`), or `None` for an option without value.
+    /// The value's name (`SIZE`), `[=SHIFT]` for an optional value, or `None` for an
+    /// option without value.
     pub(super) fn var(&self) -> Option<&'static str> {
         match self.action {
             Action::Value { kind, .. } => Some(kind.var()),
+            Action::Optional {
+                kind: ValueKind::Shift,
+                ..
+            } => Some("[=SHIFT]"),
+            Action::Optional { .. } => Some("[=VALUE]"),
             Action::Switch(_) => None,
         }
+    }
+
+    /// Whether the option takes an optional value (`--reorder[=SHIFT]`).
+    pub(super) fn optional_value(&self) -> bool {
+        matches!(self.action, Action::Optional { .. })
     }
 }
 
@@ -205,7 +229,7 @@ fn count(v: &str) -> Result<u64, String> {
 /// shorter than the larger of their minimum abbreviations (`--al` is `--align`,
 /// `--allo` is `--alloc-time`), so a long spelling matches at most one entry (checked
 /// by unit tests).
-pub(super) static DEFS: [Def; 29] = [
+pub(super) static DEFS: [Def; 34] = [
     Def {
         short: Some('h'),
         long: "help",
@@ -337,6 +361,32 @@ pub(super) static DEFS: [Def; 29] = [
         help: "Debug flags separated by commas (see below). [default: none]",
     },
     Def {
+        short: None,
+        long: "direct",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.storage.direct = on,
+        }),
+        help: "POSIX only (-A posix): open the data files with O_DIRECT, so that\n\
+               transfers bypass the page cache. Every POSIX call's length must be\n\
+               a multiple of the file system's direct-I/O alignment (statx\n\
+               STATX_DIOALIGN, else the logical block size); tmpfs is refused.\n\
+               [default: off]",
+    },
+    Def {
+        short: None,
+        long: "drop-caches",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.storage.drop_caches = on,
+        }),
+        help: "Before each read phase, outside every timer, one process per node\n\
+               runs sync and writes 3 to /proc/sys/vm/drop_caches (root only),\n\
+               so that reads come from the storage. [default: off]",
+    },
+    Def {
         short: Some('e'),
         long: "num-bytes",
         min: 5,
@@ -397,6 +447,19 @@ pub(super) static DEFS: [Def; 29] = [
         help: "PHDF5 datasets: fill value, a byte 0-255, or undefined (no fill\n\
                value; HDF5 then refuses --fill-time=alloc). [default: the\n\
                library's, 0]",
+    },
+    Def {
+        short: None,
+        long: "fsync",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.storage.fsync = on,
+        }),
+        help: "Before closing each file written, force its data to stable storage\n\
+               (POSIX fsync, MPI_File_sync, PHDF5 H5Fflush). The sync counts in\n\
+               Write and Write Open-Close, not in Raw Data Write; -D t shows its\n\
+               time as Write File Sync. [default: off]",
     },
     Def {
         short: Some('g'),
@@ -489,6 +552,35 @@ pub(super) static DEFS: [Def; 29] = [
         },
         help: "Largest number of processes (0 counts as 1). The tests run with\n\
                P, P/2, P/4, ... processes down to -p. [default: all processes]",
+    },
+    Def {
+        short: None,
+        long: "read-only",
+        min: 3,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.storage.read_only = on,
+        }),
+        help: "No write phase: read the files that an earlier run with the same\n\
+               options left (HDF5_NOCLEANUP), after checking that each exists\n\
+               with the expected size (HDF5: dataset names and shapes). The\n\
+               files are kept. [default: off]",
+    },
+    Def {
+        short: None,
+        long: "reorder",
+        min: 3,
+        action: Action::Optional {
+            kind: ValueKind::Shift,
+            apply: |o, v| {
+                let shift = v.map(|v| parse_int(v, Options::MAX_COUNT)).transpose()?;
+                o.set_reorder(shift).map_err(why)
+            },
+        },
+        help: "In the read phase rank r reads the part that rank (r + SHIFT) mod N\n\
+               wrote, so that its data comes from another node. Default SHIFT:\n\
+               the processes on a node when the run spans nodes, else 1 (one\n\
+               node, one shared page cache). [default: off]",
     },
     Def {
         short: None,
@@ -958,6 +1050,69 @@ mod tests {
         );
         refused(&["--no-fill=1"], &["invalid value '1' for -n/--no-fill"]);
         refused(&["-n", "1"], &["unexpected argument '1'"]);
+    }
+
+    #[test]
+    fn storage_options() {
+        use crate::config::{Reorder, StorageOptions};
+        assert_eq!(run(&[]).storage, StorageOptions::default());
+        let o = run(&[
+            "--fsync",
+            "--direct",
+            "--read-only",
+            "--drop-caches",
+            "--reorder",
+        ]);
+        assert_eq!(
+            o.storage,
+            StorageOptions {
+                fsync: true,
+                direct: true,
+                reorder: Some(Reorder::ByNode),
+                read_only: true,
+                drop_caches: true,
+            }
+        );
+        // abbreviations: --fs --di --dr --rea --reo
+        let o = run(&["--fs", "--di", "--dr", "--rea", "--reo=2"]);
+        assert!(
+            o.storage.fsync && o.storage.direct && o.storage.drop_caches && o.storage.read_only
+        );
+        assert_eq!(o.storage.reorder, Some(Reorder::Shift(2)));
+        assert_eq!(
+            run(&["--reorder=4", "-e", "8"]).storage.reorder,
+            Some(Reorder::Shift(4))
+        );
+        // --re is ambiguous (read-only, reorder): unknown
+        refused(&["--re"], &["unknown option '--re'"]);
+        refused(
+            &["--reorder=0"],
+            &["invalid value '0' for --reorder: must be at least 1"],
+        );
+        refused(&["--reorder=x"], &["invalid value 'x' for --reorder"]);
+        refused(
+            &["--reorder="],
+            &["missing value for --reorder (expected a whole number of ranks, at least 1"],
+        );
+        // the value must be attached: a separate number is refused with the spelling
+        refused(
+            &["--reorder", "3"],
+            &[
+                "unexpected argument '3' after --reorder",
+                "write --reorder=3",
+            ],
+        );
+        // a following option is not a value
+        let o = run(&["--reorder", "-e", "8"]);
+        assert_eq!((o.storage.reorder, o.num_bytes), (Some(Reorder::ByNode), 8));
+        refused(
+            &["--fsync=1"],
+            &["invalid value '1' for --fsync: this option takes no value"],
+        );
+        refused(
+            &["--direct=yes"],
+            &["for --direct: this option takes no value"],
+        );
     }
 
     #[test]

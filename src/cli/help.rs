@@ -33,7 +33,9 @@ fn entry(def: &Def) -> String {
     }
     e.push_str(&def.long_shown());
     if let Some(var) = def.var() {
-        e.push('=');
+        if !def.optional_value() {
+            e.push('=');
+        }
         e.push_str(var);
     }
     e.push('\n');
@@ -185,7 +187,8 @@ mod tests {
         Some((format!("{min}{}", rest.strip_suffix(']')?), min.len()))
     }
 
-    /// A man page entry head (plain text): `.BR -a ", " --al [ ign ] " SIZE"`.
+    /// A man page entry head (plain text): `.BR -a ", " --al [ ign ] " SIZE"`, or with an
+    /// optional value `.BR --reo [ rder ] "[=SHIFT]"`.
     fn man_entry(line: &str) -> Shown {
         let l = line.strip_prefix(".BR ").unwrap_or(line);
         let (short, l) = match l.strip_prefix('-') {
@@ -200,8 +203,11 @@ mod tests {
             }
             _ => (None, l),
         };
-        let (long, var) = match l.split_once(" \" ") {
-            Some((long, var)) => (long, Some(var.trim_end_matches('"').to_string())),
+        let (long, var) = match l.split_once(" \"") {
+            Some((long, var)) => (
+                long,
+                Some(var.trim_start().trim_end_matches('"').to_string()),
+            ),
             None => (l, None),
         };
         let (long, min) =

@@ -72,7 +72,7 @@ where
     let line = match tokenizer::scan(&args)? {
         Scan::Stopped(Stop::Help) => return Ok(Command::Help),
         Scan::Stopped(Stop::Version) => return Ok(Command::Version),
-        Scan::Line(line) => line,
+        Scan::Line(line) => *line,
     };
     let Line {
         options,

@@ -15,7 +15,7 @@ pub(super) enum Scan {
     /// `-h`/`--help` or `--version` was met (later arguments were not examined).
     Stopped(Stop),
     /// The whole line was read.
-    Line(Line),
+    Line(Box<Line>),
 }
 
 /// The options of a command line read to its end.
@@ -85,7 +85,7 @@ pub(super) fn scan(args: &[String]) -> Result<Scan, Error> {
             return Ok(Scan::Stopped(stop));
         }
     }
-    Ok(Scan::Line(line))
+    Ok(Scan::Line(Box::new(line)))
 }
 
 impl Line {
@@ -111,6 +111,17 @@ impl Line {
     ) -> Result<(), Error> {
         self.first_option.get_or_insert(def);
         apply(&mut self.options, v).map_err(|why| invalid(def, v, &why))
+    }
+
+    /// Apply the option `def` with the optional value `v` (`None`: bare `--name`).
+    fn optional(
+        &mut self,
+        def: &'static Def,
+        apply: fn(&mut Options, Option<&str>) -> Result<(), String>,
+        v: Option<&str>,
+    ) -> Result<(), Error> {
+        self.first_option.get_or_insert(def);
+        apply(&mut self.options, v).map_err(|why| invalid(def, v.unwrap_or(""), &why))
     }
 }
 
@@ -158,6 +169,7 @@ fn short_options(line: &mut Line, tok: &str, args: &mut Args) -> Result<Option<S
                 line.value(def, *apply, value)?;
                 return Ok(None);
             }
+            Action::Optional { apply, .. } => line.optional(def, *apply, None)?,
         }
     }
     Ok(None)
@@ -207,6 +219,31 @@ fn long_option(
                 return Err(invalid(def, v, "this option takes no value"));
             }
             Ok(line.switch(def, switch, true))
+        }
+        Action::Optional { kind, apply } => {
+            match attached {
+                Some("") => Err(usage(format!(
+                    "missing value for {} (expected {}; nothing follows '=' in {})",
+                    def.label(),
+                    kind.expected(),
+                    quote(tok)
+                ))),
+                Some(v) => line.optional(def, *apply, Some(v)).map(|()| None),
+                // a separate number is not taken (the value is optional): say how to give it
+                None => match args.peek() {
+                    Some(next) if next.trim().starts_with(|c: char| c.is_ascii_digit()) => {
+                        Err(usage(format!(
+                            "unexpected argument {} after {} (its value is optional and must be \
+                             attached: write --{}={})",
+                            quote(next),
+                            def.label(),
+                            def.long,
+                            next.trim()
+                        )))
+                    }
+                    _ => line.optional(def, *apply, None).map(|()| None),
+                },
+            }
         }
         Action::Value { kind, apply } => {
             let value = match attached {

@@ -5,7 +5,9 @@
 pub mod fill;
 pub mod options;
 pub mod params;
+pub mod storage;
 
 pub use fill::FillSettings;
 pub use options::{Api, ApiSet, Debug, Options, ValueError};
 pub use params::Params;
+pub use storage::{Reorder, StorageFacts, StorageOptions};

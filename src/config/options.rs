@@ -9,6 +9,7 @@
 use std::fmt;
 
 use super::fill::FillSettings;
+use super::storage::{Reorder, StorageOptions};
 
 /// The I/O APIs h5perf can benchmark, in execution order (spec §3: POSIX, MPI-IO, PHDF5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -149,6 +150,9 @@ pub struct Options {
     /// `--fill-value`, `--fill-time` (`-n`), `--alloc-time`: dataset-creation settings of
     /// the PHDF5 datasets (default: none set, the library's defaults).
     pub fill: FillSettings,
+    /// `--fsync`, `--direct`, `--reorder`, `--read-only`, `--drop-caches` (default: none
+    /// given, the C tool's run).
+    pub storage: StorageOptions,
 }
 
 impl Default for Options {
@@ -176,6 +180,7 @@ impl Default for Options {
             json: None,
             csv: None,
             fill: FillSettings::default(),
+            storage: StorageOptions::default(),
         }
     }
 }
@@ -370,6 +375,21 @@ impl Options {
     }
 }
 
+impl Options {
+    /// `--reorder[=SHIFT]`: `None` for the default shift (the ranks on a node, or 1 on
+    /// one node), else the shift, at least 1.
+    ///
+    /// # Errors
+    /// A shift of zero, or more than [`Options::MAX_COUNT`].
+    pub fn set_reorder(&mut self, shift: Option<u64>) -> Result<(), ValueError> {
+        self.storage.reorder = Some(match shift {
+            None => Reorder::ByNode,
+            Some(s) => Reorder::Shift(count(s, "read reorder shift")?),
+        });
+        Ok(())
+    }
+}
+
 /// Appended to the reason for an empty `--json`/`--csv` name.
 const STDOUT_HINT: &str = " (use - for standard output)";
 
@@ -527,6 +547,19 @@ mod tests {
         assert_eq!(o.debug.level, 4, "unchanged after a refusal");
         assert_eq!(e.to_string(), "debug level (-1) must be 0..4");
         assert_eq!(e.reason(), "must be 0..4");
+    }
+
+    #[test]
+    fn reorder_shift_at_least_one() {
+        let mut o = Options::default();
+        o.set_reorder(None).unwrap();
+        assert_eq!(o.storage.reorder, Some(Reorder::ByNode));
+        o.set_reorder(Some(3)).unwrap();
+        assert_eq!(o.storage.reorder, Some(Reorder::Shift(3)));
+        let e = o.set_reorder(Some(0)).unwrap_err();
+        assert_eq!(o.storage.reorder, Some(Reorder::Shift(3)), "unchanged");
+        assert_eq!(e.to_string(), "read reorder shift must be at least 1");
+        assert!(o.set_reorder(Some(u64::MAX)).is_err());
     }
 
     #[test]

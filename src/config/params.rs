@@ -6,7 +6,8 @@
 //! [`super::fill::FillSettings::refusal`].)
 
 use super::fill::FillSettings;
-use super::options::{ApiSet, Debug, Options};
+use super::options::{Api, ApiSet, Debug, Options};
+use super::storage::StorageOptions;
 
 /// The resolved configuration the engine runs (spec §1.9 applied). Sizes in bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +56,9 @@ pub struct Params {
     pub csv: Option<String>,
     /// Fill settings of the PHDF5 datasets (POSIX and MPI-IO ignore them).
     pub fill: FillSettings,
+    /// The storage options (`--fsync`, `--direct`, `--reorder`, `--read-only`,
+    /// `--drop-caches`).
+    pub storage: StorageOptions,
 }
 
 /// An MPI count or stride to check against `INT_MAX`: what it is, and its value
@@ -119,6 +123,7 @@ impl Params {
             json: o.json.clone(),
             csv: o.csv.clone(),
             fill: o.fill,
+            storage: o.storage,
         }
     }
 
@@ -162,13 +167,26 @@ impl Params {
     /// HDF5 chunks of 4 GiB or more, transfer buffers larger than `mem_bytes` (the
     /// machine's memory), file offsets beyond `i64`; last, fill settings (`--fill-value`,
     /// `--fill-time`, `--alloc-time`) that HDF5 refuses for the run's datasets, with
-    /// HDF5's reason (asked of HDF5 in an in-memory file, no I/O). Returns one message
-    /// per distinct problem, in the order found; empty when the run can go ahead.
+    /// HDF5's reason (asked of HDF5 in an in-memory file, no I/O); then the storage
+    /// options' combinations ([`StorageOptions::problems`]; what depends on the machine,
+    /// such as the direct-I/O alignment, is checked later, before any data file is
+    /// opened). Returns one message per distinct problem, in the order found; empty when
+    /// the run can go ahead.
     pub fn problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
         let mut out = self.engine_problems(world_size, mem_bytes);
         if let Some(m) = self.fill.refusal(self.chunk, self.dim2d) {
             out.push(m);
         }
+        let non_posix: Vec<&str> = self
+            .apis
+            .iter()
+            .filter(|a| *a != Api::Posix)
+            .map(Api::name)
+            .collect();
+        out.extend(
+            self.storage
+                .problems(&non_posix, self.write_only, &self.proc_counts()),
+        );
         out
     }
 

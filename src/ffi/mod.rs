@@ -11,3 +11,4 @@ pub mod mem;
 pub mod mpi;
 pub mod posix;
 pub mod signals;
+pub mod storage;

@@ -34,6 +34,12 @@ pub enum OpenMode {
     CreateReport,
     /// `O_WRONLY | O_APPEND` (report files of ranks other than 0).
     Append,
+    /// [`OpenMode::CreateRw`] with `O_DIRECT` (`--direct`): transfers bypass the page
+    /// cache; offsets, lengths and buffer addresses must be multiples of the file
+    /// system's direct-I/O alignment (`open(2)`, "O_DIRECT").
+    CreateRwDirect,
+    /// `O_RDONLY | O_DIRECT` (`--direct`).
+    ReadDirect,
 }
 
 impl Fd {
@@ -52,6 +58,11 @@ impl Fd {
                 0o644,
             ),
             OpenMode::Append => (libc::O_WRONLY | libc::O_APPEND, 0),
+            OpenMode::CreateRwDirect => (
+                libc::O_CREAT | libc::O_TRUNC | libc::O_RDWR | libc::O_DIRECT,
+                0o600,
+            ),
+            OpenMode::ReadDirect => (libc::O_RDONLY | libc::O_DIRECT, 0),
         };
         loop {
             // SAFETY: NUL-terminated path; flags/mode are plain integers.
@@ -183,6 +194,26 @@ impl Fd {
             buf = &buf[n as usize..];
         }
         Ok(())
+    }
+
+    /// `fsync`: force the file's data and metadata to stable storage (POSIX.1-2017
+    /// `fsync()`; `--fsync`), retried on `EINTR`. Errors carry no path: the caller adds
+    /// it.
+    pub fn fsync(&self) -> Result<()> {
+        loop {
+            // SAFETY: fsync on a descriptor we own; no memory is passed.
+            if unsafe { libc::fsync(self.raw()) } == 0 {
+                return Ok(());
+            }
+            let e = errno();
+            if e != libc::EINTR {
+                return Err(Error::Posix {
+                    call: "fsync",
+                    errno: e,
+                    path: None,
+                });
+            }
+        }
     }
 
     /// `close`, reporting its error.

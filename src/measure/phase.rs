@@ -31,6 +31,9 @@ pub struct Measures {
     pub open: Timer,
     /// The close ("Write File Close").
     pub close: Timer,
+    /// The sync before the close with `--fsync` ("Write File Sync"; write only), a part
+    /// of the fine and gross times.
+    pub sync: Option<Timer>,
 }
 
 impl Direction {
@@ -47,6 +50,7 @@ impl Direction {
                 gross: Phase::WriteOpenClose,
                 open: Timer::WriteOpen,
                 close: Timer::WriteClose,
+                sync: Some(Timer::WriteSync),
             },
             Direction::Read => Measures {
                 raw: Phase::RawRead,
@@ -55,6 +59,7 @@ impl Direction {
                 gross: Phase::ReadOpenClose,
                 open: Timer::ReadOpen,
                 close: Timer::ReadClose,
+                sync: None,
             },
         }
     }
@@ -157,7 +162,10 @@ mod tests {
                 m.gross.timer(),
                 m.open,
                 m.close,
-            ] {
+            ]
+            .into_iter()
+            .chain(m.sync)
+            {
                 seen[t as usize] += 1;
             }
         }

@@ -2,8 +2,9 @@
 //! iterations (spec §8.1–§8.3). Pure arithmetic: the clock values and the MPI
 //! reductions are supplied by the engine.
 
-/// The twelve timers, in the order they are reduced (spec §8.2). Values are seconds,
-/// accumulated over the files (raw: over all datasets of all files) of one iteration.
+/// The timers, in the order they are reduced (spec §8.2, then the sync timer of
+/// `--fsync`, which the C tool does not have). Values are seconds, accumulated over the
+/// files (raw: over all datasets of all files) of one iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(usize)]
 pub enum Timer {
@@ -31,6 +32,9 @@ pub enum Timer {
     ReadOpen,
     /// "Read File Close".
     ReadClose,
+    /// "Write File Sync" (`--fsync`): the sync before the close of each file, part of
+    /// "Write" and "Write Open-Close"; 0 without `--fsync`.
+    WriteSync,
 }
 
 impl Timer {
@@ -51,6 +55,7 @@ impl Timer {
             Timer::ReadRaw => "Raw Data Read",
             Timer::ReadOpen => "Read File Open",
             Timer::ReadClose => "Read File Close",
+            Timer::WriteSync => "Write File Sync",
         }
     }
 
@@ -63,13 +68,14 @@ impl Timer {
             Timer::WriteClose => "Write file close",
             Timer::ReadOpen => "Read file open",
             Timer::ReadClose => "Read file close",
+            Timer::WriteSync => "Write file sync",
             t => t.title(),
         }
     }
 }
 
 /// Number of timers.
-pub const COUNT: usize = 12;
+pub const COUNT: usize = 13;
 
 /// Accumulated seconds per timer for one iteration of one process.
 pub type Times = [f64; COUNT];

@@ -20,7 +20,11 @@
 //!   (`default`, `early`, `incr`, `late`), where `default` means the option was not
 //!   given (spec-compatible run, HDF5's defaults);
 //! * the run: `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`,
-//!   `hostname_count`, `timestamp` (RFC 3339, UTC).
+//!   `hostname_count`, `timestamp` (RFC 3339, UTC);
+//! * only when a storage option was given, after all of these (so that the fields above
+//!   keep their places): `fsync`, `direct`, `read_only`, `drop_caches` (`on`, `off`) and
+//!   `reorder` (`off`, `node` for the default shift, or the shift); they also end the
+//!   JSON `"parameters"` object. A `--read-only` run has no write phases.
 //!
 //! The numbers are those the text report prints: its throughput line of the same
 //! (processes, transfer size, API, phase) shows `format!("{:6.2}", max_mibps)` and, with
@@ -67,7 +71,7 @@ use std::io::Write as _;
 
 use std::borrow::Cow;
 
-use crate::config::Params;
+use crate::config::{Params, StorageOptions};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
 use crate::measure::{Phase, Record};
@@ -207,25 +211,54 @@ fn record_values<'a>(m: &'a RunMeta, p: &Params, r: &Record, ph: Phase) -> Vec<V
     v.extend(param_values(p));
     v.extend(meta_values(m));
     debug_assert_eq!(v.len(), FIELDS.len());
+    v.extend(storage_values(p));
     v
 }
 
+/// The values of the storage fields (none when no storage option was given).
+fn storage_values(p: &Params) -> Vec<Value<'static>> {
+    if !p.storage.any() {
+        return Vec::new();
+    }
+    p.storage
+        .field_values()
+        .into_iter()
+        .map(|v| Value::Text(Cow::Owned(v)))
+        .collect()
+}
+
+/// The storage field names (none when no storage option was given).
+fn storage_names(p: &Params) -> &'static [&'static str] {
+    if p.storage.any() {
+        &StorageOptions::FIELDS
+    } else {
+        &[]
+    }
+}
+
+/// The field names of a record: [`FIELDS`], then the storage fields when given.
+fn field_names(p: &Params) -> Vec<&'static str> {
+    FIELDS.iter().chain(storage_names(p)).copied().collect()
+}
+
 /// The (record, phase) pairs to write, in order: all phases of each record, without
-/// the read phases of a record that has none.
-fn rows(records: &[Record]) -> impl Iterator<Item = (&Record, Phase)> {
-    records.iter().flat_map(|r| {
+/// the read phases of a record that has none, and without the write phases of a
+/// `--read-only` run (`p`).
+fn rows<'r>(p: &Params, records: &'r [Record]) -> impl Iterator<Item = (&'r Record, Phase)> {
+    let has_write = !p.storage.read_only;
+    records.iter().flat_map(move |r| {
         Phase::ALL
             .into_iter()
-            .filter(move |ph| r.has_read || !ph.is_read())
+            .filter(move |ph| if ph.is_read() { r.has_read } else { has_write })
             .map(move |ph| (r, ph))
     })
 }
 
 /// Number of output records (JSON array entries, CSV rows after the header) that
-/// [`to_json`] and [`to_csv`] write for `records`: 6 per record with read phases, 3
-/// per record without.
-pub fn record_count(records: &[Record]) -> usize {
-    rows(records).count()
+/// [`to_json`] and [`to_csv`] write for `records` of a run with parameters `p`: 6 per
+/// record with read phases, 3 per record without (or, with `--read-only`, 3).
+pub fn record_count(p: &Params, records: &[Record]) -> usize {
+    rows(p, records).count()
 }
 
 /// `s` as a JSON string literal: quotes, backslashes and control characters escaped.
@@ -292,11 +325,21 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         out.push_str(",\n");
     }
     out.push_str("  \"parameters\": ");
-    json_object(&mut out, &FIELDS[FIRST_PARAM..FIRST_META], &param_values(p));
+    let param_names: Vec<&str> = FIELDS[FIRST_PARAM..FIRST_META]
+        .iter()
+        .chain(storage_names(p))
+        .copied()
+        .collect();
+    let params: Vec<Value<'_>> = param_values(p)
+        .into_iter()
+        .chain(storage_values(p))
+        .collect();
+    json_object(&mut out, &param_names, &params);
     out.push_str(",\n  \"records\": [");
-    for (i, (r, ph)) in rows(records).enumerate() {
+    let names = field_names(p);
+    for (i, (r, ph)) in rows(p, records).enumerate() {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-        json_object(&mut out, &FIELDS, &record_values(meta, p, r, ph));
+        json_object(&mut out, &names, &record_values(meta, p, r, ph));
     }
     out.push_str(if records.is_empty() {
         "]\n}\n"
@@ -322,9 +365,9 @@ fn csv_field(out: &mut String, s: &str) {
 /// one row per (record, phase), every line ending with `\n`. Arguments as for
 /// [`to_json`].
 pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
-    let mut out = FIELDS.join(",");
+    let mut out = field_names(p).join(",");
     out.push('\n');
-    for (r, ph) in rows(records) {
+    for (r, ph) in rows(p, records) {
         for (i, v) in record_values(meta, p, r, ph).iter().enumerate() {
             if i > 0 {
                 out.push(',');
@@ -575,7 +618,7 @@ mod tests {
 
         let rs = j["records"].as_array().unwrap();
         assert_eq!(rs.len(), 2 * 2 * 3 * 6);
-        assert_eq!(record_count(&recs), rs.len());
+        assert_eq!(record_count(&p, &recs), rs.len());
         let mut k = 0;
         for r in &recs {
             for (i, ph) in Phase::ALL.iter().enumerate() {
@@ -646,8 +689,51 @@ mod tests {
                 "write_open_close"
             ]
         );
-        assert_eq!(record_count(&recs), 6);
+        assert_eq!(record_count(&p, &recs), 6);
         assert_eq!(parse_csv(&to_csv(&m, &p, &recs)).len(), 1 + 6);
+    }
+
+    #[test]
+    fn storage_fields_only_when_given_and_read_only_has_no_write_phases() {
+        let recs = vec![record(2, 16384, Api::Posix, true)];
+        let (m, plain) = (meta(), params());
+        let mut p = plain.clone();
+        p.storage.read_only = true;
+        p.storage.drop_caches = true;
+        p.storage.reorder = Some(crate::config::Reorder::Shift(3));
+        let j: J = serde_json::from_str(&to_json(&m, &p, &recs)).unwrap();
+        let par = j["parameters"].as_object().unwrap();
+        for (f, v) in [
+            ("fsync", "off"),
+            ("direct", "off"),
+            ("reorder", "3"),
+            ("read_only", "on"),
+            ("drop_caches", "on"),
+        ] {
+            assert_eq!(par[f], v, "{f}");
+        }
+        let rs = j["records"].as_array().unwrap();
+        let phases: Vec<&str> = rs.iter().map(|r| r["phase"].as_str().unwrap()).collect();
+        assert_eq!(phases, ["raw_read", "read", "read_open_close"]);
+        assert_eq!(record_count(&p, &recs), 3);
+        assert_eq!(rs[0]["drop_caches"], "on");
+        assert_eq!(rs[0].as_object().unwrap().len(), FIELDS.len() + 5);
+        // CSV: the existing columns keep their places, the storage ones follow
+        let csv = parse_csv(&to_csv(&m, &p, &recs));
+        let header: Vec<String> = FIELDS
+            .iter()
+            .chain(["fsync", "direct", "reorder", "read_only", "drop_caches"].iter())
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(csv[0], header);
+        assert_eq!(csv.len(), 1 + 3);
+        assert_eq!(&csv[1][FIELDS.len()..], ["off", "off", "3", "on", "on"]);
+        // without storage options nothing of this appears
+        let plain_json = to_json(&m, &plain, &recs);
+        for f in ["fsync", "direct", "reorder", "read_only", "drop_caches"] {
+            assert!(!plain_json.contains(&format!("\"{f}\"")), "{f}");
+        }
+        assert_eq!(parse_csv(&to_csv(&m, &plain, &recs))[0].len(), FIELDS.len());
     }
 
     #[test]

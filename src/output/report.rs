@@ -59,6 +59,9 @@ pub struct ParamEnv<'a> {
     pub paraprefix: Option<&'a str>,
     /// The MPI-info dump (see [`info_dump`]).
     pub info_dump: &'a str,
+    /// The lines of the storage options given, without the `rank R: ` prefix
+    /// ([`crate::config::StorageOptions::report_lines`]); empty without them.
+    pub storage: &'a [String],
 }
 
 /// The parameter block from `rank R: ==== Parameters ====` to the empty line after
@@ -165,6 +168,10 @@ pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
     for l in p.fill.report_lines() {
         line(l);
     }
+    // storage options (not in the C tool): only those given
+    for l in e.storage {
+        line(l.clone());
+    }
     line(format!(
         "Env HDF5_PARAPREFIX={}",
         e.paraprefix.unwrap_or("not set")
@@ -254,7 +261,9 @@ fn detail_block(out: &mut String, r: &ApiResults, t: Timer) {
 /// phase table ([`Direction::measures`]), throughputs and times from the record's
 /// statistics (`rec`, computed once by [`Record::from_api_results`]), the `-D 3`
 /// per-iteration details from the engine's statistics (`r`); read blocks only when the
-/// record has read phases.
+/// record has read phases, write blocks only without `--read-only`. With `--fsync` the
+/// `-D t` times and the `-D 3` details have a "Write File Sync" block between those of
+/// the open and the close.
 pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
     let d = p.debug;
     let det = d.level >= 3;
@@ -264,6 +273,10 @@ pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
         if dir == Direction::Read && !rec.has_read {
             continue;
         }
+        if dir == Direction::Write && p.storage.read_only {
+            continue;
+        }
+        let sync = m_sync(dir, p);
         let m = dir.measures();
         if d.raw {
             if det {
@@ -283,14 +296,26 @@ pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
         let [open, close] = rec.open_close_of(dir);
         if d.times {
             time_block(&mut o, it, r.files, m.open, open);
+            if let Some(t) = sync {
+                let stats = TimeStats::of(&r.stats[t as usize]);
+                time_block(&mut o, it, r.files, t, &stats);
+            }
             time_block(&mut o, it, r.files, m.close, close);
         }
         if det {
             detail_block(&mut o, r, m.open);
+            if let Some(t) = sync {
+                detail_block(&mut o, r, t);
+            }
             detail_block(&mut o, r, m.close);
         }
     }
     o
+}
+
+/// The sync timer of direction `dir` when `--fsync` was given.
+fn m_sync(dir: Direction, p: &Params) -> Option<Timer> {
+    dir.measures().sync.filter(|_| p.storage.fsync)
 }
 
 #[cfg(test)]
@@ -352,6 +377,7 @@ mod tests {
                 rank: 0,
                 paraprefix: None,
                 info_dump: &dump,
+                storage: &[],
             },
         );
         let want = golden_lines("default_np2", "rank 0: ==== Parameters", 21);
@@ -372,6 +398,7 @@ mod tests {
                     rank: 1,
                     paraprefix: Some("/x"),
                     info_dump: "Dumping MPI Info Object (up to 256 bytes per item):\nobject is MPI_INFO_NULL\n",
+                    storage: &[],
                 },
             )
         };
@@ -399,6 +426,107 @@ mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         assert_eq!(stripped, plain);
+    }
+
+    #[test]
+    fn storage_lines_only_when_given_before_the_paraprefix() {
+        let dump = "Dumping MPI Info Object (up to 256 bytes per item):\nobject is MPI_INFO_NULL\n";
+        let p = Params::resolve(&Options::default(), 2);
+        let env = |storage| ParamEnv {
+            rank: 0,
+            paraprefix: None,
+            info_dump: dump,
+            storage,
+        };
+        let plain = param_block(&p, &env(&[]));
+        let lines = [
+            "Sync before close=on (x)".to_string(),
+            "Read-only=on".to_string(),
+        ];
+        let b = param_block(&p, &env(&lines));
+        assert!(
+            b.contains(
+                "rank 0: Data storage method in HDF5=Contiguous\n\
+                 rank 0: Sync before close=on (x)\n\
+                 rank 0: Read-only=on\n\
+                 rank 0: Env HDF5_PARAPREFIX=not set\n"
+            ),
+            "{b}"
+        );
+        let stripped: String = b
+            .lines()
+            .filter(|l| !lines.iter().any(|x| l.ends_with(x.as_str())))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(stripped, plain);
+    }
+
+    fn results_text(f: impl FnOnce(&mut Options)) -> String {
+        let mut o = Options::default();
+        o.debug.times = true;
+        o.debug.level = 3;
+        f(&mut o);
+        let p = Params::resolve(&o, 2);
+        let mut stats = vec![vec![crate::measure::IterStat::default()]; crate::measure::COUNT];
+        stats[Timer::WriteSync as usize][0] = crate::measure::IterStat {
+            min: 0.25,
+            max: 0.5,
+            sum: 0.75,
+        };
+        let r = ApiResults {
+            stats,
+            bytes: 524288,
+            iters: 1,
+            files: 1,
+        };
+        let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
+        api_results(&p, &rec, &r)
+    }
+
+    fn titles(text: &str) -> Vec<String> {
+        text.lines()
+            .filter(|l| l.ends_with("iteration(s)):") || l.ends_with("details:"))
+            .map(|l| l.trim().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn sync_time_shown_between_open_and_close_with_fsync_only() {
+        let plain = results_text(|_| {});
+        assert!(!plain.contains("Sync"), "{plain}");
+        let t = results_text(|o| o.storage.fsync = true);
+        let want_tail = [
+            "Write File Open (1 iteration(s)):",
+            "Write File Sync (1 iteration(s)):",
+            "Write File Close (1 iteration(s)):",
+            "Write file open details:",
+            "Write file sync details:",
+            "Write file close details:",
+        ];
+        let got = titles(&t);
+        let at = got
+            .iter()
+            .position(|x| x == want_tail[0])
+            .expect("open block");
+        assert_eq!(&got[at..at + 6], want_tail);
+        assert!(t.contains(
+            "            Write File Sync (1 iteration(s)):\n                \
+             Minimum Accumulated Time using 1 file(s): 0.50000 s\n"
+        ));
+        // only the sync blocks are added
+        let without: Vec<String> = got.into_iter().filter(|x| !x.contains("ync")).collect();
+        assert_eq!(without, titles(&plain));
+    }
+
+    #[test]
+    fn read_only_shows_no_write_blocks() {
+        let t = results_text(|o| o.storage.read_only = true);
+        let got = titles(&t);
+        assert!(got.iter().all(|x| !x.starts_with("Write")), "{got:?}");
+        assert!(
+            got.iter().any(|x| x.starts_with("Read Open-Close (")),
+            "{got:?}"
+        );
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub struct DriverConfig {
     pub h5_thresh: u64,
     /// `--fill-value`, `--fill-time`, `--alloc-time` of the PHDF5 datasets (spec §9).
     pub fill: FillSettings,
+    /// `--direct`: POSIX opens its data files with `O_DIRECT`.
+    pub direct: bool,
 }
 
 impl DriverConfig {
@@ -50,6 +52,7 @@ impl DriverConfig {
             h5_align: p.h5_align,
             h5_thresh: p.h5_thresh,
             fill: p.fill,
+            direct: p.storage.direct,
         }
     }
 }
@@ -97,6 +100,11 @@ pub trait Driver {
     fn end_dataset(&mut self) -> Result<()>;
     /// Release what `begin_phase` made.
     fn end_phase(&mut self) -> Result<()>;
+    /// Force what this process wrote to the open file to stable storage (`--fsync`,
+    /// after [`Driver::end_phase`] of the write phase and before [`Driver::close`]):
+    /// POSIX `fsync`, MPI-IO `MPI_File_sync` and PHDF5 `H5Fflush` (collective for
+    /// MPI-IO and PHDF5, so every rank calls it, even after a failed transfer).
+    fn sync(&mut self) -> Result<()>;
     /// Close the file (collective for MPI-IO and PHDF5); releases anything still open first.
     fn close(&mut self) -> Result<()>;
     /// Let go of an open file without the (collective) close, after an open that failed

@@ -247,6 +247,10 @@ impl Driver for MpiioDriver {
         Ok(())
     }
 
+    fn sync(&mut self) -> Result<()> {
+        self.file.as_ref().ok_or_else(not_ready)?.sync()
+    }
+
     fn close(&mut self) -> Result<()> {
         match self.file.take() {
             Some(f) => f.close(),

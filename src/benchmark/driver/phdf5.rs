@@ -168,6 +168,10 @@ impl Driver for Phdf5Driver {
         Ok(())
     }
 
+    fn sync(&mut self) -> Result<()> {
+        self.file.as_ref().ok_or_else(not_ready)?.flush()
+    }
+
     fn close(&mut self) -> Result<()> {
         self.release();
         match self.file.take() {

@@ -1,6 +1,7 @@
 //! POSIX driver: `open(O_CREAT|O_TRUNC|O_RDWR, 0600)` then a barrier, one `pwrite`
 //! (`pread`) per piece of a transfer at the offsets of spec §6.2–§6.3, `close`.
-//! `-C` does not apply to POSIX.
+//! `-C` does not apply to POSIX. With `--direct` both opens add `O_DIRECT`; with
+//! `--fsync` the write phase ends with `fsync`.
 
 use std::ffi::CString;
 
@@ -41,13 +42,14 @@ impl PosixDriver {
 
 impl Driver for PosixDriver {
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
-        let how = match phase {
-            Access::Write => OpenMode::CreateRw,
-            Access::Read => OpenMode::Read,
+        let how = match (phase, ctx.cfg.direct) {
+            (Access::Write, false) => OpenMode::CreateRw,
+            (Access::Read, false) => OpenMode::Read,
+            (Access::Write, true) => OpenMode::CreateRwDirect,
+            (Access::Read, true) => OpenMode::ReadDirect,
         };
         self.path = Some(path.clone());
         self.fd = Some(Fd::open(path, how)?);
-        let _ = ctx;
         Ok(())
     }
 
@@ -90,6 +92,10 @@ impl Driver for PosixDriver {
 
     fn end_phase(&mut self) -> Result<()> {
         Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.fd()?.fsync().map_err(|e| self.with_path(e))
     }
 
     fn close(&mut self) -> Result<()> {

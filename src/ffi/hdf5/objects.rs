@@ -50,6 +50,16 @@ impl H5File {
         Ok(H5File { id })
     }
 
+    /// `H5Fflush(file, H5F_SCOPE_LOCAL)`: write HDF5's cached metadata and raw data to
+    /// the file and ask the file driver to flush it; the MPI-IO driver then calls
+    /// `MPI_File_sync` (`--fsync`). Collective with the MPI-IO driver.
+    pub fn flush(&self) -> Result<()> {
+        // SAFETY: valid file id.
+        check("H5Fflush", unsafe {
+            h5f::H5Fflush(self.id, h5f::H5F_scope_t::H5F_SCOPE_LOCAL)
+        })
+    }
+
     /// `H5Fclose`, reporting its error.
     pub fn close(self) -> Result<()> {
         // SAFETY: we own the id.
@@ -302,6 +312,26 @@ impl Dataset {
             out.push(ChunkInfo { offset, addr, size });
         }
         Ok(out)
+    }
+
+    /// The extent of the dataset's dataspace (`H5Dget_space`,
+    /// `H5Sget_simple_extent_dims`): elements per dimension.
+    pub fn dims(&self) -> Result<Vec<u64>> {
+        // SAFETY: valid dataset id.
+        let space = check_id("H5Dget_space", unsafe { h5d::H5Dget_space(self.id) })?;
+        let space = Dataspace { id: space, len: 0 };
+        // SAFETY: valid dataspace id.
+        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
+        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        let mut dims: Vec<hsize_t> = vec![0; rank];
+        // SAFETY: `dims` holds one entry per dimension; maxdims is not asked for.
+        let n = unsafe {
+            h5s::H5Sget_simple_extent_dims(space.id, dims.as_mut_ptr(), std::ptr::null_mut())
+        };
+        if n < 0 {
+            return Err(err("H5Sget_simple_extent_dims"));
+        }
+        Ok(dims)
     }
 
     /// `H5Dget_create_plist`: the dataset's creation property list as HDF5 stored it.

@@ -115,6 +115,35 @@ impl Comm {
         }))
     }
 
+    /// Collective `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED, key = rank)` (MPI-3.1
+    /// §6.4.2): the processes of this communicator that can share memory, i.e. those on
+    /// this node, in rank order. Freed on drop; `MPI_ERRORS_RETURN`.
+    pub fn split_shared(&self) -> Result<Comm> {
+        let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
+        let key = self.rank()? as c_int;
+        // SAFETY: valid communicator, the predefined split type and info handle; out
+        // receives a new handle.
+        check("MPI_Comm_split_type", unsafe {
+            raw::MPI_Comm_split_type(
+                self.raw,
+                raw::RSMPI_COMM_TYPE_SHARED,
+                key,
+                raw::RSMPI_INFO_NULL,
+                out.as_mut_ptr(),
+            )
+        })?;
+        // SAFETY: initialised by the successful call above.
+        let c = unsafe { out.assume_init() };
+        // SAFETY: c is a live communicator we own.
+        unsafe {
+            raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
+        }
+        Ok(Comm {
+            raw: c,
+            owned: true,
+        })
+    }
+
     /// `MPI_Barrier` (MPI-3.1 §5.3).
     pub fn barrier(&self) -> Result<()> {
         // SAFETY: valid communicator.

@@ -263,6 +263,14 @@ impl File {
         )
     }
 
+    /// Collective `MPI_File_sync` (MPI-3.1 §13.6.1): transfer every write of this
+    /// process to the storage device (`--fsync`; ROMIO and OMPIO call `fsync` on the
+    /// file).
+    pub fn sync(&self) -> Result<()> {
+        // SAFETY: live file handle.
+        check("MPI_File_sync", unsafe { raw::MPI_File_sync(self.raw) })
+    }
+
     /// Collective `MPI_File_close` (MPI-3.1 §13.2.2), reporting its error.
     pub fn close(mut self) -> Result<()> {
         // SAFETY: live handle; MPI sets it to MPI_FILE_NULL.

@@ -1,0 +1,59 @@
+//! The storage options at run time (issue 13): the processes of a node ([`Node`], for
+//! `--drop-caches` and the default shift of `--reorder`) and dropping the page cache
+//! between the phases ([`drop_caches`]). The checks made before anything runs are in
+//! [`super::storage_checks`].
+
+use crate::error::{Error, Result};
+use crate::ffi::mpi::{Comm, Op};
+use crate::ffi::storage as kernel;
+use crate::output::export::hostname;
+use crate::services::agree;
+
+/// Where this process sits among the processes of a communicator: which of them share
+/// its node (`MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`, MPI-3.1 §6.4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Node {
+    /// This process is the first (lowest rank) of its node: it acts for the node.
+    pub leader: bool,
+    /// Processes of the communicator on the node of its rank 0.
+    pub on_node0: u32,
+    /// All processes of the communicator are on one node.
+    pub one_node: bool,
+}
+
+impl Node {
+    /// The node of this process in `comm`. Collective over `comm`.
+    ///
+    /// Errors: an MPI call failed.
+    pub fn of(comm: &Comm) -> Result<Node> {
+        let node = comm.split_shared()?;
+        let local = u64::from(node.size()?);
+        let leader = node.rank()? == 0;
+        drop(node);
+        let me0 = if comm.rank()? == 0 { local } else { 0 };
+        let on_node0 = comm.allreduce_u64(me0, Op::Max)?;
+        let smallest = comm.allreduce_u64(local, Op::Min)?;
+        Ok(Node {
+            leader,
+            on_node0: on_node0 as u32,
+            one_node: smallest == u64::from(comm.size()?),
+        })
+    }
+}
+
+/// `--drop-caches` between the phases of a file, outside every timer: the leader of
+/// each node calls `sync` and writes `3` to `/proc/sys/vm/drop_caches`; then all ranks
+/// of `comm` agree (so none starts reading before every node dropped its cache).
+/// Collective over `comm`.
+///
+/// Errors: the write failed on some node (agreed).
+pub fn drop_caches(comm: &Comm, node: &Node) -> Result<()> {
+    let mine = if node.leader {
+        kernel::sync_all();
+        kernel::drop_page_cache()
+            .map_err(|e| Error::Other(format!("--drop-caches on {}: {e}", hostname())))
+    } else {
+        Ok(())
+    };
+    agree(comm, mine)
+}

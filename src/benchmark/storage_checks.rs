@@ -1,0 +1,412 @@
+//! The checks of the storage options (issue 13) made before any report or data file is
+//! written or anything timed ([`check_up_front`]): the files a `--read-only` run reads,
+//! the right to drop the page cache, the direct-I/O alignment and file system of
+//! `--direct` ([`direct_problems`]).
+//!
+//! Every check ends at an agreement point, so all ranks refuse together, with one
+//! message ([`Error::Invalid`], printed once by rank 0).
+
+use std::ffi::CString;
+
+use super::run::pattern;
+use super::storage::Node;
+use crate::config::{Api, Params, StorageFacts};
+use crate::error::{Error, Result};
+use crate::ffi::hdf5::{self, Dataset, H5File, Plist, Quiet};
+use crate::ffi::mpi::{Comm, Op};
+use crate::ffi::posix::{self, Fd, OpenMode};
+use crate::ffi::storage::{self as kernel, DirectIoAlignment, DROP_CACHES};
+use crate::output::export::hostname;
+use crate::services::data_file_name;
+
+/// The checks of the storage options that depend on the machine, made on `comm` (the
+/// communicator of the run) after the data directory `dir` was checked and before any
+/// report or data file is written, and what they found for the parameter block:
+/// * `--read-only`: every data file of every selected API exists with the size the
+///   run's parameters give it (HDF5: datasets `Dataset_1..d` of the right shape), for
+///   every process count (rank 0 checks);
+/// * `--drop-caches`: one process per node may open `/proc/sys/vm/drop_caches` for
+///   writing;
+/// * `--direct`: the data directory is not in memory (tmpfs, ramfs), accepts `O_DIRECT`,
+///   and every POSIX call's length is a multiple of its direct-I/O alignment
+///   ([`direct_problems`]); one process per node probes, the largest alignment counts;
+/// * `--reorder`: whether the processes share one node.
+///
+/// Collective over `comm`. Without storage options nothing is done (no MPI call).
+///
+/// Errors: [`Error::Invalid`] with the reason (the same on every rank), or an MPI error.
+pub fn check_up_front(p: &Params, comm: &Comm, dir: &str) -> Result<StorageFacts> {
+    let s = &p.storage;
+    let mut facts = StorageFacts::default();
+    if !s.any() {
+        return Ok(facts);
+    }
+    let node = Node::of(comm)?;
+    facts.one_node = node.one_node;
+    facts.ranks_on_node0 = node.on_node0;
+    if s.read_only {
+        let mine = if comm.rank()? == 0 {
+            check_kept_files(p, dir).err()
+        } else {
+            None
+        };
+        refuse_if_any(comm, mine)?;
+    }
+    if s.drop_caches {
+        let mine = if node.leader {
+            kernel::check_drop_caches().err().map(|e| {
+                format!(
+                    "--drop-caches: this process may not write {DROP_CACHES} on {} ({e}): \
+                     dropping the page cache needs root on every node; without it, \
+                     --direct (POSIX) also keeps the page cache out of the numbers",
+                    hostname()
+                )
+            })
+        } else {
+            None
+        };
+        refuse_if_any(comm, mine)?;
+    }
+    if s.direct {
+        let probe = if node.leader {
+            direct_probe(p, dir)
+        } else {
+            Ok((0, String::new()))
+        };
+        let (align, source, mine) = match probe {
+            Ok((a, src)) => (a, src, None),
+            Err(m) => (0, String::new(), Some(m)),
+        };
+        refuse_if_any(comm, mine)?;
+        let align = comm.allreduce_u64(align, Op::Max)?;
+        // rank 0 is the leader of its node: its source is the one shown
+        let source = String::from_utf8_lossy(&comm.bcast_bytes(0, source.as_bytes())?).into_owned();
+        let problems = direct_problems(p, align, &source);
+        if !problems.is_empty() {
+            return Err(Error::Invalid(problems));
+        }
+        facts.direct_align = Some((align, source));
+    }
+    Ok(facts)
+}
+
+/// Agreement on a refusal: when any rank of `comm` has one, every rank returns
+/// [`Error::Invalid`] with the message of the lowest such rank. Collective.
+fn refuse_if_any(comm: &Comm, mine: Option<String>) -> Result<()> {
+    const NONE: u64 = 1 << 40;
+    let me = u64::from(comm.rank()?);
+    let first = comm.allreduce_u64(if mine.is_some() { me } else { NONE }, Op::Min)?;
+    if first == NONE {
+        return Ok(());
+    }
+    let msg = comm.bcast_bytes(first as u32, mine.unwrap_or_default().as_bytes())?;
+    Err(Error::Invalid(vec![
+        String::from_utf8_lossy(&msg).into_owned()
+    ]))
+}
+
+/// `--read-only`: the data files an earlier run left are there and fit the run's
+/// parameters, for every process count of the run: POSIX and MPI-IO files hold exactly
+/// `d × D` bytes, HDF5 files hold `Dataset_1..d` of shape `[D]` (1D) or `[S, S]` (2D).
+/// Returns the first problem.
+fn check_kept_files(p: &Params, dir: &str) -> std::result::Result<(), String> {
+    let again = "write the files first with the same options and HDF5_NOCLEANUP=1, \
+                 without --read-only";
+    let counts = p.proc_counts();
+    let side = |n: u32| p.num_bytes.saturating_mul(u64::from(n));
+    let dataset = |n: u32| {
+        if p.dim2d {
+            side(n).saturating_mul(side(n))
+        } else {
+            side(n)
+        }
+    };
+    let _quiet = Quiet::new();
+    for api in p.apis.iter() {
+        for f in 1..=p.num_files {
+            let path = data_file_name(dir, f, api.suffix()).map_err(|e| e.to_string())?;
+            let meta = std::fs::metadata(&path).map_err(|e| {
+                let e = Error::Posix {
+                    call: "stat",
+                    errno: e.raw_os_error().unwrap_or(0),
+                    path: Some(path.clone()),
+                };
+                format!("--read-only: no data file to read: {e}; {again}")
+            })?;
+            if !meta.is_file() {
+                return Err(format!("--read-only: {path} is not a regular file"));
+            }
+            if api != Api::Phdf5 {
+                for &n in &counts {
+                    let want = dataset(n).saturating_mul(p.num_dsets);
+                    if meta.len() != want {
+                        return Err(format!(
+                            "--read-only: {path} holds {} bytes, but a run of {n} process(es) \
+                             with these options reads {want} ({} dataset(s) of {} bytes): it \
+                             was not written with the same -e, -d, -g and number of processes \
+                             (a read-only run needs one process count: -p N -P N); {again}",
+                            meta.len(),
+                            p.num_dsets,
+                            dataset(n)
+                        ));
+                    }
+                }
+                continue;
+            }
+            let c = CString::new(path.clone()).map_err(|_| format!("bad file name {path:?}"))?;
+            let fapl = Plist::file_access_sec2(0).map_err(|e| e.to_string())?;
+            let file = H5File::open_read(&c, &fapl).map_err(|e| {
+                format!(
+                    "--read-only: {path} is not an HDF5 file h5perf can open ({}); {again}",
+                    hdf5::innermost(&e.to_string())
+                )
+            })?;
+            for d in 1..=p.num_dsets {
+                let name = format!("Dataset_{d}");
+                let cname = CString::new(name.clone()).expect("no NUL in a dataset name");
+                let ds = Dataset::open(&file, &cname).map_err(|e| {
+                    format!(
+                        "--read-only: {path} has no dataset {name} ({}); {again}",
+                        hdf5::innermost(&e.to_string())
+                    )
+                })?;
+                let dims = ds.dims().map_err(|e| e.to_string())?;
+                for &n in &counts {
+                    let want = if p.dim2d {
+                        vec![side(n), side(n)]
+                    } else {
+                        vec![side(n)]
+                    };
+                    if dims != want {
+                        return Err(format!(
+                            "--read-only: {path}: {name} has the shape {dims:?}, but a run of \
+                             {n} process(es) with these options reads {want:?}: it was not written \
+                             with the same -e, -g and number of processes (a read-only run \
+                             needs one process count: -p N -P N); {again}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `--direct` on this node: the data directory must not be in memory (tmpfs, ramfs:
+/// direct I/O there measures memory), a file in it must open with `O_DIRECT` (a new
+/// probe file, removed again; with `--read-only` the first POSIX data file), and its
+/// direct-I/O alignment is asked of the kernel: `statx` `STATX_DIOALIGN` (the larger
+/// of the memory and offset alignments; 0 means no direct I/O), else the logical block
+/// size of the device, else the page size. Returns the alignment in bytes and where it
+/// comes from, or the refusal.
+fn direct_probe(p: &Params, dir: &str) -> std::result::Result<(u64, String), String> {
+    let here = if dir.is_empty() { "." } else { dir };
+    let c_here = CString::new(here).map_err(|_| format!("bad directory name {here:?}"))?;
+    match kernel::memory_file_system(&c_here) {
+        Err(e) => return Err(format!("--direct: {e}")),
+        Ok(Some(kind)) => {
+            return Err(format!(
+                "--direct: the data directory {here} is on {kind}, which keeps files in \
+                 memory: direct I/O there measures memory, not storage (choose a directory \
+                 on the storage with HDF5_PARAPREFIX)"
+            ))
+        }
+        Ok(None) => {}
+    }
+    let (path, how) = if p.storage.read_only {
+        let f = data_file_name(dir, 1, Api::Posix.suffix()).map_err(|e| e.to_string())?;
+        (f, OpenMode::ReadDirect)
+    } else {
+        let name = format!("#h5perf_direct_probe.{}.{}", hostname(), std::process::id());
+        let f = if dir.is_empty() {
+            name
+        } else {
+            format!("{}/{name}", dir.trim_end_matches('/'))
+        };
+        (f, OpenMode::CreateRwDirect)
+    };
+    let created = how == OpenMode::CreateRwDirect;
+    let c = CString::new(path.clone()).map_err(|_| format!("bad file name {path:?}"))?;
+    let opened = Fd::open(&c, how).and_then(Fd::close);
+    let align = opened.and_then(|()| kernel::direct_io_alignment(&c));
+    if created {
+        // the probe is this run's file: remove it whatever happened
+        let _ = posix::remove(&path);
+    }
+    let align = align.map_err(|e| {
+        format!("--direct: the file system of {here} does not accept O_DIRECT ({e})")
+    })?;
+    match align {
+        DirectIoAlignment::Statx { offset: 0, .. } => Err(format!(
+            "--direct: the file system of {here} does not support direct I/O (statx reports \
+             no direct-I/O alignment)"
+        )),
+        DirectIoAlignment::Statx { mem, offset } => Ok((
+            u64::from(mem.max(offset)),
+            "statx STATX_DIOALIGN".to_string(),
+        )),
+        DirectIoAlignment::LogicalBlock(n) => Ok((
+            n,
+            "the device's logical block size (no STATX_DIOALIGN)".to_string(),
+        )),
+        DirectIoAlignment::Unknown => Ok((
+            4096,
+            "the page size (the file system reports no alignment)".to_string(),
+        )),
+    }
+}
+
+/// What one POSIX call moves in the run's pattern, in words (for [`direct_problems`]).
+fn piece_words(p: &Params) -> &'static str {
+    match (p.dim2d, p.chunk, p.interleaved) {
+        (false, _, false) => "one transfer buffer (-x..-X)",
+        (false, _, true) => "one block (-B)",
+        (true, false, false) => "one row of the transfer buffer (-x..-X bytes)",
+        (true, false, true) => "one row of the transfer buffer (-B bytes)",
+        (true, true, false) => "one whole transfer buffer (-B x -x..-X bytes)",
+        (true, true, true) => "one chunk (-B x -B bytes)",
+    }
+}
+
+/// The `--direct` refusals for a direct-I/O alignment of `align` bytes (`source`: where
+/// it comes from): one per distinct length of a POSIX call (a piece of a transfer) that
+/// is not a multiple of `align`, over every (process count, transfer size) of the run.
+/// In every pattern each piece's file offset, each dataset's start and each piece's
+/// place in the (page-aligned) transfer buffer are multiples of the piece's length (a
+/// unit test of this module checks it), so aligned lengths are all O_DIRECT needs
+/// (open(2), "O_DIRECT").
+pub fn direct_problems(p: &Params, align: u64, source: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if align <= 1 {
+        return out;
+    }
+    for n in p.proc_counts() {
+        for buf in p.buf_sizes() {
+            let len = pattern(p, n, 0, buf, Api::Posix).piece(0, 0).len;
+            if !len.is_multiple_of(align) {
+                let m = format!(
+                    "--direct: each POSIX read and write moves {} = {len} bytes, not a multiple \
+                     of the direct-I/O alignment of the data directory ({align} bytes, \
+                     {source}); O_DIRECT needs every length and offset to be one",
+                    piece_words(p)
+                );
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Options;
+
+    /// The claim [`direct_problems`] rests on: in every pattern, every piece's offset in
+    /// the file (dataset start included), its length and its place in the transfer
+    /// buffer are multiples of the length of a piece.
+    #[test]
+    fn every_offset_is_a_multiple_of_the_piece_length() {
+        for dim2d in [false, true] {
+            for chunk in [false, true] {
+                for interleaved in [false, true] {
+                    for (bpp, buf, blk) in [(64, 16, 4), (96, 24, 8), (48, 48, 12), (32, 8, 8)] {
+                        for n in 1..=3u32 {
+                            let o = Options {
+                                num_bytes: bpp,
+                                buf_min: buf,
+                                buf_max: buf,
+                                blk_size: blk,
+                                dim2d,
+                                chunk,
+                                interleaved,
+                                num_dsets: 2,
+                                ..Options::default()
+                            };
+                            let p = Params::resolve(&o, n);
+                            if !p.problems(n, u64::MAX).is_empty() {
+                                continue;
+                            }
+                            let len = pattern(&p, n, 0, buf, Api::Posix).piece(0, 0).len;
+                            for r in 0..n {
+                                let q = pattern(&p, n, r, buf, Api::Posix);
+                                for d in 0..2 {
+                                    let base = d * q.dataset_bytes();
+                                    for k in 0..q.transfers() {
+                                        for j in 0..q.pieces_per_transfer() {
+                                            let pc = q.piece(k, j);
+                                            let what = format!(
+                                                "2D {dim2d} chunk {chunk} inter {interleaved} \
+                                                 {bpp}/{buf}/{blk} n {n} r {r} k {k} j {j}"
+                                            );
+                                            assert_eq!(pc.len, len, "{what}");
+                                            assert_eq!((base + pc.file_off) % len, 0, "{what}");
+                                            assert_eq!(pc.buf_off % len, 0, "{what}");
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn direct_refusals_name_the_piece_and_the_alignment() {
+        let p = |f: fn(&mut Options)| {
+            let mut o = Options {
+                num_bytes: 8192,
+                buf_min: 1024,
+                buf_max: 2048,
+                blk_size: 256,
+                ..Options::default()
+            };
+            f(&mut o);
+            Params::resolve(&o, 2)
+        };
+        // 1D contiguous: the transfer buffer is what matters, not the block
+        assert!(direct_problems(&p(|_| {}), 512, "statx").is_empty());
+        let m = direct_problems(&p(|_| {}), 4096, "statx STATX_DIOALIGN");
+        assert_eq!(m.len(), 2, "{m:?}");
+        assert_eq!(
+            m[0],
+            "--direct: each POSIX read and write moves one transfer buffer (-x..-X) = 1024 \
+             bytes, not a multiple of the direct-I/O alignment of the data directory (4096 \
+             bytes, statx STATX_DIOALIGN); O_DIRECT needs every length and offset to be one"
+        );
+        // 1D interleaved: the block
+        let m = direct_problems(&p(|o| o.interleaved = true), 512, "x");
+        assert_eq!(m.len(), 1);
+        assert!(m[0].contains("one block (-B) = 256 bytes"), "{m:?}");
+        // 2D interleaved: a row of -B bytes; chunked: a chunk of -B x -B
+        let m = direct_problems(
+            &p(|o| {
+                o.dim2d = true;
+                o.interleaved = true;
+                o.num_bytes = 1024;
+            }),
+            512,
+            "x",
+        );
+        assert!(
+            m[0].contains("one row of the transfer buffer (-B bytes) = 256"),
+            "{m:?}"
+        );
+        let m = direct_problems(
+            &p(|o| {
+                o.dim2d = true;
+                o.interleaved = true;
+                o.chunk = true;
+                o.num_bytes = 1024;
+            }),
+            512,
+            "x",
+        );
+        assert!(m.is_empty(), "a 256 x 256 chunk is aligned: {m:?}");
+        assert!(direct_problems(&p(|_| {}), 1, "x").is_empty());
+    }
+}

@@ -1,0 +1,195 @@
+//! The kernel interfaces of the storage options (`--direct`, `--drop-caches`): what the
+//! kernel says about direct I/O on a file (`statx(2)` `STATX_DIOALIGN`, Linux 6.1, else
+//! the logical block size of the file's block device from sysfs), the type of the file
+//! system holding it (`statfs(2)`), and the page cache (`sync(2)`, and writing `3` to
+//! `/proc/sys/vm/drop_caches`, Documentation/admin-guide/sysctl/vm.rst "drop_caches").
+//!
+//! These are facts only; what h5perf makes of them (which alignment it requires, which
+//! file systems it refuses) is decided in `benchmark::storage`.
+
+use std::ffi::CStr;
+use std::io::Write as _;
+use std::mem::MaybeUninit;
+
+use crate::error::{Error, Result};
+
+/// The file through which the page cache is dropped (`3`: page cache, dentries and
+/// inodes; vm.rst "drop_caches").
+pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+
+/// What the kernel reports about direct I/O on a file, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectIoAlignment {
+    /// `statx` answered `STATX_DIOALIGN`: the alignment of buffer addresses (`mem`) and
+    /// of file offsets and lengths (`offset`); both 0 when the file does not support
+    /// direct I/O (statx(2), "stx_dio_mem_align").
+    Statx {
+        /// `stx_dio_mem_align`, bytes.
+        mem: u32,
+        /// `stx_dio_offset_align`, bytes.
+        offset: u32,
+    },
+    /// The kernel or the file system does not report `STATX_DIOALIGN`; this is the
+    /// logical block size of the block device holding the file
+    /// (`/sys/dev/block/MAJ:MIN/queue/logical_block_size`, or its parent's for a
+    /// partition), bytes.
+    LogicalBlock(u64),
+    /// Neither is known (no `STATX_DIOALIGN`, no block device: a network file system).
+    Unknown,
+}
+
+/// `statx(path, STATX_BASIC_STATS | STATX_DIOALIGN)`: the direct-I/O alignment of the
+/// file `path` ([`DirectIoAlignment`]).
+///
+/// Errors: `statx` fails (the file is missing, ...), with `errno` and the path.
+pub fn direct_io_alignment(path: &CStr) -> Result<DirectIoAlignment> {
+    let mut st = MaybeUninit::<libc::statx>::zeroed();
+    // SAFETY: NUL-terminated path; st is a writable statx buffer.
+    let rc = unsafe {
+        libc::statx(
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            0,
+            libc::STATX_BASIC_STATS | libc::STATX_DIOALIGN,
+            st.as_mut_ptr(),
+        )
+    };
+    if rc != 0 {
+        return Err(Error::Posix {
+            call: "statx",
+            errno: errno(),
+            path: Some(path.to_string_lossy().into_owned()),
+        });
+    }
+    // SAFETY: zero-initialised, then filled by the successful call.
+    let st = unsafe { st.assume_init() };
+    if st.stx_mask & libc::STATX_DIOALIGN != 0 {
+        return Ok(DirectIoAlignment::Statx {
+            mem: st.stx_dio_mem_align,
+            offset: st.stx_dio_offset_align,
+        });
+    }
+    let dev = format!("/sys/dev/block/{}:{}", st.stx_dev_major, st.stx_dev_minor);
+    let size = [
+        format!("{dev}/queue/logical_block_size"),
+        format!("{dev}/../queue/logical_block_size"),
+    ]
+    .iter()
+    .find_map(|f| std::fs::read_to_string(f).ok()?.trim().parse::<u64>().ok())
+    .filter(|&n| n > 0);
+    Ok(size.map_or(DirectIoAlignment::Unknown, DirectIoAlignment::LogicalBlock))
+}
+
+/// `TMPFS_MAGIC` and `RAMFS_MAGIC` of `<linux/magic.h>`: file systems whose files live
+/// in the page cache only.
+const MEMORY_FS: [(i64, &str); 2] = [(0x0102_1994, "tmpfs"), (0x8584_58f6, "ramfs")];
+
+/// `statfs(path)`: the name of the file system holding `path` when it keeps files in
+/// memory only (`tmpfs`, `ramfs`), else `None`.
+///
+/// Errors: `statfs` fails, with `errno` and the path.
+pub fn memory_file_system(path: &CStr) -> Result<Option<&'static str>> {
+    let mut st = MaybeUninit::<libc::statfs>::zeroed();
+    // SAFETY: NUL-terminated path; st is a writable statfs buffer.
+    if unsafe { libc::statfs(path.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return Err(Error::Posix {
+            call: "statfs",
+            errno: errno(),
+            path: Some(path.to_string_lossy().into_owned()),
+        });
+    }
+    // SAFETY: filled by the successful call.
+    // f_type is a `long` (`__fsword_t`): i64 on the 64-bit targets h5perf builds for
+    #[allow(clippy::useless_conversion)]
+    let kind = i64::from(unsafe { st.assume_init() }.f_type);
+    Ok(MEMORY_FS.iter().find(|(m, _)| *m == kind).map(|(_, n)| *n))
+}
+
+/// `sync(2)`: schedule every file system's dirty data for writing (Linux waits for it).
+pub fn sync_all() {
+    // SAFETY: sync has no arguments and cannot fail.
+    unsafe { libc::sync() }
+}
+
+/// Whether this process may drop the page cache: [`DROP_CACHES`] opened for writing
+/// (the kernel checks the permission at the open: mode 0200, so root only) and closed
+/// without writing, so nothing is dropped.
+///
+/// Errors: the open fails (`EACCES` for a user other than root, `EROFS` when `/proc/sys`
+/// is mounted read-only), with `errno` and the path.
+pub fn check_drop_caches() -> Result<()> {
+    open_drop_caches().map(drop)
+}
+
+/// Drop the clean page cache, dentries and inodes: write `3` to [`DROP_CACHES`]. Dirty
+/// pages are not dropped; call [`sync_all`] first.
+///
+/// Errors: the open or the write fails, with `errno` and the path.
+pub fn drop_page_cache() -> Result<()> {
+    let mut f = open_drop_caches()?;
+    f.write_all(b"3").map_err(|e| io_error("write", &e))
+}
+
+fn open_drop_caches() -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(DROP_CACHES)
+        .map_err(|e| io_error("open", &e))
+}
+
+fn io_error(call: &'static str, e: &std::io::Error) -> Error {
+    Error::Posix {
+        call,
+        errno: e.raw_os_error().unwrap_or(0),
+        path: Some(DROP_CACHES.to_string()),
+    }
+}
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+
+    #[test]
+    fn alignment_and_file_system_of_a_real_file() {
+        let dir = std::env::temp_dir().join(format!("h5perf-dio-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("f");
+        std::fs::write(&f, b"x").unwrap();
+        let c = CString::new(f.to_str().unwrap()).unwrap();
+        match direct_io_alignment(&c).unwrap() {
+            DirectIoAlignment::Statx { mem, offset } => {
+                // powers of two (0 = no direct I/O)
+                assert!(
+                    mem.count_ones() <= 1 && offset.count_ones() <= 1,
+                    "{mem} {offset}"
+                );
+            }
+            DirectIoAlignment::LogicalBlock(n) => assert!(n.is_power_of_two(), "{n}"),
+            DirectIoAlignment::Unknown => {}
+        }
+        let e = direct_io_alignment(&CString::new(format!("{}.missing", f.display())).unwrap())
+            .unwrap_err();
+        assert!(e.to_string().starts_with("statx("), "{e}");
+        assert!(e.to_string().contains("No such file"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        // /dev/shm is tmpfs where /proc/mounts says so; /proc is not a memory file system
+        let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+        let shm_is_tmpfs = mounts.lines().any(|l| {
+            l.split(' ').nth(1) == Some("/dev/shm") && l.split(' ').nth(2) == Some("tmpfs")
+        });
+        let shm = CString::new("/dev/shm").unwrap();
+        if shm_is_tmpfs {
+            assert_eq!(memory_file_system(&shm).unwrap(), Some("tmpfs"));
+        }
+        assert_eq!(
+            memory_file_system(&CString::new("/proc").unwrap()).unwrap(),
+            None
+        );
+        assert!(memory_file_system(&CString::new("/nonexistent-h5perf").unwrap()).is_err());
+    }
+}
