@@ -718,3 +718,182 @@ fn json_counts_the_hosts() {
     }
     c.finish();
 }
+
+// =======================================================================================
+// Node-dependent options (issue 13): --reorder and --drop-caches over 2 nodes
+// =======================================================================================
+
+/// A scratch directory on the disk holding the build, not on tmpfs as `/tmp` may be
+/// (dropping the page cache of a tmpfs file does nothing).
+fn disk_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("h5perf-multinode-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("cannot create a scratch directory in CARGO_TARGET_TMPDIR")
+}
+
+/// Runs h5perf over the nodes with every rank under `strace -f -y -qq -s 8 -ff`, tracing
+/// `calls`; each rank's trace files are named after its node (`node1.t.PID`). Returns the
+/// outcome and, per trace file, the node and the calls.
+fn traced_over_nodes(
+    c: &Cluster,
+    placement: &[usize],
+    args: &[&str],
+    cwd: &Path,
+    calls: &str,
+) -> (NodeOutcome, Vec<(String, Vec<Call>)>) {
+    let strace = require_tool("strace", "strace");
+    let tdir = scratch_dir();
+    let script = format!(
+        "exec {} -f -y -qq -s 8 -ff -o \"$0/$(hostname).t\" -e trace={calls} \"$@\"",
+        strace.display()
+    );
+    let bin = h5perf_bin();
+    let tpath = tdir.path().to_string_lossy().into_owned();
+    let mut a: Vec<&str> = vec!["-c", &script, &tpath];
+    let bin_s = bin.to_string_lossy().into_owned();
+    a.push(&bin_s);
+    a.extend(args);
+    let o = c.run(placement, "/bin/sh", &a, &[], cwd, TIMEOUT);
+    let traces = read_traces_by_file(tdir.path())
+        .into_iter()
+        .map(|(file, calls)| {
+            let host = file.split(".t.").next().unwrap_or("").to_string();
+            (host, calls)
+        })
+        .collect();
+    (o, traces)
+}
+
+/// `--reorder` without a shift, 2 ranks on each of 2 nodes: the shift is the number of
+/// ranks on rank 0's node (2), so every rank reads a part written by a rank on the other
+/// node — no read can be served by the page cache its own node filled while writing.
+/// Proved by the ranks' own `pwrite64`/`pread64` calls on the data file (1D contiguous
+/// and interleaved): the extents each node reads are exactly the extents the other node
+/// wrote. `-D v` checks the bytes read are the writer's.
+#[test]
+fn reorder_reads_the_other_nodes_part() {
+    let c = Cluster::new(2);
+    for pattern in [&[][..], &["-I"][..]] {
+        let dir = disk_dir();
+        let mut args = vec![
+            "-A",
+            "posix",
+            "-p",
+            "4",
+            "-P",
+            "4",
+            "-e",
+            "64K",
+            "-x",
+            "16K",
+            "-X",
+            "16K",
+            "-B",
+            "4K",
+            "-D",
+            "v",
+            "--reorder",
+        ];
+        args.extend(pattern);
+        let (o, traces) = traced_over_nodes(&c, &[2, 2], &args, dir.path(), "pread64,pwrite64");
+        assert_clean_success(&o, "--reorder over 2 nodes");
+        assert!(
+            o.stdout
+                .contains("rank 0: Read reorder=shift by node (2 processes on the node of rank 0)"),
+            "{}",
+            o.describe()
+        );
+        let mut written: BTreeMap<String, Extents> = BTreeMap::new();
+        let mut read: BTreeMap<String, Extents> = BTreeMap::new();
+        let mut readers = 0;
+        for (host, calls) in &traces {
+            let t = vec![calls.clone()];
+            for f in on_file(&t, "#pio_tmp_1.posix") {
+                let of = |n: &str| -> Extents {
+                    f.iter().filter(|c| c.name == n).map(Call::extent).collect()
+                };
+                let r = of("pread64");
+                readers += usize::from(!r.is_empty());
+                written
+                    .entry(host.clone())
+                    .or_default()
+                    .extend(of("pwrite64"));
+                read.entry(host.clone()).or_default().extend(r);
+            }
+        }
+        assert_eq!(readers, 4, "{pattern:?}: every rank reads\n{traces:?}");
+        let hosts: Vec<&String> = written.keys().collect();
+        assert_eq!(hosts, ["node1", "node2"], "{pattern:?}: writers' nodes");
+        assert!(written["node1"].is_disjoint(&written["node2"]));
+        assert_eq!(
+            read["node1"], written["node2"],
+            "{pattern:?}: node1 must read exactly what node2 wrote"
+        );
+        assert_eq!(
+            read["node2"], written["node1"],
+            "{pattern:?}: node2 must read exactly what node1 wrote"
+        );
+        assert!(pio_tmp_files(dir.path()).is_empty());
+    }
+    c.finish();
+}
+
+/// `--drop-caches`, 2 ranks on each of 2 nodes, 2 files: on each node exactly one
+/// process writes `3` to /proc/sys/vm/drop_caches, once per read phase (2), and the
+/// other process of the node never opens it.
+#[test]
+fn drop_caches_once_per_node() {
+    let c = Cluster::new(2);
+    let dir = disk_dir();
+    let args = [
+        "-A",
+        "posix",
+        "-F",
+        "2",
+        "-p",
+        "4",
+        "-P",
+        "4",
+        "-e",
+        "64K",
+        "-B",
+        "16K",
+        "-x",
+        "64K",
+        "--drop-caches",
+    ];
+    let (o, traces) = traced_over_nodes(&c, &[2, 2], &args, dir.path(), "openat,write");
+    assert_clean_success(&o, "--drop-caches over 2 nodes");
+    assert!(o.stdout.contains("rank 0: Drop caches=on"), "{}", o.stdout);
+    let mut drops: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let mut openers: BTreeMap<String, usize> = BTreeMap::new();
+    for (host, calls) in &traces {
+        let n = calls
+            .iter()
+            .filter(|c| c.name == "write" && c.path == "/proc/sys/vm/drop_caches")
+            .inspect(|c| assert!(c.args.ends_with(", \"3\", 1"), "wrote {}", c.line))
+            .count();
+        if n > 0 {
+            drops.entry(host.clone()).or_default().push(n);
+        }
+        if calls.iter().any(|c| c.path == "/proc/sys/vm/drop_caches") {
+            *openers.entry(host.clone()).or_default() += 1;
+        }
+    }
+    let want: BTreeMap<String, Vec<usize>> = [
+        ("node1".to_string(), vec![2]),
+        ("node2".to_string(), vec![2]),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(
+        drops, want,
+        "per node: the droppers and how often each wrote \"3\" (once per file)"
+    );
+    let one_each: BTreeMap<String, usize> = [("node1".to_string(), 1), ("node2".to_string(), 1)]
+        .into_iter()
+        .collect();
+    assert_eq!(openers, one_each, "processes touching drop_caches per node");
+    c.finish();
+}

@@ -12,7 +12,6 @@
 mod common;
 
 use common::*;
-use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,96 +31,6 @@ fn disk_dir() -> tempfile::TempDir {
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .expect("cannot create a scratch directory in CARGO_TARGET_TMPDIR")
 }
-
-// ---------------------------------------------------------------------------------------
-// strace
-// ---------------------------------------------------------------------------------------
-
-/// One system call of a trace, as `strace -y -s 8` prints it.
-#[derive(Debug, Clone)]
-struct Call {
-    /// `openat`, `pwrite64`, ...
-    name: String,
-    /// The file: for `openat` the path its result names, else the path of the first
-    /// descriptor argument (`-y`).
-    path: String,
-    /// The arguments as printed.
-    args: String,
-    /// The whole line.
-    line: String,
-}
-
-impl Call {
-    /// `openat`'s flags (`O_RDWR|O_CREAT|...`), empty for other calls.
-    fn open_flags(&self) -> Vec<&str> {
-        if self.name != "openat" {
-            return Vec::new();
-        }
-        // AT_FDCWD</dir>, "name", FLAGS[, MODE]
-        let after_name = self.args.rsplit_once("\", ").map_or("", |(_, r)| r);
-        after_name
-            .split(", ")
-            .next()
-            .unwrap_or("")
-            .split('|')
-            .collect()
-    }
-
-    /// `(offset, length)` of a `pread64`/`pwrite64` (`fd, "..."..., LEN, OFFSET`).
-    fn extent(&self) -> (u64, u64) {
-        let mut it = self.args.rsplit(", ");
-        let off = it.next().and_then(|s| s.trim().parse().ok());
-        let len = it.next().and_then(|s| s.trim().parse().ok());
-        match (off, len) {
-            (Some(o), Some(l)) => (o, l),
-            _ => panic!("cannot read the extent of {:?}", self.line),
-        }
-    }
-
-    fn is_write(&self) -> bool {
-        matches!(
-            self.name.as_str(),
-            "pwrite64" | "pwritev" | "pwritev2" | "write" | "writev" | "ftruncate" | "fallocate"
-        )
-    }
-
-    fn is_sync(&self) -> bool {
-        matches!(self.name.as_str(), "fsync" | "fdatasync")
-    }
-}
-
-/// One line of `strace -y` output as a [`Call`], or `None` for signals, exits and
-/// unfinished calls.
-fn parse_call(line: &str) -> Option<Call> {
-    let open = line.find('(')?;
-    let name = &line[..open];
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return None;
-    }
-    let eq = line.rfind(") = ")?;
-    let args = &line[open + 1..eq];
-    let ret = line[eq + 4..].trim();
-    let bracketed = |s: &str| {
-        s.split_once('<')
-            .and_then(|(_, r)| r.split_once('>'))
-            .map(|(p, _)| p.to_string())
-    };
-    let path = if name == "openat" {
-        bracketed(ret)?
-    } else {
-        bracketed(args).unwrap_or_default()
-    };
-    Some(Call {
-        name: name.to_string(),
-        path,
-        args: args.to_string(),
-        line: line.to_string(),
-    })
-}
-
-/// The calls of each traced process (thread) of a job, in order; threads without any
-/// call are left out.
-type Traces = Vec<Vec<Call>>;
 
 /// `MPIEXEC FLAGS -n NP strace -f -y -qq -s 8 -ff -o DIR/t -e trace=CALLS h5perf ARGS`
 /// in `cwd`, with the launcher's environment plus `env`. Returns the outcome and the
@@ -154,30 +63,7 @@ fn traced(
     ]);
     argv.extend(args.iter().map(|s| s.to_string()));
     let o = run_session(&argv, env, cwd, RUN_TIMEOUT);
-    let mut traces = Vec::new();
-    for e in fs::read_dir(tdir.path()).expect("trace directory") {
-        let text = fs::read_to_string(e.expect("trace file").path()).unwrap_or_default();
-        let calls: Vec<Call> = text.lines().filter_map(parse_call).collect();
-        if !calls.is_empty() {
-            traces.push(calls);
-        }
-    }
-    (o, traces)
-}
-
-/// The calls on the file whose path ends with `/name`, of each process that made any.
-fn on_file(traces: &Traces, name: &str) -> Vec<Vec<Call>> {
-    let tail = format!("/{name}");
-    traces
-        .iter()
-        .map(|t| {
-            t.iter()
-                .filter(|c| c.path.ends_with(&tail))
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-        .filter(|t| !t.is_empty())
-        .collect()
+    (o, read_traces(tdir.path()))
 }
 
 fn assert_ok(o: &Outcome, what: &str) {
@@ -483,21 +369,6 @@ fn direct_is_refused_with_mpiio_and_phdf5_on_tmpfs_and_for_unaligned_calls() {
 // ---------------------------------------------------------------------------------------
 
 /// A set of `(offset, length)` of reads or writes.
-type Extents = BTreeSet<(u64, u64)>;
-
-/// The `(offset, length)` of the data-file writes and reads of each process that made
-/// any, for a 2-process run.
-fn extents(traces: &Traces, name: &str) -> Vec<(Extents, Extents)> {
-    on_file(traces, name)
-        .iter()
-        .map(|t| {
-            let of = |n: &str| t.iter().filter(|c| c.name == n).map(Call::extent).collect();
-            (of("pwrite64"), of("pread64"))
-        })
-        .filter(|(w, r): &(Extents, Extents)| !w.is_empty() || !r.is_empty())
-        .collect()
-}
-
 /// POSIX, 2 processes: with `--reorder` each rank reads exactly what the other wrote.
 fn posix_reads_the_other_part(pattern: &[&str]) {
     let dir = disk_dir();

@@ -12,6 +12,7 @@
 //!   or — when several ranks print — as a multiset plus per-rank order).
 //! * [`hdf5_files`]: reading HDF5 files back with `h5dump` and `h5ls`.
 //! * [`scratch`]: scratch directories and `#pio_tmp_*` listings.
+//! * [`trace`]: `strace -ff` output read back as calls per process.
 //! * [`nodes`]: simulated nodes for `tests/multinode.rs` (`scripts/sim-nodes`).
 //!
 //! Everything public is re-exported here, so a test says `use common::*;`. Every test
@@ -23,10 +24,11 @@ mod hdf5_files;
 mod launcher;
 mod normalize;
 mod scratch;
+mod trace;
 
 pub mod nodes; // simulated nodes for tests/multinode.rs (scripts/sim-nodes)
 
 // Each test binary uses only part of the harness: the re-exports it leaves unused are
 // not warnings (as the unused helpers are not, by `dead_code` above).
 #[allow(unused_imports)]
-pub use self::{golden::*, hdf5_files::*, launcher::*, normalize::*, scratch::*};
+pub use self::{golden::*, hdf5_files::*, launcher::*, normalize::*, scratch::*, trace::*};
