@@ -126,3 +126,61 @@ pub trait Driver {
     /// Delete the file (called on one rank only).
     fn remove(&mut self, ctx: &Ctx<'_>, path: &str) -> Result<()>;
 }
+
+/// A check of the data of one read transfer (`-D v`), called after each successful read
+/// with the transfer number (0-based) and the transfer buffer; it records what it
+/// finds, without formatting (it runs inside the raw-read timer).
+pub type ReadCheck<'a> = &'a mut dyn FnMut(u64, &[u8]);
+
+/// The timed write loop of one dataset: transfers `0..n` from `buf` (spec §5.2, §7).
+/// Returns the first error. When the transfers are collective
+/// ([`Driver::collective_transfers`]) the remaining transfers are still made after a
+/// failure (their results ignored), so that no other rank waits in a collective call;
+/// otherwise the loop stops at the first failure.
+///
+/// Never inlined: `make bench` counts the instructions spent in it (callgrind's
+/// `--toggle-collect=*timed_writes*`), so it holds exactly the timed loop.
+#[inline(never)]
+pub fn timed_writes(drv: &mut dyn Driver, ctx: &Ctx<'_>, n: u64, buf: &[u8]) -> Result<()> {
+    let keep_going = drv.collective_transfers(ctx);
+    let mut first: Result<()> = Ok(());
+    for k in 0..n {
+        if let Err(e) = drv.write(ctx, k, buf) {
+            if first.is_ok() {
+                first = Err(e);
+            }
+            if !keep_going {
+                break;
+            }
+        }
+    }
+    first
+}
+
+/// The timed read loop of one dataset: transfers `0..n` into `buf`, each followed by
+/// `check` when given (`-D v`); errors as [`timed_writes`]. Never inlined, for the
+/// same reason.
+#[inline(never)]
+pub fn timed_reads(
+    drv: &mut dyn Driver,
+    ctx: &Ctx<'_>,
+    n: u64,
+    buf: &mut [u8],
+    mut check: Option<ReadCheck<'_>>,
+) -> Result<()> {
+    let keep_going = drv.collective_transfers(ctx);
+    let mut first: Result<()> = Ok(());
+    for k in 0..n {
+        if let Err(e) = drv.read(ctx, k, buf) {
+            if first.is_ok() {
+                first = Err(e);
+            }
+            if !keep_going {
+                break;
+            }
+        } else if let Some(check) = check.as_mut() {
+            check(k, buf);
+        }
+    }
+    first
+}
