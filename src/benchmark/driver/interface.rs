@@ -206,7 +206,7 @@ pub fn each_transfer(
 ) -> Result<()> {
     for k in 0..n {
         if let Err(e) = one(k) {
-            return after_error(e, k + 1..n, keep_going, one);
+            return after_error(e, k + 1..n, keep_going, &mut one);
         }
     }
     Ok(())
@@ -220,7 +220,7 @@ fn after_error(
     e: Error,
     rest: std::ops::Range<u64>,
     keep_going: bool,
-    mut one: impl FnMut(u64) -> Result<()>,
+    one: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<()> {
     if keep_going {
         for k in rest {
