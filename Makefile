@@ -14,8 +14,10 @@
 #   install         PREFIX (default /usr/local), DESTDIR: bin/h5perf, lib/libh5perf.a,
 #                   include/h5perf.h, lib/pkgconfig/h5perf.pc, share/man/man1/h5perf.1
 #   uninstall       removes exactly those five files
-#   bench           h5perf's timed-loop overhead against a plain C pwrite/pread loop, and
+#   bench           h5perf's timed-loop instructions per transfer (callgrind, bench/instr),
+#                   its timed-loop overhead against a plain C pwrite/pread loop, and
 #                   its storage options (--fsync, --direct, --drop-caches) against dd
+#   bench-instr     only the instruction counts (deterministic, valgrind; about 30 s)
 #   clean
 # Variables:
 #   MPI               MPI flavour: openmpi (default) or mpich
@@ -93,7 +95,7 @@ INSTALLED_FILES := bin/h5perf include/h5perf.h lib/libh5perf.a lib/pkgconfig/h5p
                    share/man/man1/h5perf.1
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
 
-.PHONY: deps test-deps build run test check-layers c-test test-valgrind install uninstall bench clean
+.PHONY: deps test-deps build run test check-layers c-test test-valgrind install uninstall bench bench-instr clean
 
 # Idempotent: only installs the Debian packages that are missing.
 define apt_install_missing
@@ -241,12 +243,20 @@ uninstall:
 	done; \
 	echo "uninstall: removed $$n of the installed files ($(INSTALLED_FILES)) from $$d"
 
-# h5perf's POSIX raw throughput against the plainest C loop doing the same transfers
-# (bench/run: goals and knobs there), then its storage options against dd on this
-# machine's disk (bench/storage). Not part of `make test`: timing needs a quiet machine.
+# The instructions per transfer of h5perf's timed loop for POSIX, MPI-IO and PHDF5 and
+# of the plainest C loop (bench/instr: deterministic, goals there), h5perf's POSIX raw
+# throughput against that C loop (bench/run: goals and knobs there), then its storage
+# options against dd on this machine's disk (bench/storage). Not part of `make test`:
+# timing needs a quiet machine. Every part runs; the status is that of the first failure.
 bench: build
-	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/run "$(BIN)"
-	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/storage "$(BIN)"
+	@rc=0; \
+	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/instr "$(BIN)" || rc=$$?; \
+	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/run "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
+	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/storage "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
+	exit $$rc
+
+bench-instr: build
+	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/instr "$(BIN)"
 
 clean:
 	$(CARGO) clean

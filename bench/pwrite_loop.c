@@ -35,6 +35,24 @@ static void die(const char *what, const char *file)
     exit(1);
 }
 
+/* The timed loops, never inlined: bench/instr counts their instructions with
+ * callgrind's --toggle-collect=write_loop / read_loop. */
+__attribute__((noinline)) static void write_loop(int fd, const void *buf, long long xfer,
+                                                 long long n, const char *file)
+{
+    for (long long k = 0; k < n; k++)
+        if (pwrite(fd, buf, (size_t)xfer, (off_t)(k * xfer)) != xfer)
+            die("pwrite", file);
+}
+
+__attribute__((noinline)) static void read_loop(int fd, void *buf, long long xfer,
+                                                long long n, const char *file)
+{
+    for (long long k = 0; k < n; k++)
+        if (pread(fd, buf, (size_t)xfer, (off_t)(k * xfer)) != xfer)
+            die("pread", file);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 5) {
@@ -59,18 +77,14 @@ int main(int argc, char **argv)
         if (fd < 0)
             die("open", file);
         double t0 = now();
-        for (long long k = 0; k < n; k++)
-            if (pwrite(fd, buf, (size_t)xfer, (off_t)(k * xfer)) != xfer)
-                die("pwrite", file);
+        write_loop(fd, buf, xfer, n, file);
         double t1 = now();
         close(fd);
         fd = open(file, O_RDONLY);
         if (fd < 0)
             die("open", file);
         double t2 = now();
-        for (long long k = 0; k < n; k++)
-            if (pread(fd, buf, (size_t)xfer, (off_t)(k * xfer)) != xfer)
-                die("pread", file);
+        read_loop(fd, buf, xfer, n, file);
         double t3 = now();
         close(fd);
         unlink(file);

@@ -265,6 +265,47 @@ impl Pattern2D {
     }
 }
 
+/// The layout of every transfer of a pattern, computed once when a dataset begins so
+/// that the timed loops only add and multiply (issue 18): piece `j` of transfer `k`
+/// lies at `start(k) + j × piece_stride`, `piece_len` bytes from transfer-buffer byte
+/// `j × piece_len` (see [`Pattern::steps`]). Sizes and offsets in bytes (elements for
+/// PHDF5's logical offsets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Steps {
+    /// `(first, step)` when transfer starts are evenly spaced, `start(k) = first + k ×
+    /// step` (every 1D pattern, and the 2D chunked contiguous one); `None` when they
+    /// follow the rows of a 2D dataset ([`Pattern::transfer_start`]).
+    pub linear: Option<(u64, u64)>,
+    /// Pieces per transfer (at least 1).
+    pub pieces: u64,
+    /// Bytes in each piece.
+    pub piece_len: u64,
+    /// Dataset offset from one piece of a transfer to the next.
+    pub piece_stride: u64,
+}
+
+impl Steps {
+    /// Dataset offset of the first byte of transfer `k` of `p` (the pattern these steps
+    /// were made from).
+    #[inline]
+    pub fn start(&self, p: &Pattern, k: u64) -> u64 {
+        match self.linear {
+            Some((first, step)) => first + k * step,
+            None => p.transfer_start(k),
+        }
+    }
+
+    /// Piece `j` of the transfer starting at dataset offset `start`.
+    #[inline]
+    pub fn piece(&self, start: u64, j: u64) -> Piece {
+        Piece {
+            file_off: start + j * self.piece_stride,
+            len: self.piece_len,
+            buf_off: j * self.piece_len,
+        }
+    }
+}
+
 /// The access pattern of one rank for one configuration, 1D or 2D. Offsets are
 /// relative to the start of the dataset (raw-file layout for POSIX/MPI-IO, logical
 /// `row × S + column` element offsets for PHDF5).
@@ -314,6 +355,44 @@ impl Pattern {
         match self {
             Pattern::D1(p) => p.piece(k, j),
             Pattern::D2(p) => p.piece(k, j),
+        }
+    }
+
+    /// Dataset offset of the first byte of transfer `k` (of its first piece).
+    pub fn transfer_start(&self, k: u64) -> u64 {
+        match self {
+            Pattern::D1(p) => p.transfer_start(k),
+            Pattern::D2(p) => p.transfer_start(k),
+        }
+    }
+
+    /// The layout of every transfer ([`Steps`]): the same pieces as [`Pattern::piece`].
+    pub fn steps(&self) -> Steps {
+        match self {
+            Pattern::D1(p) => Steps {
+                linear: Some((
+                    p.begin(),
+                    if p.interleaved { p.buf * p.nprocs } else { p.buf },
+                )),
+                pieces: p.pieces_per_transfer(),
+                piece_len: if p.interleaved { p.blk } else { p.buf },
+                piece_stride: if p.interleaved { p.blk * p.nprocs } else { 0 },
+            },
+            Pattern::D2(p) => {
+                let s = p.side();
+                let (linear, piece_len, piece_stride) = match (p.chunked, p.interleaved) {
+                    (false, false) => (None, p.buf, s),
+                    (false, true) => (None, p.blk, s),
+                    (true, false) => (Some((p.row0() * s, p.buf_bytes())), p.buf_bytes(), 0),
+                    (true, true) => (None, p.blk * p.blk, s * p.blk),
+                };
+                Steps {
+                    linear,
+                    pieces: p.pieces_per_transfer(),
+                    piece_len,
+                    piece_stride,
+                }
+            }
         }
     }
 
@@ -694,6 +773,46 @@ mod tests {
                 for i in 0..pc.len {
                     assert_eq!(p.dataset_offset_of(k, pc.buf_off + i), pc.file_off + i);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn steps_give_every_piece_of_every_pattern() {
+        let mut seen = 0;
+        for n in 1..=4 {
+            for r in 0..n {
+                for inter in [false, true] {
+                    // 1D: bpp 48, blocks 4, transfers of 4, 8, 12 bytes
+                    for buf in [4, 8, 12] {
+                        let p = pat(48, buf, 4, n, r, inter);
+                        check_steps(&p);
+                        seen += 1;
+                    }
+                    // 2D: side S = 12 × n, blk 2 or 3, buf a divisor of S
+                    for chunked in [false, true] {
+                        for (blk, buf) in [(2, 6), (3, 6), (2, 4), (3, 3)] {
+                            if (12 * n) % buf != 0 || buf % blk != 0 {
+                                continue;
+                            }
+                            check_steps(&p2(12, buf, blk, n, r, inter, chunked));
+                            seen += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(seen > 100, "{seen} patterns checked");
+    }
+
+    fn check_steps(p: &Pattern) {
+        let st = p.steps();
+        assert_eq!(st.pieces, p.pieces_per_transfer(), "{p:?}");
+        for k in 0..p.transfers() {
+            let o = st.start(p, k);
+            assert_eq!(o, p.transfer_start(k), "{p:?} k={k}");
+            for j in 0..st.pieces {
+                assert_eq!(st.piece(o, j), p.piece(k, j), "{p:?} k={k} j={j}");
             }
         }
     }

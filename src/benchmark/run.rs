@@ -10,7 +10,9 @@
 
 use std::ffi::CString;
 
-use super::driver::{self, Access, Ctx, Driver, DriverConfig};
+use super::driver::{
+    self, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig, ReadCheck,
+};
 use super::storage::{drop_caches, Node};
 use super::verify::{find_mismatch, report_mismatches, Mismatch};
 use crate::config::{Api, Params, Reorder};
@@ -419,24 +421,17 @@ impl<'a> ApiRun<'a> {
         settle(drv.begin_phase(ctx, phase))?;
         for d in 0..ctx.cfg.num_dsets {
             settle(drv.begin_dataset(ctx, d, phase))?;
-            let mut first: Result<()> = Ok(());
-            let r0 = wtime();
-            for k in 0..n {
-                let r = match phase {
-                    Access::Write => drv.write(ctx, k, buf),
-                    Access::Read => drv.read(ctx, k, buf),
-                };
-                if let Err(e) = r {
-                    if first.is_ok() {
-                        first = Err(e);
-                    }
-                    if !coll_xfer {
-                        break;
-                    }
-                } else if verify && !buf.iter().all(|&b| b == read_byte) {
-                    mismatches.push(find_mismatch(buf, read_byte, d, k));
+            let mut check = |k: u64, b: &[u8]| {
+                if !b.iter().all(|&x| x == read_byte) {
+                    mismatches.push(find_mismatch(b, read_byte, d, k));
                 }
-            }
+            };
+            let check: Option<ReadCheck<'_>> = if verify { Some(&mut check) } else { None };
+            let r0 = wtime();
+            let first = match phase {
+                Access::Write => timed_writes(drv, ctx, n, buf),
+                Access::Read => timed_reads(drv, ctx, n, buf, check),
+            };
             t[raw] += wtime() - r0;
             settle(first.and(drv.end_dataset()))?;
         }

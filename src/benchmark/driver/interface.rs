@@ -8,7 +8,7 @@
 use std::ffi::CString;
 
 use crate::config::{FillSettings, Params};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ffi::mpi::{Comm, Info};
 use crate::pattern::Pattern;
 
@@ -96,6 +96,32 @@ pub trait Driver {
     fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()>;
     /// Read transfer `k` of the current dataset into `buf`.
     fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()>;
+    /// Transfers `0..n` of the current dataset's write phase, in order, from `buf`:
+    /// the loop [`timed_writes`] runs. Returns the first error; after it the remaining
+    /// transfers are still made (results ignored) when `keep_going` (collective
+    /// transfers), otherwise none is. The default calls [`Driver::write`] per transfer;
+    /// the drivers override it with a loop that only computes offsets and calls the
+    /// I/O library (everything else prepared before the loop, issue 18).
+    fn write_transfers(
+        &mut self,
+        ctx: &Ctx<'_>,
+        n: u64,
+        buf: &[u8],
+        keep_going: bool,
+    ) -> Result<()> {
+        each_transfer(n, keep_going, |k| self.write(ctx, k, buf))
+    }
+    /// Transfers `0..n` of the current dataset's read phase into `buf`; otherwise as
+    /// [`Driver::write_transfers`].
+    fn read_transfers(
+        &mut self,
+        ctx: &Ctx<'_>,
+        n: u64,
+        buf: &mut [u8],
+        keep_going: bool,
+    ) -> Result<()> {
+        each_transfer(n, keep_going, |k| self.read(ctx, k, buf))
+    }
     /// Finish the current dataset (HDF5: `H5Dclose`).
     fn end_dataset(&mut self) -> Result<()>;
     /// Release what `begin_phase` made.
@@ -125,4 +151,81 @@ pub trait Driver {
     }
     /// Delete the file (called on one rank only).
     fn remove(&mut self, ctx: &Ctx<'_>, path: &str) -> Result<()>;
+}
+
+/// A check of the data of one read transfer (`-D v`), called after each successful read
+/// with the transfer number (0-based) and the transfer buffer; it records what it
+/// finds, without formatting (it runs inside the raw-read timer).
+pub type ReadCheck<'a> = &'a mut dyn FnMut(u64, &[u8]);
+
+/// The timed write loop of one dataset: transfers `0..n` from `buf` (spec §5.2, §7).
+/// Returns the first error. When the transfers are collective
+/// ([`Driver::collective_transfers`]) the remaining transfers are still made after a
+/// failure (their results ignored), so that no other rank waits in a collective call;
+/// otherwise the loop stops at the first failure.
+///
+/// Never inlined: `make bench` counts the instructions spent in it (callgrind's
+/// `--toggle-collect=*timed_writes*`), so it holds exactly the timed loop.
+#[inline(never)]
+pub fn timed_writes(drv: &mut dyn Driver, ctx: &Ctx<'_>, n: u64, buf: &[u8]) -> Result<()> {
+    let keep_going = drv.collective_transfers(ctx);
+    drv.write_transfers(ctx, n, buf, keep_going)
+}
+
+/// The timed read loop of one dataset: transfers `0..n` into `buf`, each followed by
+/// `check` when given (`-D v`); errors as [`timed_writes`]. Never inlined, for the
+/// same reason. Without `check`, one call of [`Driver::read_transfers`]; with it, one
+/// [`Driver::read`] per transfer (the check reads the whole buffer anyway).
+#[inline(never)]
+pub fn timed_reads(
+    drv: &mut dyn Driver,
+    ctx: &Ctx<'_>,
+    n: u64,
+    buf: &mut [u8],
+    check: Option<ReadCheck<'_>>,
+) -> Result<()> {
+    let keep_going = drv.collective_transfers(ctx);
+    let Some(check) = check else {
+        return drv.read_transfers(ctx, n, buf, keep_going);
+    };
+    each_transfer(n, keep_going, |k| {
+        drv.read(ctx, k, buf)?;
+        check(k, buf);
+        Ok(())
+    })
+}
+
+/// Run `one(k)` for `k` in `0..n`, in order; the first error is returned, after the
+/// remaining calls when `keep_going` (their results ignored), else at once. The error
+/// handling is out of line, so that the loop is only the calls (issue 18).
+#[inline(always)]
+pub fn each_transfer(
+    n: u64,
+    keep_going: bool,
+    mut one: impl FnMut(u64) -> Result<()>,
+) -> Result<()> {
+    for k in 0..n {
+        if let Err(e) = one(k) {
+            return after_error(e, k + 1..n, keep_going, &mut one);
+        }
+    }
+    Ok(())
+}
+
+/// The rest of [`each_transfer`] after the error `e`: transfers `rest` when
+/// `keep_going`, then `e`.
+#[cold]
+#[inline(never)]
+fn after_error(
+    e: Error,
+    rest: std::ops::Range<u64>,
+    keep_going: bool,
+    one: &mut dyn FnMut(u64) -> Result<()>,
+) -> Result<()> {
+    if keep_going {
+        for k in rest {
+            let _ = one(k);
+        }
+    }
+    Err(e)
 }

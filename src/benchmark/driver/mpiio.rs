@@ -15,10 +15,10 @@
 
 use std::ffi::CString;
 
-use super::interface::{Access, Ctx, Driver};
+use super::interface::{each_transfer, Access, Ctx, Driver};
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{self, mode, Datatype, File};
-use crate::pattern::Pattern;
+use crate::pattern::{Pattern, Steps};
 
 /// Committed datatypes of the current configuration.
 enum Types {
@@ -46,6 +46,8 @@ pub struct MpiioDriver {
     file: Option<File>,
     types: Option<Types>,
     base: u64,
+    /// The layout of the current dataset's transfers.
+    steps: Steps,
 }
 
 fn not_ready() -> Error {
@@ -53,10 +55,11 @@ fn not_ready() -> Error {
 }
 
 impl MpiioDriver {
+    /// Transfer `k` of the current dataset (any pattern; [`Driver::write_transfers`]
+    /// has a tighter loop for the 1D contiguous pattern).
     fn transfer(&self, ctx: &Ctx<'_>, k: u64, dir: Dir<'_>) -> Result<()> {
         let f = self.file.as_ref().ok_or_else(not_ready)?;
         let coll = ctx.cfg.collective;
-        let byte = Datatype::byte();
         match (self.types.as_ref().ok_or_else(not_ready)?, &ctx.pattern) {
             (
                 Types::D1 {
@@ -74,13 +77,7 @@ impl MpiioDriver {
                     let view = f.set_view(self.base + p.transfer_start(k), blk_t, file_t, ctx.info);
                     view.and(dir.call(f, true, 0, *nblocks, blk_t))
                 } else {
-                    let mut dir = dir;
-                    for j in 0..p.pieces_per_transfer() {
-                        let pc = p.piece(k, j);
-                        let off = mpi::to_offset(self.base + pc.file_off)?;
-                        dir.sub(pc.buf_off, pc.len).call(f, false, off, 1, blk_t)?;
-                    }
-                    Ok(())
+                    self.pieces(ctx, k, dir, f, blk_t)
                 }
             }
             (
@@ -93,20 +90,48 @@ impl MpiioDriver {
                 Pattern::D2(p),
             ) => {
                 if coll {
+                    let byte = Datatype::byte();
                     let view = f.set_view(self.base + p.transfer_start(k), &byte, file_t, ctx.info);
                     view.and(dir.call(f, true, 0, 1, buf_t))
                 } else {
-                    let mut dir = dir;
-                    for i in 0..p.pieces_per_transfer() {
-                        let pc = p.piece(k, i);
-                        let off = mpi::to_offset(self.base + pc.file_off)?;
-                        dir.sub(pc.buf_off, pc.len)
-                            .call(f, false, off, 1, piece_t)?;
-                    }
-                    Ok(())
+                    self.pieces(ctx, k, dir, f, piece_t)
                 }
             }
             _ => Err(not_ready()),
+        }
+    }
+
+    /// Transfer `k` piece by piece with independent calls, each piece one element of
+    /// `piece_t`, at the offsets of the dataset's [`Steps`](crate::pattern::Steps).
+    fn pieces(
+        &self,
+        ctx: &Ctx<'_>,
+        k: u64,
+        mut dir: Dir<'_>,
+        f: &File,
+        piece_t: &Datatype,
+    ) -> Result<()> {
+        let st = &self.steps;
+        let o = self.base + st.start(&ctx.pattern, k);
+        for j in 0..st.pieces {
+            let pc = st.piece(o, j);
+            let off = mpi::to_offset(pc.file_off)?;
+            dir.sub(pc.buf_off, pc.len)
+                .call(f, false, off, 1, piece_t)?;
+        }
+        Ok(())
+    }
+
+    /// The 1D contiguous pattern's transfers: `(file, blkT, buf / blk, offset of
+    /// transfer 0, step)`, or `None` for the other patterns.
+    fn contiguous_1d(&self, ctx: &Ctx<'_>) -> Option<(&File, &Datatype, i32, u64, u64)> {
+        match (&self.file, &self.types, &ctx.pattern) {
+            (Some(f), Some(Types::D1 { blk_t, nblocks, .. }), Pattern::D1(p))
+                if !p.interleaved =>
+            {
+                Some((f, blk_t, *nblocks, self.base + p.begin(), p.buf))
+            }
+            _ => None,
         }
     }
 }
@@ -228,7 +253,51 @@ impl Driver for MpiioDriver {
 
     fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Access) -> Result<()> {
         self.base = ctx.dataset_base(d);
+        self.steps = ctx.pattern.steps();
         Ok(())
+    }
+
+    fn write_transfers(
+        &mut self,
+        ctx: &Ctx<'_>,
+        n: u64,
+        buf: &[u8],
+        keep_going: bool,
+    ) -> Result<()> {
+        match self.contiguous_1d(ctx) {
+            // one call per transfer at evenly spaced offsets, nothing else
+            Some((f, t, nb, first, step)) if n > 0 => {
+                let w = f.writes(buf, nb, t, ctx.cfg.collective)?;
+                each_transfer(
+                    n,
+                    keep_going,
+                    #[inline(always)]
+                    |k| w.at(mpi::to_offset(first + k * step)?),
+                )
+            }
+            _ => each_transfer(n, keep_going, |k| self.transfer(ctx, k, Dir::Write(buf))),
+        }
+    }
+
+    fn read_transfers(
+        &mut self,
+        ctx: &Ctx<'_>,
+        n: u64,
+        buf: &mut [u8],
+        keep_going: bool,
+    ) -> Result<()> {
+        match self.contiguous_1d(ctx) {
+            Some((f, t, nb, first, step)) if n > 0 => {
+                let mut r = f.reads(buf, nb, t, ctx.cfg.collective)?;
+                each_transfer(
+                    n,
+                    keep_going,
+                    #[inline(always)]
+                    |k| r.at(mpi::to_offset(first + k * step)?),
+                )
+            }
+            _ => each_transfer(n, keep_going, |k| self.transfer(ctx, k, Dir::Read(buf))),
+        }
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {

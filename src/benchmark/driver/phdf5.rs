@@ -8,11 +8,11 @@
 
 use std::ffi::CString;
 
-use super::interface::{Access, Ctx, Driver};
+use super::interface::{each_transfer, Access, Ctx, Driver};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{Dataset, Dataspace, H5File, Plist};
 use crate::ffi::mpi;
-use crate::pattern::Pattern;
+use crate::pattern::{Pattern, Pattern1D};
 
 /// State of the PHDF5 driver. Field order is drop order: dataset, spaces and lists
 /// before the file.
@@ -156,6 +156,72 @@ impl Driver for Phdf5Driver {
         ds.read(ms, fs, x, buf)
     }
 
+    fn write_transfers(
+        &mut self,
+        ctx: &Ctx<'_>,
+        n: u64,
+        buf: &[u8],
+        keep_going: bool,
+    ) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let (Some(ds), Some(fs), Some(ms), Some(x)) =
+            (&self.dset, &self.file_space, &self.mem_space, &self.dxpl)
+        else {
+            return Err(not_ready());
+        };
+        let w = ds.writes(ms, fs, x, buf)?;
+        match &ctx.pattern {
+            Pattern::D1(p) => {
+                let step = step_1d(p);
+                each_transfer(
+                    n,
+                    keep_going,
+                    #[inline(always)]
+                    |k| w.at(&[conv(k * step)?]),
+                )
+            }
+            Pattern::D2(p) => each_transfer(n, keep_going, |k| {
+                let (r, c) = p.hdf5_offset(k);
+                w.at(&[conv(r)?, conv(c)?])
+            }),
+        }
+    }
+
+    fn read_transfers(
+        &mut self,
+        ctx: &Ctx<'_>,
+        n: u64,
+        buf: &mut [u8],
+        keep_going: bool,
+    ) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let (Some(ds), Some(fs), Some(ms), Some(x)) =
+            (&self.dset, &self.file_space, &self.mem_space, &self.dxpl)
+        else {
+            return Err(not_ready());
+        };
+        let mut r = ds.reads(ms, fs, x, buf)?;
+        match &ctx.pattern {
+            Pattern::D1(p) => {
+                let step = step_1d(p);
+                each_transfer(
+                    n,
+                    keep_going,
+                    #[inline(always)]
+                    |k| r.at(&[conv(k * step)?]),
+                )
+            }
+            Pattern::D2(p) => each_transfer(n, keep_going, |k| {
+                let (row, col) = p.hdf5_offset(k);
+                r.at(&[conv(row)?, conv(col)?])
+            }),
+        }
+    }
+
     fn end_dataset(&mut self) -> Result<()> {
         match self.dset.take() {
             Some(d) => d.close(),
@@ -187,24 +253,40 @@ impl Driver for Phdf5Driver {
 }
 
 /// Move the hyperslab to transfer `k` with `H5Soffset_simple`: 1D `k × buf`
-/// (contiguous) or `k × buf × N` (interleaved) elements; 2D the (row, column) offset of
-/// [`crate::pattern::Pattern2D::hdf5_offset`] (spec §6.2–§6.4).
+/// (contiguous) or `k × buf × N` (interleaved) elements ([`step_1d`]); 2D the (row,
+/// column) offset of [`crate::pattern::Pattern2D::hdf5_offset`] (spec §6.2–§6.4).
 fn move_selection(fs: &Dataspace, ctx: &Ctx<'_>, k: u64) -> Result<()> {
-    let conv = |v: u64| {
-        i64::try_from(v).map_err(|_| Error::Other(format!("HDF5 selection offset {v} overflows")))
-    };
     match &ctx.pattern {
-        Pattern::D1(p) => {
-            let off = if p.interleaved {
-                k * p.buf * p.nprocs
-            } else {
-                k * p.buf
-            };
-            fs.offset_simple(&[conv(off)?])
-        }
+        Pattern::D1(p) => fs.offset_simple(&[conv(k * step_1d(p))?]),
         Pattern::D2(p) => {
             let (r, c) = p.hdf5_offset(k);
             fs.offset_simple(&[conv(r)?, conv(c)?])
         }
     }
+}
+
+/// Elements from one 1D transfer's selection offset to the next: `buf` (contiguous)
+/// or `buf × N` (interleaved).
+fn step_1d(p: &Pattern1D) -> u64 {
+    if p.interleaved {
+        p.buf * p.nprocs
+    } else {
+        p.buf
+    }
+}
+
+/// A selection offset as HDF5's `hssize_t`.
+#[inline]
+fn conv(v: u64) -> Result<i64> {
+    match i64::try_from(v) {
+        Ok(o) => Ok(o),
+        Err(_) => Err(offset_overflow(v)),
+    }
+}
+
+/// The error of a selection offset above `hssize_t`'s range.
+#[cold]
+#[inline(never)]
+fn offset_overflow(v: u64) -> Error {
+    Error::Other(format!("HDF5 selection offset {v} overflows"))
 }

@@ -5,15 +5,18 @@
 
 use std::ffi::CString;
 
-use super::interface::{Access, Ctx, Driver};
+use super::interface::{each_transfer, Access, Ctx, Driver};
 use crate::error::{Error, Result};
 use crate::ffi::posix::{self, Fd, OpenMode};
+use crate::pattern::Steps;
 
-/// State of the POSIX driver: the open file and the current dataset's base offset.
+/// State of the POSIX driver: the open file, the current dataset's base offset and the
+/// layout of its transfers.
 #[derive(Default)]
 pub struct PosixDriver {
     fd: Option<Fd>,
     base: u64,
+    steps: Steps,
     path: Option<CString>,
 }
 
@@ -24,6 +27,7 @@ impl PosixDriver {
             .ok_or_else(|| Error::Other("POSIX file is not open".into()))
     }
 
+    #[cold]
     fn with_path(&self, e: Error) -> Error {
         match e {
             Error::Posix {
@@ -59,7 +63,68 @@ impl Driver for PosixDriver {
 
     fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Access) -> Result<()> {
         self.base = ctx.dataset_base(d);
+        self.steps = ctx.pattern.steps();
         Ok(())
+    }
+
+    fn write_transfers(
+        &mut self,
+        ctx: &Ctx<'_>,
+        n: u64,
+        buf: &[u8],
+        keep_going: bool,
+    ) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let (fd, st, p) = (self.fd()?, self.steps, &ctx.pattern);
+        let res = match (st.linear, st.pieces) {
+            // one piece per transfer at evenly spaced offsets (1D contiguous, 2D chunked
+            // contiguous): one pwrite per transfer, nothing else
+            (Some((first, step)), 1) => {
+                let (first, src) = (self.base + first, &buf[..st.piece_len as usize]);
+                each_transfer(n, keep_going, |k| fd.pwrite_all(src, first + k * step))
+            }
+            _ => each_transfer(n, keep_going, |k| {
+                let o = self.base + st.start(p, k);
+                for j in 0..st.pieces {
+                    let pc = st.piece(o, j);
+                    let src = &buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
+                    fd.pwrite_all(src, pc.file_off)?;
+                }
+                Ok(())
+            }),
+        };
+        res.map_err(|e| self.with_path(e))
+    }
+
+    fn read_transfers(
+        &mut self,
+        ctx: &Ctx<'_>,
+        n: u64,
+        buf: &mut [u8],
+        keep_going: bool,
+    ) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let (fd, st, p) = (self.fd()?, self.steps, &ctx.pattern);
+        let res = match (st.linear, st.pieces) {
+            (Some((first, step)), 1) => {
+                let (first, dst) = (self.base + first, &mut buf[..st.piece_len as usize]);
+                each_transfer(n, keep_going, |k| fd.pread_exact(dst, first + k * step))
+            }
+            _ => each_transfer(n, keep_going, |k| {
+                let o = self.base + st.start(p, k);
+                for j in 0..st.pieces {
+                    let pc = st.piece(o, j);
+                    let dst = &mut buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
+                    fd.pread_exact(dst, pc.file_off)?;
+                }
+                Ok(())
+            }),
+        };
+        res.map_err(|e| self.with_path(e))
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {

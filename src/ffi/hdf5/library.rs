@@ -138,6 +138,8 @@ fn error_stack_text() -> String {
     }
 }
 
+#[cold]
+#[inline(never)]
 pub(super) fn err(call: &'static str) -> Error {
     Error::Hdf5 {
         call,
@@ -153,6 +155,7 @@ pub(super) fn check_id(call: &'static str, id: hid_t) -> Result<hid_t> {
     }
 }
 
+#[inline]
 pub(super) fn check(call: &'static str, rc: herr_t) -> Result<()> {
     if rc < 0 {
         Err(err(call))

@@ -18,5 +18,7 @@ pub mod objects;
 pub mod plist;
 
 pub use library::{innermost, library_version, Quiet};
-pub use objects::{probe_dataset_create, ChunkInfo, Dataset, Dataspace, H5File};
+pub use objects::{
+    probe_dataset_create, ChunkInfo, Dataset, DatasetReads, DatasetWrites, Dataspace, H5File,
+};
 pub use plist::{AllocTime, FillKind, FillProperties, FillTime, FillValue, Plist};

@@ -130,6 +130,7 @@ impl Dataspace {
     }
 
     /// `H5Soffset_simple(offset)`: move the selection by `offset` elements per dimension.
+    #[inline]
     pub fn offset_simple(&self, offset: &[hssize_t]) -> Result<()> {
         // SAFETY: offset holds one entry per dimension (HDF5 reads rank entries).
         check("H5Soffset_simple", unsafe {
@@ -203,6 +204,54 @@ impl Dataset {
                 dxpl.id,
                 buf.as_ptr() as *const c_void,
             )
+        })
+    }
+
+    /// The transfers of a timed loop that all write `buf` through the memory
+    /// dataspace `mem` to the selection of `file_space`, moved per transfer
+    /// ([`DatasetWrites::at`]): the length check of [`Dataset::write`] is made here,
+    /// once. Errors: `buf` smaller than the memory dataspace.
+    pub fn writes<'a>(
+        &'a self,
+        mem: &'a Dataspace,
+        file_space: &'a Dataspace,
+        dxpl: &'a Plist,
+        buf: &'a [u8],
+    ) -> Result<DatasetWrites<'a>> {
+        if (buf.len() as u64) < mem.len {
+            return Err(Error::Other(
+                "H5Dwrite: buffer smaller than the memory dataspace".into(),
+            ));
+        }
+        Ok(DatasetWrites {
+            dset: self,
+            mem,
+            file_space,
+            dxpl,
+            buf,
+        })
+    }
+
+    /// The reads of a timed loop into `buf` ([`DatasetReads::at`]), as
+    /// [`Dataset::writes`].
+    pub fn reads<'a>(
+        &'a self,
+        mem: &'a Dataspace,
+        file_space: &'a Dataspace,
+        dxpl: &'a Plist,
+        buf: &'a mut [u8],
+    ) -> Result<DatasetReads<'a>> {
+        if (buf.len() as u64) < mem.len {
+            return Err(Error::Other(
+                "H5Dread: buffer smaller than the memory dataspace".into(),
+            ));
+        }
+        Ok(DatasetReads {
+            dset: self,
+            mem,
+            file_space,
+            dxpl,
+            buf,
         })
     }
 
@@ -349,6 +398,67 @@ impl Dataset {
         let rc = unsafe { h5d::H5Dclose(self.id) };
         std::mem::forget(self);
         check("H5Dclose", rc)
+    }
+}
+
+/// Writes of one buffer to a moving selection of a dataset ([`Dataset::writes`]), the
+/// buffer's length checked once.
+pub struct DatasetWrites<'a> {
+    dset: &'a Dataset,
+    mem: &'a Dataspace,
+    file_space: &'a Dataspace,
+    dxpl: &'a Plist,
+    buf: &'a [u8],
+}
+
+impl DatasetWrites<'_> {
+    /// Move the file selection to `offset` (elements per dimension, one per dimension
+    /// of the file dataspace; [`Dataspace::offset_simple`]) and write the buffer there
+    /// ([`Dataset::write`]).
+    #[inline(always)]
+    pub fn at(&self, offset: &[hssize_t]) -> Result<()> {
+        self.file_space.offset_simple(offset)?;
+        // SAFETY: buf covers the memory dataspace (checked by Dataset::writes); the ids
+        // are live for 'a.
+        check("H5Dwrite", unsafe {
+            h5d::H5Dwrite(
+                self.dset.id,
+                *h5t::H5T_NATIVE_UCHAR,
+                self.mem.id,
+                self.file_space.id,
+                self.dxpl.id,
+                self.buf.as_ptr() as *const c_void,
+            )
+        })
+    }
+}
+
+/// Reads of a moving selection of a dataset into one buffer ([`Dataset::reads`]).
+pub struct DatasetReads<'a> {
+    dset: &'a Dataset,
+    mem: &'a Dataspace,
+    file_space: &'a Dataspace,
+    dxpl: &'a Plist,
+    buf: &'a mut [u8],
+}
+
+impl DatasetReads<'_> {
+    /// Move the file selection to `offset` and read it into the buffer, as
+    /// [`DatasetWrites::at`].
+    #[inline(always)]
+    pub fn at(&mut self, offset: &[hssize_t]) -> Result<()> {
+        self.file_space.offset_simple(offset)?;
+        // SAFETY: as DatasetWrites::at, and the buffer is writable.
+        check("H5Dread", unsafe {
+            h5d::H5Dread(
+                self.dset.id,
+                *h5t::H5T_NATIVE_UCHAR,
+                self.mem.id,
+                self.file_space.id,
+                self.dxpl.id,
+                self.buf.as_mut_ptr() as *mut c_void,
+            )
+        })
     }
 }
 

@@ -8,16 +8,25 @@ use mpi_sys as raw;
 
 use crate::error::{Error, Result};
 
-/// Turn an MPI return code into a `Result`, naming the call.
+/// Turn an MPI return code into a `Result`, naming the call. Inlined: on success a
+/// comparison; the error is built out of line ([`mpi_error`]).
+#[inline]
 pub(super) fn check(call: &'static str, rc: c_int) -> Result<()> {
     if rc == 0 {
         Ok(())
     } else {
-        Err(Error::Mpi {
-            call,
-            code: rc,
-            msg: error_string(rc),
-        })
+        Err(mpi_error(call, rc))
+    }
+}
+
+/// [`Error::Mpi`] of a failed call: its name, code and `MPI_Error_string`.
+#[cold]
+#[inline(never)]
+pub(super) fn mpi_error(call: &'static str, rc: c_int) -> Error {
+    Error::Mpi {
+        call,
+        code: rc,
+        msg: error_string(rc),
     }
 }
 

@@ -7,16 +7,26 @@ use std::mem::MaybeUninit;
 
 use mpi_sys as raw;
 
-use super::check::check;
+use super::check::{check, mpi_error};
 use super::comm::Comm;
 use super::datatype::Datatype;
 use super::info::Info;
 use crate::error::{Error, Result};
 
 /// Convert a byte offset to `MPI_Offset` (MPI-3.1 §2.5.7).
+#[inline]
 pub fn to_offset(n: u64) -> Result<raw::MPI_Offset> {
-    raw::MPI_Offset::try_from(n)
-        .map_err(|_| Error::Other(format!("file offset {n} does not fit in MPI_Offset")))
+    match raw::MPI_Offset::try_from(n) {
+        Ok(o) => Ok(o),
+        Err(_) => Err(offset_overflow(n)),
+    }
+}
+
+/// The error of an offset above `MPI_Offset`'s range.
+#[cold]
+#[inline(never)]
+fn offset_overflow(n: u64) -> Error {
+    Error::Other(format!("file offset {n} does not fit in MPI_Offset"))
 }
 
 /// `MPI_MODE_*` access modes (MPI-3.1 §13.2.1).
@@ -115,6 +125,9 @@ impl File {
     /// buffer (`buf_len` bytes) covers `count` elements of `dtype`, then runs `call_mpi`
     /// with a status out-pointer, checks its return code and the count the status
     /// reports ([`check_count`]). `call_mpi` runs only when the buffer is large enough.
+    /// Inlined into the timed loops: on success three comparisons around the two MPI
+    /// calls; every error is built out of line.
+    #[inline(always)]
     fn transfer(
         call: &'static str,
         buf_len: usize,
@@ -122,20 +135,18 @@ impl File {
         dtype: &Datatype,
         call_mpi: impl FnOnce(*mut raw::MPI_Status) -> c_int,
     ) -> Result<()> {
-        ensure_len(
-            buf_len,
-            u64::try_from(count)
-                .unwrap_or(u64::MAX)
-                .saturating_mul(dtype.size),
-            call,
-        )?;
+        ensure_len(buf_len, need(count, dtype), call)?;
         let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
-        check(call, call_mpi(st.as_mut_ptr()))?;
+        let rc = call_mpi(st.as_mut_ptr());
+        if rc != 0 {
+            return Err(mpi_error(call, rc));
+        }
         // SAFETY: the successful call filled the status.
-        check_count(call, unsafe { st.assume_init() }, count, dtype)
+        check_count(call, unsafe { st.assume_init_ref() }, count, dtype)
     }
 
     /// One write call of the `MPI_File_write_at` family ([`File::transfer`]).
+    #[inline]
     fn write_with(
         &self,
         call: &'static str,
@@ -162,6 +173,7 @@ impl File {
     }
 
     /// One read call of the `MPI_File_read_at` family ([`File::transfer`]).
+    #[inline]
     fn read_with(
         &self,
         call: &'static str,
@@ -189,6 +201,7 @@ impl File {
     /// Independent `MPI_File_write_at(offset, buf, count, dtype)` (MPI-3.1 §13.4.2).
     /// `offset` is in etype units of the current view. Errors: `buf` shorter than
     /// `count × size(dtype)` bytes, or the MPI error.
+    #[inline]
     pub fn write_at(
         &self,
         offset: raw::MPI_Offset,
@@ -208,6 +221,7 @@ impl File {
 
     /// Collective `MPI_File_write_at_all` (MPI-3.1 §13.4.2); same contract as
     /// [`File::write_at`].
+    #[inline]
     pub fn write_at_all(
         &self,
         offset: raw::MPI_Offset,
@@ -227,6 +241,7 @@ impl File {
 
     /// Independent `MPI_File_read_at` into `buf` (MPI-3.1 §13.4.2); same contract as
     /// [`File::write_at`].
+    #[inline]
     pub fn read_at(
         &self,
         offset: raw::MPI_Offset,
@@ -246,6 +261,7 @@ impl File {
 
     /// Collective `MPI_File_read_at_all` (MPI-3.1 §13.4.2); same contract as
     /// [`File::write_at`].
+    #[inline]
     pub fn read_at_all(
         &self,
         offset: raw::MPI_Offset,
@@ -261,6 +277,59 @@ impl File {
             count,
             dtype,
         )
+    }
+
+    /// The transfers of a timed loop that all write `count` elements of `dtype` from
+    /// `buf` ([`Writes`]), collective (`MPI_File_write_at_all`) or independent
+    /// (`MPI_File_write_at`): the length check of [`File::write_at`] is made here,
+    /// once, and each transfer only calls MPI and checks its result. Errors: `buf`
+    /// shorter than `count × size(dtype)` bytes.
+    pub fn writes<'a>(
+        &'a self,
+        buf: &'a [u8],
+        count: c_int,
+        dtype: &'a Datatype,
+        collective: bool,
+    ) -> Result<Writes<'a>> {
+        let (call, f): (_, WriteFn) = if collective {
+            ("MPI_File_write_at_all", raw::MPI_File_write_at_all)
+        } else {
+            ("MPI_File_write_at", raw::MPI_File_write_at)
+        };
+        ensure_len(buf.len(), need(count, dtype), call)?;
+        Ok(Writes {
+            file: self.raw,
+            buf,
+            count,
+            dtype,
+            call,
+            f,
+        })
+    }
+
+    /// The reads of a timed loop into `buf` ([`Reads`]), `MPI_File_read_at_all` or
+    /// `MPI_File_read_at`, as [`File::writes`].
+    pub fn reads<'a>(
+        &'a self,
+        buf: &'a mut [u8],
+        count: c_int,
+        dtype: &'a Datatype,
+        collective: bool,
+    ) -> Result<Reads<'a>> {
+        let (call, f): (_, ReadFn) = if collective {
+            ("MPI_File_read_at_all", raw::MPI_File_read_at_all)
+        } else {
+            ("MPI_File_read_at", raw::MPI_File_read_at)
+        };
+        ensure_len(buf.len(), need(count, dtype), call)?;
+        Ok(Reads {
+            file: self.raw,
+            buf,
+            count,
+            dtype,
+            call,
+            f,
+        })
     }
 
     /// Collective `MPI_File_sync` (MPI-3.1 §13.6.1): transfer every write of this
@@ -280,6 +349,78 @@ impl File {
     }
 }
 
+/// Writes of the same buffer, count and type at explicit offsets ([`File::writes`]),
+/// the buffer's length checked once.
+pub struct Writes<'a> {
+    file: raw::MPI_File,
+    buf: &'a [u8],
+    count: c_int,
+    dtype: &'a Datatype,
+    call: &'static str,
+    f: WriteFn,
+}
+
+impl Writes<'_> {
+    /// One write at `offset` (etype units of the current view), as [`File::write_at`]
+    /// or [`File::write_at_all`]: the MPI error, or a short count, is an error.
+    #[inline(always)]
+    pub fn at(&self, offset: raw::MPI_Offset) -> Result<()> {
+        let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
+        // SAFETY: buf covers count elements of dtype (checked by File::writes); the
+        // file and type handles are live for 'a; st is an out-parameter.
+        let rc = unsafe {
+            (self.f)(
+                self.file,
+                offset,
+                self.buf.as_ptr() as *const c_void,
+                self.count,
+                self.dtype.raw,
+                st.as_mut_ptr(),
+            )
+        };
+        if rc != 0 {
+            return Err(mpi_error(self.call, rc));
+        }
+        // SAFETY: the successful call filled the status.
+        check_count(self.call, unsafe { st.assume_init_ref() }, self.count, self.dtype)
+    }
+}
+
+/// Reads into the same buffer with the same count and type at explicit offsets
+/// ([`File::reads`]), the buffer's length checked once.
+pub struct Reads<'a> {
+    file: raw::MPI_File,
+    buf: &'a mut [u8],
+    count: c_int,
+    dtype: &'a Datatype,
+    call: &'static str,
+    f: ReadFn,
+}
+
+impl Reads<'_> {
+    /// One read at `offset`, as [`File::read_at`] or [`File::read_at_all`].
+    #[inline(always)]
+    pub fn at(&mut self, offset: raw::MPI_Offset) -> Result<()> {
+        let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
+        // SAFETY: as Writes::at, and buf is writable.
+        let rc = unsafe {
+            (self.f)(
+                self.file,
+                offset,
+                self.buf.as_mut_ptr() as *mut c_void,
+                self.count,
+                self.dtype.raw,
+                st.as_mut_ptr(),
+            )
+        };
+        if rc != 0 {
+            return Err(mpi_error(self.call, rc));
+        }
+        // SAFETY: the successful call filled the status.
+        check_count(self.call, unsafe { st.assume_init_ref() }, self.count, self.dtype)
+    }
+}
+
 impl Drop for File {
     fn drop(&mut self) {
         // SAFETY: live handle (close() forgets self).
@@ -294,36 +435,62 @@ impl Drop for File {
 /// Some MPI-IO implementations report a failed `pwrite` inside a transfer (e.g.
 /// `EFBIG`) only on stderr and return success with a short count; this turns that
 /// into an error.
+#[inline(always)]
 fn check_count(
     call: &'static str,
-    st: raw::MPI_Status,
+    st: &raw::MPI_Status,
     count: c_int,
     dtype: &Datatype,
 ) -> Result<()> {
     let mut n: c_int = 0;
     // SAFETY: st is a status filled by a completed transfer; dtype is live.
-    check("MPI_Get_count", unsafe {
-        raw::MPI_Get_count(&st, dtype.raw, &mut n)
-    })?;
+    let rc = unsafe { raw::MPI_Get_count(st, dtype.raw, &mut n) };
+    if rc != 0 {
+        return Err(mpi_error("MPI_Get_count", rc));
+    }
     if n == count {
         return Ok(());
     }
+    Err(short_transfer(call, n, count))
+}
+
+/// The error of a transfer that moved `n` of `count` elements.
+#[cold]
+#[inline(never)]
+fn short_transfer(call: &'static str, n: c_int, count: c_int) -> Error {
     let moved = if n < 0 {
         "part of an element".to_string()
     } else {
         format!("{n} of {count} element(s)")
     };
-    Err(Error::Other(format!(
+    Error::Other(format!(
         "{call} failed: short transfer, moved {moved} (the MPI library reported no error)"
-    )))
+    ))
+}
+
+/// Bytes in `count` elements of `dtype` (`u64::MAX` for a negative count or an
+/// overflow, which no buffer covers).
+#[inline(always)]
+fn need(count: c_int, dtype: &Datatype) -> u64 {
+    u64::try_from(count)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(dtype.size)
 }
 
 /// Refuse a transfer whose buffer is shorter than the bytes it would move.
+#[inline(always)]
 fn ensure_len(buf_len: usize, need: u64, what: &'static str) -> Result<()> {
     if (buf_len as u64) < need {
-        return Err(Error::Other(format!(
-            "{what}: buffer of {buf_len} bytes is smaller than the {need} bytes to move"
-        )));
+        return Err(short_buffer(buf_len, need, what));
     }
     Ok(())
+}
+
+/// The error of a buffer of `buf_len` bytes, smaller than the `need` bytes to move.
+#[cold]
+#[inline(never)]
+fn short_buffer(buf_len: usize, need: u64, what: &'static str) -> Error {
+    Error::Other(format!(
+        "{what}: buffer of {buf_len} bytes is smaller than the {need} bytes to move"
+    ))
 }

@@ -33,5 +33,5 @@ pub use check::to_count;
 pub use comm::{Comm, Op};
 pub use datatype::Datatype;
 pub use env::{is_running, library_version, wtime, Universe};
-pub use file::{file_delete, mode, to_offset, File};
+pub use file::{file_delete, mode, to_offset, File, Reads, Writes};
 pub use info::Info;
