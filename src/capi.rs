@@ -534,7 +534,12 @@ pub unsafe extern "C" fn h5perf_run(
         let run = || -> crate::error::Result<app::Done> {
             let comm = Comm::dup_of(comm)?;
             let pairs = app::mpi_info_from_env()?;
-            app::run_on(&comm, &c.opts, pairs.as_deref(), c.report_stdout)
+            let caller = app::Caller {
+                report: c.report_stdout,
+                command_line: "h5perf_run".to_string(),
+                program: false,
+            };
+            app::run_on(&comm, &c.opts, pairs.as_deref(), &caller)
         };
         match run() {
             Ok(done) => {
