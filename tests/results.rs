@@ -133,8 +133,8 @@ fn rank_csv_matches_summary(np: usize) {
         .collect();
     for rec in records {
         let key = |r: &BTreeMap<String, String>| {
-            r["nprocs"] == rec["nprocs"].to_string()
-                && r["xfer_size"] == rec["xfer_size"].to_string()
+            r["nprocs"].parse::<u64>().ok() == rec["nprocs"].as_u64()
+                && r["xfer_size"].parse::<u64>().ok() == rec["xfer_size"].as_u64()
                 && r["api"] == rec["api"].as_str().unwrap()
                 && r["phase"] == rec["phase"].as_str().unwrap()
         };
@@ -347,7 +347,7 @@ fn killed_sweep_leaves_valid_partial_files() {
     assert_eq!(j["complete"], false, "a killed run is not complete");
     let recs = j["records"].as_array().unwrap();
     // whole steps only: 6 phases per record, one record (POSIX) per step, 2 of 8 at most
-    assert!(!recs.is_empty() && recs.len() % 6 == 0, "{} records", recs.len());
+    assert!(!recs.is_empty() && recs.len().is_multiple_of(6), "{} records", recs.len());
     assert!(recs.len() < 8 * 6, "the sweep was not cut: {} records", recs.len());
     for name in ["r.csv", "ranks.csv"] {
         let text = fs::read_to_string(dir.path().join(name)).unwrap();
