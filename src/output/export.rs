@@ -20,7 +20,15 @@
 //!   (`default`, `early`, `incr`, `late`), where `default` means the option was not
 //!   given (spec-compatible run, HDF5's defaults);
 //! * the run: `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`,
-//!   `hostname_count`, `timestamp` (RFC 3339, UTC);
+//!   `hostname_count`, `timestamp` (RFC 3339, UTC, the start);
+//! * the spread: `std_time_s`, `std_mibps` (sample standard deviations over iterations),
+//!   `max_gbps`, `avg_gbps`, `min_gbps` (GB/s = 10^9 bytes per second), and from the
+//!   per-rank times `slowest_rank`, `slowest_host`, `slowest_time_s` (= `max_time_s`),
+//!   `fastest_rank`, `fastest_host`, `fastest_time_s` (`null`/empty when not gathered);
+//! * the run metadata ([`RunMeta`]): `complete` (`true`/`false`), `start_time`,
+//!   `end_time`, `command_line`, `data_dir`, `fs_type`, `mpi_info` (`key=value;…`) and
+//!   `hosts` (`name:ranks;…`) — at the top of the JSON `mpi_info` is an object and
+//!   `hosts` an array of `{"name","ranks"}` objects;
 //! * only when a storage option was given, after all of these (so that the fields above
 //!   keep their places): `fsync`, `direct`, `read_only`, `drop_caches` (`on`, `off`) and
 //!   `reorder` (`off`, `node` for the default shift, or the shift); they also end the
@@ -62,9 +70,12 @@
 //! (`"` doubled inside). With `--csv -` the CSV follows the text report on standard
 //! output and starts at the line beginning with `nprocs,xfer_size,`.
 //!
-//! Writing ([`create`], [`Sink::write`]): `-` is standard output, anything else a file
-//! created (or truncated) by [`create`] before the run, so that an unwritable name is
-//! refused before any I/O, and filled by [`Sink::write`] after it.
+//! Writing ([`create`], [`Sink::write`]): `-` is standard output, written once at the
+//! end; anything else a file checked by [`create`] before the run (so that an unwritable
+//! name is refused before any I/O, while a file of an earlier run is left alone) and
+//! replaced atomically by [`Sink::write`] after each step and at the end.
+//!
+//! `--rank-csv` ([`to_rank_csv`]): every rank's own time per (record, iteration, phase).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
