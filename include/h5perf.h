@@ -149,6 +149,18 @@ int h5perf_config_set_debug(h5perf_config *cfg, int level, int raw, int times, i
 /* Where the text report goes: NULL (default) = nowhere, "-" = stdout, else a file
  * (the program's -o). */
 int h5perf_config_set_report(h5perf_config *cfg, const char *path);
+/* Results files, as the program's options (see h5perf(1)): NULL (default) = none, "-" =
+ * stdout after the report, else a file rewritten atomically after each (processes,
+ * transfer size) step, with "complete": false until the run ends. An empty name is
+ * H5PERF_EINVAL. */
+int h5perf_config_set_json(h5perf_config *cfg, const char *path);     /* --json */
+int h5perf_config_set_csv(h5perf_config *cfg, const char *path);      /* --csv */
+int h5perf_config_set_rank_csv(h5perf_config *cfg, const char *path); /* --rank-csv */
+/* --progress: one line per step on stderr from rank 0 (off by default; h5perf_run
+ * never prints progress unless asked, even on a terminal). */
+int h5perf_config_set_progress(h5perf_config *cfg, int on);
+/* --summary: the summary table after the report (nothing without a report). */
+int h5perf_config_set_summary(h5perf_config *cfg, int on);
 
 /* ---- running ----------------------------------------------------------------- */
 
@@ -164,6 +176,51 @@ size_t h5perf_results_count(const h5perf_results *res);
 const h5perf_record *h5perf_results_get(const h5perf_results *res, size_t i);
 /* Bytes read back wrong with verification on, summed over all ranks (0 = all good). */
 uint64_t h5perf_results_wrong_bytes(const h5perf_results *res);
+
+/* Phases, in the order of h5perf_record (for the functions below). */
+#define H5PERF_PHASE_RAW_WRITE 0
+#define H5PERF_PHASE_WRITE 1
+#define H5PERF_PHASE_WRITE_OPEN_CLOSE 2
+#define H5PERF_PHASE_RAW_READ 3
+#define H5PERF_PHASE_READ 4
+#define H5PERF_PHASE_READ_OPEN_CLOSE 5
+
+/* The spread of one phase over the iterations and its slowest and fastest rank.
+ * h5perf_run gathers every rank's own times on rank 0 of comm after each iteration,
+ * outside every timer (one MPI_Gather of 13 doubles per iteration); the ranks and
+ * hosts are known (known = 1) on rank 0 only. */
+typedef struct h5perf_spread {
+    double std_time;   /* sample standard deviation over iterations of the slowest
+                          rank's time (seconds; 0 with one iteration)             */
+    double std_mibps;  /* the same of the throughput bytes/time (MiB/s)           */
+    double max_gbps;   /* bytes / min_time in GB/s (10^9 bytes per second)        */
+    double avg_gbps;   /* bytes / avg_time, GB/s                                  */
+    double min_gbps;   /* bytes / max_time, GB/s                                  */
+    int32_t known;     /* 1 when the fields below are set (rank 0), else 0        */
+    int32_t slowest_rank;      /* rank of comm with the largest time of any iteration */
+    int32_t slowest_iteration; /* that iteration, 0-based                          */
+    int32_t fastest_rank;      /* rank with the smallest time of any iteration     */
+    double slowest_time;       /* seconds; equals the phase's max_time             */
+    double fastest_time;       /* seconds                                          */
+    const char *slowest_host;  /* host names ("" when not known); valid until     */
+    const char *fastest_host;  /* h5perf_results_free                              */
+} h5perf_spread;
+/* The spread of phase (H5PERF_PHASE_*) of record i into *out. H5PERF_EINVAL for a NULL
+ * argument, i out of range or an unknown phase. */
+int h5perf_results_spread(const h5perf_results *res, size_t i, int phase, h5perf_spread *out);
+/* The own time (seconds) of rank in iteration (0-based) and phase of record i: the
+ * per-rank samples, rank 0 of comm only (elsewhere, and out of range: H5PERF_EINVAL). */
+int h5perf_results_rank_time(const h5perf_results *res, size_t i, int iteration, int phase,
+                             int rank, double *seconds);
+/* Run metadata as text, NULL for an unknown key: "complete" ("true"/"false"),
+ * "start_time", "end_time" (UTC, RFC 3339), "command_line" ("h5perf_run"), "data_dir"
+ * (resolved), "fs_type" (statfs: lustre, gpfs, nfs, xfs, ext4, tmpfs, ...), "mpi_info"
+ * (HDF5_MPI_INFO as key=value;...), "hosts" (name:ranks;...), "h5perf_version",
+ * "hdf5_version", "mpi_version", "world_size" (size of comm), "hostname_count".
+ * Valid until h5perf_results_free; the same on every rank. */
+const char *h5perf_results_meta(const h5perf_results *res, const char *key);
+/* The host name of rank (of comm), NULL out of range. Valid until h5perf_results_free. */
+const char *h5perf_results_rank_host(const h5perf_results *res, int rank);
 void h5perf_results_free(h5perf_results *res);
 
 /* The whole h5perf program on MPI_COMM_WORLD: argv as given to main(). Returns the

@@ -8,7 +8,7 @@ use crate::config::{Options, Params};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
-use crate::ffi::posix::{Fd, OpenMode};
+use crate::ffi::posix::{stderr_is_terminal, Fd, OpenMode};
 use crate::output::{export, report};
 use crate::services::mpi_info;
 use crate::services::{self, RunEnv, Sink};
@@ -115,7 +115,14 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
         Command::FillBehaviour { strict } => return crate::fill_behaviour::run_mode(world, strict),
         Command::Run(o) => o,
     };
-    let done = run_on(world, &opts, info_pairs.as_deref(), true)?;
+    let mut words = vec!["h5perf".to_string()];
+    words.extend_from_slice(args);
+    let caller = Caller {
+        report: true,
+        command_line: export::shell_line(&words),
+        program: true,
+    };
+    let done = run_on(world, &opts, info_pairs.as_deref(), &caller)?;
     if done.wrong_bytes > 0 {
         return Err(Error::Verify(done.wrong_bytes));
     }
@@ -147,20 +154,38 @@ pub struct Done {
     pub records: Vec<crate::measure::Record>,
     /// Bytes read back wrong with `-D v`, summed over all ranks.
     pub wrong_bytes: u64,
+    /// The run's metadata (complete, on rank 0) when it was collected: with `--json`,
+    /// `--csv`, `--rank-csv` or `--summary`, and always for the C API.
+    pub meta: Option<export::RunMeta>,
+}
+
+/// Who runs [`run_on`] and how.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// Report to standard output when there is no `-o` (else nowhere).
+    pub report: bool,
+    /// The command line as the results files record it.
+    pub command_line: String,
+    /// The `h5perf` program (progress lines also when stderr is a terminal) rather
+    /// than the C API (progress lines only when asked; per-rank times always gathered
+    /// and the metadata always collected, for `h5perf_results`).
+    pub program: bool,
 }
 
 /// Run a configuration on `comm` (collective): defaults and checks, data directory,
-/// report (to the `-o` file if set, else to stdout when `report` is true, else
-/// nowhere), the benchmark, and the verification total. Environment variables are
-/// read as by the program (spec §5). Nothing is printed on stderr: errors are returned.
+/// report (to the `-o` file if set, else to stdout when `caller.report` is true, else
+/// nowhere), the benchmark, the results files (rewritten after each step), and the
+/// verification total. Environment variables are read as by the program (spec §5).
+/// Nothing is printed on stderr but the progress lines: errors are returned.
 ///
 /// Errors: invalid parameters (before any I/O), any agreed run-time failure.
 pub fn run_on(
     comm: &Comm,
     opts: &Options,
     info_pairs: Option<&[(String, String)]>,
-    report: bool,
+    caller: &Caller,
 ) -> Result<Done> {
+    let report = caller.report;
     let rank = comm.rank()?;
     let size = comm.size()?;
     let params = Params::resolve(opts, size);
@@ -205,6 +230,11 @@ pub fn run_on(
     };
     let json_sink = agree_value(comm, open(params.json.as_deref()), "results file (--json)")?;
     let csv_sink = agree_value(comm, open(params.csv.as_deref()), "results file (--csv)")?;
+    let rank_sink = agree_value(
+        comm,
+        open(params.rank_csv.as_deref()),
+        "results file (--rank-csv)",
+    )?;
 
     // HDF5 prints nothing while h5perf runs; errors come back from its error stack
     let _quiet = hdf5::Quiet::new();
@@ -235,35 +265,83 @@ pub fn run_on(
         }
     }
 
-    // machine-readable results: host names of every rank, the run's start time
-    let meta = if params.json.is_some() || params.csv.is_some() {
-        let me = export::hostname();
-        let mut names = Vec::with_capacity(size as usize);
-        for r in 0..size {
-            names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
-        }
-        Some(export::RunMeta {
-            h5perf_version: env!("CARGO_PKG_VERSION").to_string(),
-            hdf5_version: hdf5::library_version(),
-            mpi_version: mpi::library_version(),
-            world_size: size,
-            hostname_count: export::distinct_count(&names),
-            timestamp: export::rfc3339_utc(export::now_unix_seconds()),
-        })
+    // machine-readable results: host names of every rank, the run's start time and
+    // where it runs (all outside every timer)
+    let results = params.json.is_some() || params.csv.is_some() || params.rank_csv.is_some();
+    let gather = results || params.summary || !caller.program;
+    let mut meta = if gather {
+        Some(run_meta(comm, size, info_pairs, &dir, caller)?)
     } else {
         None
     };
 
-    let outcome = run::run(&params, comm, &info, &env, &dir, &out)?;
-    let wrong_bytes = comm.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
-    // rank 0 writes the results files only for a verified run; all ranks agree on it
-    if let (Some(meta), 0) = (&meta, wrong_bytes) {
-        let mut wrote = Ok(());
-        if let Some(sink) = json_sink {
-            wrote = sink.write(&export::to_json(meta, &params, &outcome.records));
+    let progress = rank == 0 && (params.progress || (caller.program && stderr_is_terminal()));
+    let total_steps = params.proc_counts().len() * params.buf_sizes().len();
+    let apis: Vec<&str> = params.apis.iter().map(report::summary_api_name).collect();
+    let started = mpi::wtime();
+    let mut steps_done = 0usize;
+    let sinks = [
+        (&json_sink, Doc::Json),
+        (&csv_sink, Doc::Csv),
+        (&rank_sink, Doc::RankCsv),
+    ];
+    let mut on_step = |done: &run::StepDone, records: &[crate::measure::Record]| -> Result<()> {
+        steps_done += 1;
+        if rank != 0 {
+            return Ok(());
         }
-        if let (Ok(()), Some(sink)) = (&wrote, csv_sink) {
-            wrote = sink.write(&export::to_csv(meta, &params, &outcome.records));
+        if let Some(m) = meta.as_mut() {
+            m.end_time = export::rfc3339_utc(export::now_unix_seconds());
+            for (sink, doc) in &sinks {
+                if let Some(sink) = sink.as_ref().filter(|s| s.is_file()) {
+                    sink.write(&doc.render(m, &params, records))?;
+                }
+            }
+        }
+        if progress {
+            let elapsed = mpi::wtime() - started;
+            let left = elapsed / steps_done as f64 * (total_steps - steps_done) as f64;
+            // one whole line per write, on stderr only
+            let line = format!(
+                "h5perf: step {steps_done} of {total_steps}: {} process{}, transfer size {}, {}: {:.2} s; about {:.1} s left\n",
+                done.nprocs,
+                if done.nprocs == 1 { "" } else { "es" },
+                report::fmt_size(i64::try_from(done.xfer_size).unwrap_or(i64::MAX)),
+                apis.join(" "),
+                done.seconds,
+                left
+            );
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+        }
+        Ok(())
+    };
+    let mut hooks = run::Hooks {
+        gather,
+        on_step: &mut on_step,
+    };
+    let outcome = run::run(&params, comm, &info, &env, &dir, &out, &mut hooks)?;
+    let wrong_bytes = comm.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
+    if let Some(m) = meta.as_mut() {
+        m.complete = wrong_bytes == 0;
+        m.end_time = export::rfc3339_utc(export::now_unix_seconds());
+    }
+    if params.summary && rank == 0 {
+        let host_of = |r: u32| {
+            meta.as_ref()
+                .map_or_else(|| "?".to_string(), |m| m.host_of(r).to_string())
+        };
+        out.write(&report::summary_table(&params, &outcome.records, &host_of))?;
+    }
+    // rank 0 writes the final results: the files say whether the run completed;
+    // standard output gets the results of a verified run only; all ranks agree on it
+    if let Some(m) = &meta {
+        let mut wrote = Ok(());
+        for (sink, doc) in &sinks {
+            if let (Ok(()), Some(sink)) = (&wrote, sink.as_ref()) {
+                if sink.is_file() || wrong_bytes == 0 {
+                    wrote = sink.write(&doc.render(m, &params, &outcome.records));
+                }
+            }
         }
         services::agree(comm, wrote)?;
     }
@@ -271,6 +349,71 @@ pub fn run_on(
         params,
         records: outcome.records,
         wrong_bytes,
+        meta,
+    })
+}
+
+/// One results document.
+#[derive(Debug, Clone, Copy)]
+enum Doc {
+    /// `--json`.
+    Json,
+    /// `--csv`.
+    Csv,
+    /// `--rank-csv`.
+    RankCsv,
+}
+
+impl Doc {
+    /// The document's text for the records so far.
+    fn render(self, m: &export::RunMeta, p: &Params, records: &[crate::measure::Record]) -> String {
+        match self {
+            Doc::Json => export::to_json(m, p, records),
+            Doc::Csv => export::to_csv(m, p, records),
+            Doc::RankCsv => export::to_rank_csv(m, p, records),
+        }
+    }
+}
+
+/// The run's metadata (collective: the host names of every rank are gathered; the
+/// other fields are the same on every rank). Not complete until the run ends.
+///
+/// Errors: a broadcast fails.
+fn run_meta(
+    comm: &Comm,
+    size: u32,
+    info_pairs: Option<&[(String, String)]>,
+    dir: &str,
+    caller: &Caller,
+) -> Result<export::RunMeta> {
+    let me = export::hostname();
+    let mut names = Vec::with_capacity(size as usize);
+    for r in 0..size {
+        names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
+    }
+    let here = if dir.is_empty() { "." } else { dir };
+    let data_dir = std::fs::canonicalize(here)
+        .map_or_else(|_| here.to_string(), |p| p.to_string_lossy().into_owned());
+    let fs_type = std::ffi::CString::new(data_dir.clone())
+        .ok()
+        .and_then(|c| crate::ffi::storage::file_system_name(&c).ok())
+        .unwrap_or_else(|| "unknown".to_string());
+    let now = export::rfc3339_utc(export::now_unix_seconds());
+    Ok(export::RunMeta {
+        h5perf_version: env!("CARGO_PKG_VERSION").to_string(),
+        hdf5_version: hdf5::library_version(),
+        mpi_version: mpi::library_version(),
+        world_size: size,
+        hostname_count: export::distinct_count(&names),
+        timestamp: now.clone(),
+        complete: false,
+        end_time: now,
+        command_line: caller.command_line.clone(),
+        data_dir,
+        fs_type,
+        mpi_info: info_pairs.map(<[_]>::to_vec).unwrap_or_default(),
+        hosts: export::host_counts(&names),
+        rank_hosts: names,
     })
 }
 

@@ -176,6 +176,84 @@ impl H5perfRecord {
 pub struct H5perfResults {
     records: Vec<H5perfRecord>,
     wrong_bytes: u64,
+    /// The records as the engine made them (per-rank samples, extremes, spread).
+    full: Vec<Record>,
+    /// The run metadata as (key, value) C strings (see `h5perf_results_meta`).
+    meta: Vec<(&'static str, CString)>,
+    /// The host of each rank of the communicator.
+    rank_hosts: Vec<CString>,
+}
+
+/// A C string of `s` (NUL bytes replaced by blanks).
+fn c_string(s: &str) -> CString {
+    CString::new(s.replace('\0', " ")).unwrap_or_default()
+}
+
+impl H5perfResults {
+    /// The results of a finished run.
+    fn of(done: &app::Done) -> H5perfResults {
+        let mut meta = Vec::new();
+        let mut rank_hosts = Vec::new();
+        if let Some(m) = &done.meta {
+            let pairs: [(&'static str, String); 13] = [
+                ("complete", m.complete.to_string()),
+                ("start_time", m.timestamp.clone()),
+                ("end_time", m.end_time.clone()),
+                ("command_line", m.command_line.clone()),
+                ("data_dir", m.data_dir.clone()),
+                ("fs_type", m.fs_type.clone()),
+                ("mpi_info", m.mpi_info_text()),
+                ("hosts", m.hosts_text()),
+                ("h5perf_version", m.h5perf_version.clone()),
+                ("hdf5_version", m.hdf5_version.clone()),
+                ("mpi_version", m.mpi_version.clone()),
+                ("world_size", m.world_size.to_string()),
+                ("hostname_count", m.hostname_count.to_string()),
+            ];
+            meta = pairs.iter().map(|(k, v)| (*k, c_string(v))).collect();
+            rank_hosts = m.rank_hosts.iter().map(|h| c_string(h)).collect();
+        }
+        H5perfResults {
+            records: done.records.iter().map(H5perfRecord::from).collect(),
+            wrong_bytes: done.wrong_bytes,
+            full: done.records.clone(),
+            meta,
+            rank_hosts,
+        }
+    }
+}
+
+/// `h5perf_spread`: the spread of one phase over iterations and its slowest and
+/// fastest rank.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct H5perfSpread {
+    /// Sample standard deviation over iterations of the slowest rank's time (s).
+    pub std_time: f64,
+    /// Sample standard deviation over iterations of the throughput (MiB/s).
+    pub std_mibps: f64,
+    /// bytes / min_time in GB/s (10^9 bytes/s).
+    pub max_gbps: f64,
+    /// bytes / avg_time in GB/s.
+    pub avg_gbps: f64,
+    /// bytes / max_time in GB/s.
+    pub min_gbps: f64,
+    /// 1 when the slowest and fastest rank are known (rank 0 of the communicator).
+    pub known: i32,
+    /// The rank with the largest time of any iteration.
+    pub slowest_rank: i32,
+    /// That iteration (0-based).
+    pub slowest_iteration: i32,
+    /// The rank with the smallest time of any iteration.
+    pub fastest_rank: i32,
+    /// The slowest rank's time (s): the phase's `max_time`.
+    pub slowest_time: f64,
+    /// The fastest rank's time (s).
+    pub fastest_time: f64,
+    /// The slowest rank's host ("" when not known); valid until `h5perf_results_free`.
+    pub slowest_host: *const c_char,
+    /// The fastest rank's host.
+    pub fastest_host: *const c_char,
 }
 
 /// Borrow the configuration behind a C pointer.
@@ -463,6 +541,66 @@ pub unsafe extern "C" fn h5perf_config_set_debug(
     }
 }
 
+/// A results destination from C: NULL = none, else the name (`-` = stdout).
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated.
+unsafe fn dest_of(path: *const c_char) -> Option<String> {
+    // SAFETY: guaranteed by the caller.
+    (!path.is_null()).then(|| unsafe { CStr::from_ptr(path) }.to_string_lossy().into_owned())
+}
+
+macro_rules! dest_setter {
+    ($(#[$doc:meta])* $name:ident, $field:ident, $setter:ident) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// `cfg` is NULL or from `h5perf_config_new`; `path` is NULL or NUL-terminated.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(cfg: *mut H5perfConfig, path: *const c_char) -> c_int {
+            // SAFETY: forwarded from the caller.
+            let p = unsafe { dest_of(path) };
+            // SAFETY: forwarded from the caller.
+            unsafe {
+                set(cfg, |c| -> Result<(), ValueError> {
+                    match p.as_deref() {
+                        None => c.opts.$field = None,
+                        Some(f) => c.opts.$setter(f)?,
+                    }
+                    Ok(())
+                })
+            }
+        }
+    };
+}
+
+dest_setter!(
+    /// `h5perf_config_set_json` (--json): NULL = none, `-` = stdout, else a file.
+    h5perf_config_set_json, json, set_json
+);
+dest_setter!(
+    /// `h5perf_config_set_csv` (--csv): NULL = none, `-` = stdout, else a file.
+    h5perf_config_set_csv, csv, set_csv
+);
+dest_setter!(
+    /// `h5perf_config_set_rank_csv` (--rank-csv): NULL = none, `-` = stdout, else a file.
+    h5perf_config_set_rank_csv, rank_csv, set_rank_csv
+);
+setter!(
+    /// `h5perf_config_set_progress` (--progress): progress lines on stderr.
+    h5perf_config_set_progress, c_int, |c, on| {
+        c.opts.progress = on != 0;
+        unchecked()
+    }
+);
+setter!(
+    /// `h5perf_config_set_summary` (--summary): the summary table after the report.
+    h5perf_config_set_summary, c_int, |c, on| {
+        c.opts.summary = on != 0;
+        unchecked()
+    }
+);
+
 /// `h5perf_config_set_report`: NULL = no report, "-" = stdout, else a file (-o).
 ///
 /// # Safety
@@ -534,14 +672,16 @@ pub unsafe extern "C" fn h5perf_run(
         let run = || -> crate::error::Result<app::Done> {
             let comm = Comm::dup_of(comm)?;
             let pairs = app::mpi_info_from_env()?;
-            app::run_on(&comm, &c.opts, pairs.as_deref(), c.report_stdout)
+            let caller = app::Caller {
+                report: c.report_stdout,
+                command_line: "h5perf_run".to_string(),
+                program: false,
+            };
+            app::run_on(&comm, &c.opts, pairs.as_deref(), &caller)
         };
         match run() {
             Ok(done) => {
-                let res = H5perfResults {
-                    records: done.records.iter().map(H5perfRecord::from).collect(),
-                    wrong_bytes: done.wrong_bytes,
-                };
+                let res = H5perfResults::of(&done);
                 // SAFETY: results is valid (checked above).
                 unsafe { *results = Box::into_raw(Box::new(res)) };
                 if done.wrong_bytes > 0 {
@@ -591,6 +731,156 @@ pub unsafe extern "C" fn h5perf_results_get(
 pub unsafe extern "C" fn h5perf_results_wrong_bytes(res: *const H5perfResults) -> u64 {
     // SAFETY: guaranteed by the caller.
     unsafe { res.as_ref() }.map_or(0, |r| r.wrong_bytes)
+}
+
+/// Record `i` of `res` with its per-rank detail, if any.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+unsafe fn full_record<'a>(res: *const H5perfResults, i: usize) -> Option<(&'a H5perfResults, &'a Record)> {
+    // SAFETY: guaranteed by the caller.
+    let r = unsafe { res.as_ref() }?;
+    Some((r, r.full.get(i)?))
+}
+
+/// `h5perf_results_spread`: the spread and the slowest and fastest rank of phase
+/// `phase` (`H5PERF_PHASE_*`, the order of `Phase::ALL`) of record `i`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_spread(
+    res: *const H5perfResults,
+    i: usize,
+    phase: c_int,
+    out: *mut H5perfSpread,
+) -> c_int {
+    guard(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some((all, r)) = (unsafe { full_record(res, i) }) else {
+            return fail(H5PERF_EINVAL, "h5perf_results_spread: NULL results or record out of range");
+        };
+        let Some(ph) = usize::try_from(phase).ok().filter(|p| *p < 6) else {
+            return fail(H5PERF_EINVAL, &format!("h5perf_results_spread: no phase {phase}"));
+        };
+        if out.is_null() {
+            return fail(H5PERF_EINVAL, "h5perf_results_spread: NULL output");
+        }
+        let s = &r.phases[ph];
+        let e = &r.extremes[ph];
+        let host = |rank: u32| {
+            all.rank_hosts
+                .get(rank as usize)
+                .filter(|_| e.known)
+                .map_or(c"".as_ptr(), |h| h.as_ptr())
+        };
+        let v = H5perfSpread {
+            std_time: s.std_time,
+            std_mibps: s.std_mibps,
+            max_gbps: s.max_gbps,
+            avg_gbps: s.avg_gbps,
+            min_gbps: s.min_gbps,
+            known: i32::from(e.known),
+            slowest_rank: e.slowest_rank as i32,
+            slowest_iteration: e.slowest_iteration as i32,
+            fastest_rank: e.fastest_rank as i32,
+            slowest_time: e.slowest_time,
+            fastest_time: e.fastest_time,
+            slowest_host: host(e.slowest_rank),
+            fastest_host: host(e.fastest_rank),
+        };
+        // SAFETY: out is non-NULL and writable, guaranteed by the caller.
+        unsafe { out.write(v) };
+        H5PERF_OK
+    })
+}
+
+/// `h5perf_results_rank_time`: the own time (seconds) of `rank` in `iteration`
+/// (0-based) and phase `phase` of record `i`, gathered after each iteration (rank 0 of
+/// the communicator only).
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `seconds` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_rank_time(
+    res: *const H5perfResults,
+    i: usize,
+    iteration: c_int,
+    phase: c_int,
+    rank: c_int,
+    seconds: *mut f64,
+) -> c_int {
+    guard(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some((_, r)) = (unsafe { full_record(res, i) }) else {
+            return fail(H5PERF_EINVAL, "h5perf_results_rank_time: NULL results or record out of range");
+        };
+        let (Ok(it), Ok(ph), Ok(rk)) = (
+            u32::try_from(iteration),
+            usize::try_from(phase),
+            u32::try_from(rank),
+        ) else {
+            return fail(H5PERF_EINVAL, "h5perf_results_rank_time: negative index");
+        };
+        if seconds.is_null() {
+            return fail(H5PERF_EINVAL, "h5perf_results_rank_time: NULL output");
+        }
+        match r.sample(it, rk, ph) {
+            Some(t) => {
+                // SAFETY: non-NULL and writable, guaranteed by the caller.
+                unsafe { seconds.write(t) };
+                H5PERF_OK
+            }
+            None => fail(
+                H5PERF_EINVAL,
+                &format!(
+                    "h5perf_results_rank_time: no sample for iteration {iteration}, phase {phase}, rank {rank} (out of range, or not rank 0)"
+                ),
+            ),
+        }
+    })
+}
+
+/// `h5perf_results_meta`: the run metadata value of `key` (`complete`, `start_time`,
+/// `end_time`, `command_line`, `data_dir`, `fs_type`, `mpi_info`, `hosts`,
+/// `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`, `hostname_count`) as
+/// text, or NULL for another key. Valid until `h5perf_results_free`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `key` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_meta(
+    res: *const H5perfResults,
+    key: *const c_char,
+) -> *const c_char {
+    if key.is_null() {
+        return std::ptr::null();
+    }
+    // SAFETY: guaranteed by the caller.
+    let (Some(r), k) = (unsafe { res.as_ref() }, unsafe { CStr::from_ptr(key) }) else {
+        return std::ptr::null();
+    };
+    let k = k.to_string_lossy();
+    r.meta
+        .iter()
+        .find(|(name, _)| *name == k)
+        .map_or(std::ptr::null(), |(_, v)| v.as_ptr())
+}
+
+/// `h5perf_results_rank_host`: the host name of `rank` of the communicator, or NULL.
+/// Valid until `h5perf_results_free`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_rank_host(
+    res: *const H5perfResults,
+    rank: c_int,
+) -> *const c_char {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }
+        .and_then(|r| r.rank_hosts.get(usize::try_from(rank).ok()?))
+        .map_or(std::ptr::null(), |h| h.as_ptr())
 }
 
 /// `h5perf_results_free`.

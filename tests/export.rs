@@ -17,7 +17,7 @@ use std::time::Duration;
 const RUN_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The output fields in order (the CSV header; the keys of every JSON record).
-const FIELDS: [&str; 32] = [
+const FIELDS: [&str; 51] = [
     "nprocs",
     "xfer_size",
     "buf_bytes",
@@ -50,6 +50,25 @@ const FIELDS: [&str; 32] = [
     "world_size",
     "hostname_count",
     "timestamp",
+    "std_time_s",
+    "std_mibps",
+    "max_gbps",
+    "avg_gbps",
+    "min_gbps",
+    "slowest_rank",
+    "slowest_host",
+    "slowest_time_s",
+    "fastest_rank",
+    "fastest_host",
+    "fastest_time_s",
+    "complete",
+    "start_time",
+    "end_time",
+    "command_line",
+    "data_dir",
+    "fs_type",
+    "mpi_info",
+    "hosts",
 ];
 
 /// Phase keys in report order, with the titles the text report uses.
@@ -278,6 +297,7 @@ fn check_csv_matches_json(csv: &str, records: &[J]) {
         for (f, cell) in FIELDS.iter().zip(row) {
             match &rec[*f] {
                 J::String(s) => assert_eq!(cell, s, "row {} {f}", i + 1),
+                J::Bool(b) => assert_eq!(cell, &b.to_string(), "row {} {f}", i + 1),
                 J::Number(n) if n.is_u64() => {
                     assert_eq!(cell.parse::<u64>().ok(), n.as_u64(), "row {} {f}", i + 1)
                 }
@@ -310,9 +330,13 @@ fn check_json_shape(text: &str) -> (J, Vec<J>) {
         for f in &FIELDS[13..26] {
             assert_eq!(o[*f], params[*f], "{f}");
         }
-        for f in &FIELDS[26..] {
+        // the run fields (the hints and hosts are objects at the top, text in records)
+        for f in FIELDS[26..32].iter().chain(&FIELDS[43..49]) {
             assert_eq!(o[*f], j[*f], "{f}");
         }
+        assert_eq!(j["complete"], true, "a finished run");
+        // the summary's max is the slowest rank's time
+        assert_eq!(o["slowest_time_s"], o["max_time_s"], "{r}");
     }
     // the keys of the first record are in FIELDS order
     if let Some(line) = text

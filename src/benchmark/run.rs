@@ -34,12 +34,38 @@ pub struct RunOutcome {
     pub records: Vec<Record>,
 }
 
+/// A finished (processes, transfer size) step, as [`Hooks::on_step`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepDone {
+    /// Processes of the step.
+    pub nprocs: u32,
+    /// Transfer size of the step, bytes.
+    pub xfer_size: u64,
+    /// Wall-clock time of the step (all its APIs and iterations), seconds, on rank 0.
+    pub seconds: f64,
+}
+
+/// The callback type of [`Hooks::on_step`]: the finished step and every record this
+/// rank holds so far (rank 0: all of them).
+pub type OnStep<'a> = dyn FnMut(&StepDone, &[Record]) -> Result<()> + 'a;
+
+/// What the caller of [`run`] adds to a run: per-rank gathering and a callback after
+/// each (processes, transfer size) step.
+pub struct Hooks<'a> {
+    /// Gather every rank's times on rank 0 after each iteration (outside every timer),
+    /// filling [`Record::samples`] and [`Record::extremes`] on rank 0.
+    pub gather: bool,
+    /// Called on every rank of the step's communicator after each step, outside every
+    /// timer; its result is agreed on by those ranks (an error on one ends the run).
+    pub on_step: &'a mut OnStep<'a>,
+}
+
 /// Run the whole benchmark on `world` (spec §3) with data files in `dir` (from
 /// [`crate::services::data_dir_checked`]). Collective over `world` (`MPI_COMM_WORLD`
 /// for the program, any communicator for the C API); its rank 0 prints the headers and
-/// results to `out`.
+/// results to `out`. `hooks` adds the per-rank gathering and the step callback.
 ///
-/// Errors: any failure on any rank, agreed on by all ranks.
+/// Errors: any failure on any rank (the callback's included), agreed on by all ranks.
 pub fn run(
     p: &Params,
     world: &Comm,
@@ -47,6 +73,7 @@ pub fn run(
     env: &RunEnv,
     dir: &str,
     out: &Sink,
+    hooks: &mut Hooks<'_>,
 ) -> Result<RunOutcome> {
     let run = Run {
         p,
@@ -54,6 +81,7 @@ pub fn run(
         env,
         dir,
         out,
+        gather: hooks.gather,
     };
     let wrank = world.rank()?;
     let mut outcome = RunOutcome::default();
@@ -61,7 +89,7 @@ pub fn run(
         let sub = world.split(wrank < n, wrank)?;
         let step = match &sub {
             Some(comm) => {
-                let r = run.step(comm, n, &mut outcome);
+                let r = run.step(comm, n, &mut outcome, &mut *hooks.on_step);
                 agree(comm, r)
             }
             None => Ok(()),
@@ -85,12 +113,20 @@ struct Run<'a> {
     dir: &'a str,
     /// The report: headers and results from rank 0, traces from every rank.
     out: &'a Sink,
+    /// Gather every rank's times on rank 0 after each iteration.
+    gather: bool,
 }
 
 impl Run<'_> {
     /// One process-count step on `comm` (`n` processes): every transfer size, and for
     /// each every API, with one transfer buffer per transfer size.
-    fn step(&self, comm: &Comm, n: u32, outcome: &mut RunOutcome) -> Result<()> {
+    fn step(
+        &self,
+        comm: &Comm,
+        n: u32,
+        outcome: &mut RunOutcome,
+        on_step: &mut OnStep<'_>,
+    ) -> Result<()> {
         let (p, out) = (self.p, self.out);
         let rank = comm.rank()?;
         if rank == 0 {
@@ -110,6 +146,7 @@ impl Run<'_> {
             reader_of: ((u64::from(rank) + shift) % u64::from(n)) as u32,
         };
         for buf in p.buf_sizes() {
+            let t0 = wtime();
             let pattern_for = |api: Api| pattern(p, n, rank, buf, api);
             let any = pattern_for(Api::Posix);
             if rank == 0 {
@@ -146,6 +183,12 @@ impl Run<'_> {
                 }
                 outcome.records.push(record);
             }
+            let done = StepDone {
+                nprocs: n,
+                xfer_size: buf,
+                seconds: wtime() - t0,
+            };
+            agree(comm, on_step(&done, &outcome.records))?;
         }
         Ok(())
     }
@@ -261,6 +304,7 @@ impl<'a> ApiRun<'a> {
         let mut stats: Vec<Vec<IterStat>> = (0..COUNT)
             .map(|_| Vec::with_capacity(p.num_iters as usize))
             .collect();
+        let mut per_rank = Vec::new();
         for _ in 0..p.num_iters {
             comm.barrier()?;
             if p.debug.level >= 4 && rank == 0 {
@@ -309,6 +353,13 @@ impl<'a> ApiRun<'a> {
                     sum: sm[i],
                 });
             }
+            if self.run.gather {
+                // every rank's own times to rank 0, after the iteration's timers
+                let all = comm.gather_f64(0, &self.t)?;
+                if rank == 0 {
+                    per_rank.push(all);
+                }
+            }
         }
         let dset = self.ctx.pattern.dataset_bytes();
         Ok(ApiResults {
@@ -316,6 +367,7 @@ impl<'a> ApiRun<'a> {
             bytes: p.num_files * p.num_dsets * dset,
             iters: p.num_iters,
             files: p.num_files,
+            per_rank,
         })
     }
 

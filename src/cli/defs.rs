@@ -229,7 +229,7 @@ fn count(v: &str) -> Result<u64, String> {
 /// shorter than the larger of their minimum abbreviations (`--al` is `--align`,
 /// `--allo` is `--alloc-time`), so a long spelling matches at most one entry (checked
 /// by unit tests).
-pub(super) static DEFS: [Def; 34] = [
+pub(super) static DEFS: [Def; 37] = [
     Def {
         short: Some('h'),
         long: "help",
@@ -555,6 +555,33 @@ pub(super) static DEFS: [Def; 34] = [
     },
     Def {
         short: None,
+        long: "progress",
+        min: 3,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.progress = on,
+        }),
+        help: "After each number of processes and transfer size, print one line on\n\
+               stderr: step k of N, what ran, its time, an estimate of the time\n\
+               left. Without it the lines appear only when stderr is a terminal.\n\
+               Never on stdout, never inside a timed phase. [default: off]",
+    },
+    Def {
+        short: None,
+        long: "rank-csv",
+        min: 3,
+        action: Action::Value {
+            kind: ValueKind::Destination,
+            apply: |o, v| o.set_rank_csv(v).map_err(why),
+        },
+        help: "Also write every rank's own time as CSV to FILE: one row per number\n\
+               of processes, transfer size, API, iteration, phase and rank, with\n\
+               its host, seconds and bytes. Gathered after each iteration, outside\n\
+               the timers. Rewritten after each step, like --json and --csv.\n\
+               - means standard output, after the report. [default: none]",
+    },
+    Def {
+        short: None,
         long: "read-only",
         min: 3,
         action: Action::Switch(Switch::Flag {
@@ -589,6 +616,19 @@ pub(super) static DEFS: [Def; 34] = [
         action: Action::Switch(Switch::Mode(|m| m.strict = true)),
         help: "With --fill-behaviour: exit with status 1 when the library\n\
                differs from the document anywhere.",
+    },
+    Def {
+        short: None,
+        long: "summary",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.summary = on,
+        }),
+        help: "End the report with a summary table: per API, processes, transfer\n\
+               size and phase the max / mean / min MB/s (MiB/s), their standard\n\
+               deviation over iterations, and the slowest rank with its host.\n\
+               [default: off]",
     },
     Def {
         short: Some('T'),

@@ -32,6 +32,8 @@ use values::quote;
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
+// parsed once per run: boxing the options would buy nothing
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Run the benchmark with these (not yet defaulted) options.
     Run(Options),
@@ -111,10 +113,20 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
                 .to_string(),
         ));
     }
+    if o.rank_csv.as_deref() == Some(STDOUT)
+        && (o.json.as_deref() == Some(STDOUT) || o.csv.as_deref() == Some(STDOUT))
+    {
+        return Err(usage(
+            "--rank-csv and --json/--csv cannot both write to standard output ('-'); \
+             give one of them a file name"
+                .to_string(),
+        ));
+    }
     let files = [
         ("-o/--output", o.output.as_deref()),
         ("--json", o.json.as_deref().filter(|f| *f != STDOUT)),
         ("--csv", o.csv.as_deref().filter(|f| *f != STDOUT)),
+        ("--rank-csv", o.rank_csv.as_deref().filter(|f| *f != STDOUT)),
     ];
     for (i, (a, fa)) in files.iter().enumerate() {
         for (b, fb) in &files[i + 1..] {

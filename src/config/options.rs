@@ -147,6 +147,14 @@ pub struct Options {
     pub json: Option<String>,
     /// `--csv FILE`: machine-readable results as CSV (`-` = standard output).
     pub csv: Option<String>,
+    /// `--rank-csv FILE`: every rank's time per iteration and phase as CSV (`-` =
+    /// standard output).
+    pub rank_csv: Option<String>,
+    /// `--progress`: a line on stderr after each (processes, transfer size) step, also
+    /// when stderr is not a terminal.
+    pub progress: bool,
+    /// `--summary`: a summary table after the report.
+    pub summary: bool,
     /// `--fill-value`, `--fill-time` (`-n`), `--alloc-time`: dataset-creation settings of
     /// the PHDF5 datasets (default: none set, the library's defaults).
     pub fill: FillSettings,
@@ -179,6 +187,9 @@ impl Default for Options {
             output: None,
             json: None,
             csv: None,
+            rank_csv: None,
+            progress: false,
+            summary: false,
             fill: FillSettings::default(),
             storage: StorageOptions::default(),
         }
@@ -371,6 +382,16 @@ impl Options {
     /// An empty name.
     pub fn set_csv(&mut self, name: &str) -> Result<(), ValueError> {
         self.csv = Some(file_name(name, "CSV file name", STDOUT_HINT)?);
+        Ok(())
+    }
+
+    /// `--rank-csv`: write every rank's time per iteration and phase as CSV to the file
+    /// `name`, `-` meaning standard output.
+    ///
+    /// # Errors
+    /// An empty name.
+    pub fn set_rank_csv(&mut self, name: &str) -> Result<(), ValueError> {
+        self.rank_csv = Some(file_name(name, "rank CSV file name", STDOUT_HINT)?);
         Ok(())
     }
 }

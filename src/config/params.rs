@@ -54,6 +54,12 @@ pub struct Params {
     pub json: Option<String>,
     /// CSV results file, if any (`-` = standard output).
     pub csv: Option<String>,
+    /// Per-rank CSV file (`--rank-csv`), if any (`-` = standard output).
+    pub rank_csv: Option<String>,
+    /// `--progress`: progress lines on stderr even when it is not a terminal.
+    pub progress: bool,
+    /// `--summary`: the summary table after the report.
+    pub summary: bool,
     /// Fill settings of the PHDF5 datasets (POSIX and MPI-IO ignore them).
     pub fill: FillSettings,
     /// The storage options (`--fsync`, `--direct`, `--reorder`, `--read-only`,
@@ -122,6 +128,9 @@ impl Params {
             output: o.output.clone(),
             json: o.json.clone(),
             csv: o.csv.clone(),
+            rank_csv: o.rank_csv.clone(),
+            progress: o.progress,
+            summary: o.summary,
             fill: o.fill,
             storage: o.storage,
         }

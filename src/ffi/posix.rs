@@ -347,6 +347,12 @@ pub fn check_writable_dir(dir: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether standard error is a terminal (`isatty(2)`); false on any error.
+pub fn stderr_is_terminal() -> bool {
+    // SAFETY: isatty takes any descriptor number and only reports on it.
+    unsafe { libc::isatty(2) == 1 }
+}
+
 /// Physical memory of this machine in bytes (`sysconf(_SC_PHYS_PAGES) × page size`);
 /// `u64::MAX` when unknown.
 pub fn physical_memory() -> u64 {

@@ -105,6 +105,59 @@ pub fn memory_file_system(path: &CStr) -> Result<Option<&'static str>> {
     Ok(MEMORY_FS.iter().find(|(m, _)| *m == kind).map(|(_, n)| *n))
 }
 
+/// `f_type` magic numbers of `statfs(2)` (`<linux/magic.h>`, the file systems'
+/// sources) and their names, for the results' `fs_type`.
+const FS_NAMES: [(i64, &str); 24] = [
+    (0x0BD0_0BD0, "lustre"),
+    (0x4750_4653, "gpfs"),
+    (0x1916_1114, "beegfs"),
+    (0x0000_6969, "nfs"),
+    (0x5846_5342, "xfs"),
+    (0x0000_EF53, "ext4"),
+    (0x0102_1994, "tmpfs"),
+    (0x8584_58f6, "ramfs"),
+    (0x9123_683E, "btrfs"),
+    (0x2FC1_2FC1, "zfs"),
+    (0x6573_5546, "fuse"),
+    (0x794C_7630, "overlayfs"),
+    (0xFF53_4D42, "cifs"),
+    (0xFE53_4D42, "smb2"),
+    (0x0027_E0EB, "cgroup"),
+    (0x6462_6720, "debugfs"),
+    (0x0000_9FA0, "proc"),
+    (0x6265_6572, "sysfs"),
+    (0x0000_4d44, "vfat"),
+    (0x5346_544E, "ntfs"),
+    (0x0000_3434, "nilfs2"),
+    (0x00C3_6400, "ceph"),
+    (0x0116_1970, "gfs2"),
+    (0x7461_636f, "ocfs2"),
+];
+
+/// `statfs(path)`: the name of the file system holding `path` (`lustre`, `gpfs`,
+/// `beegfs`, `nfs`, `xfs`, `ext4` (also ext2/ext3, which share the magic), `tmpfs`, …),
+/// or `0x…` (the magic number in hexadecimal) for one not in h5perf's table.
+///
+/// Errors: `statfs` fails, with `errno` and the path.
+pub fn file_system_name(path: &CStr) -> Result<String> {
+    let mut st = MaybeUninit::<libc::statfs>::zeroed();
+    // SAFETY: NUL-terminated path; st is a writable statfs buffer.
+    if unsafe { libc::statfs(path.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return Err(Error::Posix {
+            call: "statfs",
+            errno: errno(),
+            path: Some(path.to_string_lossy().into_owned()),
+        });
+    }
+    // SAFETY: filled by the successful call.
+    #[allow(clippy::useless_conversion)]
+    let kind = i64::from(unsafe { st.assume_init() }.f_type);
+    Ok(FS_NAMES
+        .iter()
+        .find(|(m, _)| *m == kind)
+        .map_or_else(|| format!("{kind:#x}"), |(_, n)| (*n).to_string()))
+}
+
 /// `sync(2)`: schedule every file system's dirty data for writing (Linux waits for it).
 pub fn sync_all() {
     // SAFETY: sync has no arguments and cannot fail.

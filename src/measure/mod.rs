@@ -9,5 +9,5 @@ pub mod record;
 pub mod timer;
 
 pub use phase::{Direction, Measures, Phase};
-pub use record::{PhaseStats, Record};
-pub use timer::{ApiResults, IterStat, TimeStats, Timer, Times, COUNT};
+pub use record::{Extremes, PhaseStats, Record};
+pub use timer::{gbps, mbps, sample_std, ApiResults, IterStat, TimeStats, Timer, Times, COUNT};

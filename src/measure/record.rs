@@ -4,7 +4,7 @@
 //! report is rendered from the same statistics, so all three agree.
 
 use super::phase::{Direction, Phase};
-use super::timer::{mbps, ApiResults, TimeStats, Timer};
+use super::timer::{gbps, mbps, sample_std, ApiResults, TimeStats, Timer, COUNT};
 use crate::config::Api;
 
 /// Statistics of one phase over the iterations (spec §8.3). Times are the slowest
@@ -24,12 +24,44 @@ pub struct PhaseStats {
     pub avg_mibps: f64,
     /// "Minimum Throughput": bytes / `max_time`, MiB/s.
     pub min_mibps: f64,
+    /// Sample standard deviation over iterations of the slowest rank's time (seconds;
+    /// 0.0 with one iteration).
+    pub std_time: f64,
+    /// Sample standard deviation over iterations of the iteration's throughput
+    /// bytes / time, MiB/s (0.0 with one iteration).
+    pub std_mibps: f64,
+    /// `max_mibps` in GB/s (10^9 bytes per second): bytes / `min_time` / 1e9.
+    pub max_gbps: f64,
+    /// `avg_mibps` in GB/s.
+    pub avg_gbps: f64,
+    /// `min_mibps` in GB/s.
+    pub min_gbps: f64,
+}
+
+/// The slowest and the fastest rank of one phase over all iterations, from the
+/// per-rank times gathered after each iteration.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Extremes {
+    /// Whether the per-rank times were gathered (else every field is 0).
+    pub known: bool,
+    /// The rank (of the run communicator) with the largest time of any iteration.
+    pub slowest_rank: u32,
+    /// Its time, seconds: equal to [`PhaseStats::max_time`].
+    pub slowest_time: f64,
+    /// The iteration (0-based) of that time.
+    pub slowest_iteration: u32,
+    /// The rank with the smallest time of any iteration.
+    pub fastest_rank: u32,
+    /// Its time, seconds.
+    pub fastest_time: f64,
 }
 
 impl PhaseStats {
     /// The statistics of a phase that moved `bytes` per iteration in the times `t`
     /// (spec §8.3: "Maximum Throughput" is `MBps(bytes, t.min)`, and so on).
-    pub fn of(t: TimeStats, bytes: u64) -> PhaseStats {
+    /// `per_iter` are the slowest rank's times of each iteration (seconds), for the
+    /// standard deviations.
+    pub fn of(t: TimeStats, bytes: u64, per_iter: &[f64]) -> PhaseStats {
         PhaseStats {
             min_time: t.min,
             avg_time: t.avg,
@@ -37,6 +69,11 @@ impl PhaseStats {
             max_mibps: mbps(bytes, t.min),
             avg_mibps: mbps(bytes, t.avg),
             min_mibps: mbps(bytes, t.max),
+            std_time: sample_std(per_iter.iter().copied()),
+            std_mibps: sample_std(per_iter.iter().map(|&x| mbps(bytes, x))),
+            max_gbps: gbps(bytes, t.min),
+            avg_gbps: gbps(bytes, t.avg),
+            min_gbps: gbps(bytes, t.max),
         }
     }
 }
@@ -64,6 +101,13 @@ pub struct Record {
     /// (the open and close timers of [`Direction::ALL`] in turn); read times are zero
     /// with `-w`.
     pub open_close: [TimeStats; 4],
+    /// The slowest and fastest rank per phase, indexed like [`Phase::ALL`] (not known
+    /// when the per-rank times were not gathered, and for phases that did not run).
+    pub extremes: [Extremes; 6],
+    /// Every rank's time per iteration and phase, seconds:
+    /// `samples[(iteration × nprocs + rank) × 6 + phase]`, phase indexed like
+    /// [`Phase::ALL`]. Empty when not gathered (and on ranks other than 0).
+    pub samples: Vec<f64>,
 }
 
 impl Record {
@@ -79,12 +123,38 @@ impl Record {
         r: &ApiResults,
     ) -> Record {
         let of = |t: Timer| TimeStats::of(&r.stats[t as usize]);
+        let ranks = r.per_rank.first().map_or(0, |v| v.len() / COUNT);
+        let gathered = ranks > 0 && r.per_rank.len() == r.stats[0].len();
         let mut phases = [PhaseStats::default(); 6];
+        let mut extremes = [Extremes::default(); 6];
+        let mut samples = Vec::new();
+        if gathered {
+            samples.reserve(r.per_rank.len() * ranks * 6);
+            for it in &r.per_rank {
+                for rank in 0..ranks {
+                    for ph in Phase::ALL {
+                        let skip = ph.is_read() && !has_read;
+                        samples.push(if skip {
+                            0.0
+                        } else {
+                            it[rank * COUNT + ph.timer() as usize]
+                        });
+                    }
+                }
+            }
+        }
         for (i, ph) in Phase::ALL.iter().enumerate() {
             if ph.is_read() && !has_read {
                 continue;
             }
-            phases[i] = PhaseStats::of(of(ph.timer()), r.bytes);
+            let per_iter: Vec<f64> = r.stats[ph.timer() as usize]
+                .iter()
+                .map(|s| s.max)
+                .collect();
+            phases[i] = PhaseStats::of(of(ph.timer()), r.bytes, &per_iter);
+            if gathered {
+                extremes[i] = extremes_of(&samples, ranks, i);
+            }
         }
         let mut open_close = [TimeStats::default(); 4];
         for (i, d) in Direction::ALL.iter().enumerate() {
@@ -105,7 +175,24 @@ impl Record {
             has_read,
             phases,
             open_close,
+            extremes,
+            samples,
         }
+    }
+
+    /// Whether the per-rank times were gathered ([`Record::samples`] is filled).
+    pub fn has_samples(&self) -> bool {
+        !self.samples.is_empty()
+    }
+
+    /// The time of `rank` in `iteration` (0-based) and phase `phase` (index in
+    /// [`Phase::ALL`]), seconds; `None` when not gathered or out of range.
+    pub fn sample(&self, iteration: u32, rank: u32, phase: usize) -> Option<f64> {
+        if phase >= 6 || rank >= self.nprocs || iteration >= self.iterations {
+            return None;
+        }
+        let i = (iteration as usize * self.nprocs as usize + rank as usize) * 6 + phase;
+        self.samples.get(i).copied()
     }
 
     /// The statistics of `phase`.
@@ -124,6 +211,28 @@ impl Record {
         };
         [&self.open_close[i], &self.open_close[i + 1]]
     }
+}
+
+/// The slowest and fastest (rank, iteration) of phase index `ph` in `samples`
+/// (laid out as [`Record::samples`] with `ranks` ranks); ties go to the first.
+fn extremes_of(samples: &[f64], ranks: usize, ph: usize) -> Extremes {
+    let mut e = Extremes {
+        known: true,
+        slowest_time: f64::NEG_INFINITY,
+        fastest_time: f64::INFINITY,
+        ..Extremes::default()
+    };
+    for (k, row) in samples.chunks_exact(6).enumerate() {
+        let t = row[ph];
+        let (it, rank) = ((k / ranks) as u32, (k % ranks) as u32);
+        if t > e.slowest_time {
+            (e.slowest_time, e.slowest_rank, e.slowest_iteration) = (t, rank, it);
+        }
+        if t < e.fastest_time {
+            (e.fastest_time, e.fastest_rank) = (t, rank);
+        }
+    }
+    e
 }
 
 #[cfg(test)]
@@ -163,8 +272,10 @@ mod tests {
             bytes: 1 << 20,
             iters: 2,
             files: 1,
+            per_rank: vec![],
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Mpiio, true, &r);
+        assert!(!rec.has_samples() && !rec.extremes[1].known);
         let w = rec.phase(Phase::Write);
         assert_eq!((w.min_time, w.max_time), (0.25, 0.5));
         assert!((w.avg_time - 0.375).abs() < 1e-12);
@@ -177,5 +288,50 @@ mod tests {
         );
         let wo = Record::from_api_results(2, 4096, 4096, Api::Mpiio, false, &r);
         assert_eq!(*wo.phase(Phase::ReadOpenClose), PhaseStats::default());
+    }
+
+    #[test]
+    fn spread_and_extremes_from_gathered_times() {
+        // 3 iterations, 2 ranks; Write (fine) times per iteration: rank 0, rank 1
+        let t: [[f64; 2]; 3] = [[0.1, 0.5], [0.3, 0.2], [0.4, 0.05]];
+        let mut stats = vec![vec![IterStat::default(); 3]; COUNT];
+        let mut per_rank = vec![vec![0.0; 2 * COUNT]; 3];
+        for (i, row) in t.iter().enumerate() {
+            let w = Timer::WriteFine as usize;
+            stats[w][i] = IterStat {
+                min: row[0].min(row[1]),
+                max: row[0].max(row[1]),
+                sum: row[0] + row[1],
+            };
+            per_rank[i][w] = row[0];
+            per_rank[i][COUNT + w] = row[1];
+        }
+        let r = ApiResults {
+            stats,
+            bytes: 1 << 20,
+            iters: 3,
+            files: 1,
+            per_rank,
+        };
+        let rec = Record::from_api_results(2, 4096, 4096, Api::Posix, true, &r);
+        let w = rec.phase(Phase::Write);
+        // slowest-rank times 0.5, 0.3, 0.4: mean 0.4, sample std 0.1
+        assert!((w.std_time - 0.1).abs() < 1e-12, "{}", w.std_time);
+        // throughputs 2, 10/3, 2.5 MiB/s
+        let m = (2.0 + 10.0 / 3.0 + 2.5) / 3.0;
+        let want = (((2.0f64 - m).powi(2) + (10.0 / 3.0 - m).powi(2) + (2.5 - m).powi(2))
+            / 2.0)
+            .sqrt();
+        assert!((w.std_mibps - want).abs() < 1e-12);
+        assert_eq!(w.max_gbps, (1u64 << 20) as f64 / 0.3 / 1e9);
+        let e = rec.extremes[1];
+        assert!(e.known);
+        assert_eq!((e.slowest_rank, e.slowest_iteration), (1, 0));
+        assert_eq!(e.slowest_time, w.max_time);
+        assert_eq!((e.fastest_rank, e.fastest_time), (1, 0.05));
+        assert_eq!(rec.sample(1, 0, 1), Some(0.3));
+        assert_eq!(rec.sample(2, 1, 1), Some(0.05));
+        assert_eq!(rec.sample(3, 0, 1), None);
+        assert_eq!(rec.samples.len(), 3 * 2 * 6);
     }
 }

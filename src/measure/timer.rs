@@ -126,6 +126,27 @@ impl TimeStats {
     }
 }
 
+/// Sample standard deviation (divisor `n - 1`) of `xs`; 0.0 for fewer than two values.
+pub fn sample_std(xs: impl Iterator<Item = f64> + Clone) -> f64 {
+    let n = xs.clone().count();
+    if n < 2 {
+        return 0.0;
+    }
+    let mean = xs.clone().sum::<f64>() / n as f64;
+    let ss: f64 = xs.map(|x| (x - mean) * (x - mean)).sum();
+    (ss / (n - 1) as f64).sqrt()
+}
+
+/// Throughput in GB/s (10^9 bytes per second): `bytes / t / 1e9`, and exactly 0.0 when
+/// `t == 0.0` (as [`mbps`]).
+pub fn gbps(bytes: u64, t: f64) -> f64 {
+    if t == 0.0 {
+        0.0
+    } else {
+        bytes as f64 / t / 1e9
+    }
+}
+
 /// Throughput in MiB/s: `(bytes / 2^20) / t`, and exactly 0.0 when `t == 0.0`
 /// (spec §8.3 `MBps`).
 pub fn mbps(bytes: u64, t: f64) -> f64 {
@@ -146,6 +167,10 @@ pub struct ApiResults {
     pub iters: u32,
     /// Files per iteration (for the `using N file(s)` lines).
     pub files: u64,
+    /// Every rank's own times, gathered on rank 0 after each iteration (outside the
+    /// timers): `per_rank[iteration][rank × COUNT + timer]`, seconds. Empty when not
+    /// gathered, and on the other ranks.
+    pub per_rank: Vec<Vec<f64>>,
 }
 
 #[cfg(test)]

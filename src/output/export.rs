@@ -20,7 +20,15 @@
 //!   (`default`, `early`, `incr`, `late`), where `default` means the option was not
 //!   given (spec-compatible run, HDF5's defaults);
 //! * the run: `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`,
-//!   `hostname_count`, `timestamp` (RFC 3339, UTC);
+//!   `hostname_count`, `timestamp` (RFC 3339, UTC, the start);
+//! * the spread: `std_time_s`, `std_mibps` (sample standard deviations over iterations),
+//!   `max_gbps`, `avg_gbps`, `min_gbps` (GB/s = 10^9 bytes per second), and from the
+//!   per-rank times `slowest_rank`, `slowest_host`, `slowest_time_s` (= `max_time_s`),
+//!   `fastest_rank`, `fastest_host`, `fastest_time_s` (`null`/empty when not gathered);
+//! * the run metadata ([`RunMeta`]): `complete` (`true`/`false`), `start_time`,
+//!   `end_time`, `command_line`, `data_dir`, `fs_type`, `mpi_info` (`key=value;…`) and
+//!   `hosts` (`name:ranks;…`) — at the top of the JSON `mpi_info` is an object and
+//!   `hosts` an array of `{"name","ranks"}` objects;
 //! * only when a storage option was given, after all of these (so that the fields above
 //!   keep their places): `fsync`, `direct`, `read_only`, `drop_caches` (`on`, `off`) and
 //!   `reorder` (`off`, `node` for the default shift, or the shift); they also end the
@@ -62,9 +70,12 @@
 //! (`"` doubled inside). With `--csv -` the CSV follows the text report on standard
 //! output and starts at the line beginning with `nprocs,xfer_size,`.
 //!
-//! Writing ([`create`], [`Sink::write`]): `-` is standard output, anything else a file
-//! created (or truncated) by [`create`] before the run, so that an unwritable name is
-//! refused before any I/O, and filled by [`Sink::write`] after it.
+//! Writing ([`create`], [`Sink::write`]): `-` is standard output, written once at the
+//! end; anything else a file checked by [`create`] before the run (so that an unwritable
+//! name is refused before any I/O, while a file of an earlier run is left alone) and
+//! replaced atomically by [`Sink::write`] after each step and at the end.
+//!
+//! `--rank-csv` ([`to_rank_csv`]): every rank's own time per (record, iteration, phase).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -92,12 +103,90 @@ pub struct RunMeta {
     /// When the run started, RFC 3339 in UTC (`YYYY-MM-DDTHH:MM:SSZ`, see
     /// [`rfc3339_utc`]).
     pub timestamp: String,
+    /// Whether the run finished every step (false in the files rewritten after each
+    /// step, and after a run that failed or read back wrong bytes).
+    pub complete: bool,
+    /// When the run ended (complete) or the files were last rewritten (not complete),
+    /// RFC 3339 in UTC.
+    pub end_time: String,
+    /// The command line as given, words quoted for a POSIX shell where needed
+    /// (`h5perf -e 1M --json r.json`); for the C API `h5perf_run`.
+    pub command_line: String,
+    /// The resolved data directory (absolute; `.` resolved to the working directory).
+    pub data_dir: String,
+    /// The file system holding it, by name (`statfs(2)`; `lustre`, `gpfs`, `ext4`, …,
+    /// or the magic number in hexadecimal).
+    pub fs_type: String,
+    /// The `HDF5_MPI_INFO` hints as (key, value) pairs, in the order given.
+    pub mpi_info: Vec<(String, String)>,
+    /// The host names with their numbers of ranks, in the order of their first rank.
+    pub hosts: Vec<(String, u32)>,
+    /// The host name of each rank of the communicator, by rank (for the slowest and
+    /// fastest host).
+    pub rank_hosts: Vec<String>,
+}
+
+impl RunMeta {
+    /// The host of `rank`, or `?` when unknown.
+    pub fn host_of(&self, rank: u32) -> &str {
+        self.rank_hosts
+            .get(rank as usize)
+            .map_or("?", String::as_str)
+    }
+
+    /// `mpi_info` as one text field: `key=value` pairs joined by `;`.
+    pub fn mpi_info_text(&self) -> String {
+        self.mpi_info
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    /// `hosts` as one text field: `name:ranks` joined by `;`.
+    pub fn hosts_text(&self) -> String {
+        self.hosts
+            .iter()
+            .map(|(h, n)| format!("{h}:{n}"))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+}
+
+/// (name, ranks) of each distinct host in `rank_hosts`, in the order of first rank.
+pub fn host_counts(rank_hosts: &[String]) -> Vec<(String, u32)> {
+    let mut v: Vec<(String, u32)> = Vec::new();
+    for h in rank_hosts {
+        match v.iter_mut().find(|(n, _)| n == h) {
+            Some(e) => e.1 += 1,
+            None => v.push((h.clone(), 1)),
+        }
+    }
+    v
+}
+
+/// `args` as one line a POSIX shell reads back as the same words: a word with
+/// characters other than letters, digits and `-_./=:,+@%` is single-quoted.
+pub fn shell_line(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+            if plain {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The field names of a record, in output order: the CSV header and the keys of every
 /// JSON record. Units: `*_size`, `*_bytes`, `bytes`, `num_bytes`, `block_size`, `align`,
 /// `threshold` in bytes; `*_time_s` in seconds; `*_mibps` in MiB/s.
-pub const FIELDS: [&str; 32] = [
+pub const FIELDS: [&str; 51] = [
     "nprocs",
     "xfer_size",
     "buf_bytes",
@@ -130,12 +219,35 @@ pub const FIELDS: [&str; 32] = [
     "world_size",
     "hostname_count",
     "timestamp",
+    "std_time_s",
+    "std_mibps",
+    "max_gbps",
+    "avg_gbps",
+    "min_gbps",
+    "slowest_rank",
+    "slowest_host",
+    "slowest_time_s",
+    "fastest_rank",
+    "fastest_host",
+    "fastest_time_s",
+    "complete",
+    "start_time",
+    "end_time",
+    "command_line",
+    "data_dir",
+    "fs_type",
+    "mpi_info",
+    "hosts",
 ];
 
 /// Index in [`FIELDS`] of the first parameter field (`num_bytes`).
 const FIRST_PARAM: usize = 13;
 /// Index in [`FIELDS`] of the first run field (`h5perf_version`).
 const FIRST_META: usize = 26;
+/// Index in [`FIELDS`] of the first spread field (`std_time_s`).
+const FIRST_SPREAD: usize = 32;
+/// Index in [`FIELDS`] of the first run-metadata field (`complete`).
+const FIRST_RUN: usize = 43;
 
 /// One field value.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,6 +258,10 @@ enum Value<'a> {
     Float(f64),
     /// Text.
     Text(Cow<'a, str>),
+    /// true or false.
+    Bool(bool),
+    /// Not known (JSON `null`, an empty CSV field).
+    Null,
 }
 
 /// A text value borrowed from `s`.
@@ -179,7 +295,7 @@ fn param_values(p: &Params) -> [Value<'static>; FIRST_META - FIRST_PARAM] {
 }
 
 /// The values of the run fields, in [`FIELDS`] order.
-fn meta_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_META] {
+fn meta_values(m: &RunMeta) -> [Value<'_>; FIRST_SPREAD - FIRST_META] {
     [
         text(&m.h5perf_version),
         text(&m.hdf5_version),
@@ -210,9 +326,52 @@ fn record_values<'a>(m: &'a RunMeta, p: &Params, r: &Record, ph: Phase) -> Vec<V
     ];
     v.extend(param_values(p));
     v.extend(meta_values(m));
+    v.extend(spread_values(m, r, ph));
+    v.extend(run_values(m));
     debug_assert_eq!(v.len(), FIELDS.len());
     v.extend(storage_values(p));
     v
+}
+
+/// The values of the spread fields of (record, phase), in [`FIELDS`] order.
+fn spread_values<'a>(m: &'a RunMeta, r: &Record, ph: Phase) -> Vec<Value<'a>> {
+    let s = r.phase(ph);
+    let e = r.extremes[Phase::ALL.iter().position(|x| *x == ph).unwrap_or(0)];
+    let mut v = vec![
+        Value::Float(s.std_time),
+        Value::Float(s.std_mibps),
+        Value::Float(s.max_gbps),
+        Value::Float(s.avg_gbps),
+        Value::Float(s.min_gbps),
+    ];
+    if e.known {
+        v.extend([
+            Value::Int(u64::from(e.slowest_rank)),
+            text(m.host_of(e.slowest_rank)),
+            Value::Float(e.slowest_time),
+            Value::Int(u64::from(e.fastest_rank)),
+            text(m.host_of(e.fastest_rank)),
+            Value::Float(e.fastest_time),
+        ]);
+    } else {
+        v.extend(std::iter::repeat_n(Value::Null, 6));
+    }
+    v
+}
+
+/// The values of the run-metadata fields of a record, in [`FIELDS`] order (the
+/// `HDF5_MPI_INFO` hints and the hosts as one text field each).
+fn run_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_RUN] {
+    [
+        Value::Bool(m.complete),
+        text(&m.timestamp),
+        text(&m.end_time),
+        text(&m.command_line),
+        text(&m.data_dir),
+        text(&m.fs_type),
+        Value::Text(Cow::Owned(m.mpi_info_text())),
+        Value::Text(Cow::Owned(m.hosts_text())),
+    ]
 }
 
 /// The values of the storage fields (none when no storage option was given).
@@ -295,6 +454,8 @@ fn json_value(out: &mut String, v: &Value<'_>) {
         }
         Value::Float(x) => out.push_str(float_text(*x).as_deref().unwrap_or("null")),
         Value::Text(s) => json_string(out, s),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.push_str("null"),
     }
 }
 
@@ -317,13 +478,37 @@ fn json_object(out: &mut String, names: &[&str], values: &[Value<'_>]) {
 /// [`crate::benchmark::run::RunOutcome::records`]); `p` the resolved parameters; `meta` the run.
 pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let mut out = String::from("{\n");
-    for (name, v) in FIELDS[FIRST_META..].iter().zip(meta_values(meta)) {
+    let top = FIELDS[FIRST_META..FIRST_SPREAD]
+        .iter()
+        .zip(meta_values(meta))
+        .chain(FIELDS[FIRST_RUN..FIELDS.len() - 2].iter().zip(run_values(meta)));
+    for (name, v) in top {
         out.push_str("  ");
         json_string(&mut out, name);
         out.push_str(": ");
         json_value(&mut out, &v);
         out.push_str(",\n");
     }
+    // the hints as an object, the hosts as an array of objects
+    out.push_str("  \"mpi_info\": {");
+    for (i, (k, v)) in meta.mpi_info.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_string(&mut out, k);
+        out.push(':');
+        json_string(&mut out, v);
+    }
+    out.push_str("},\n  \"hosts\": [");
+    for (i, (h, n)) in meta.hosts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"name\":");
+        json_string(&mut out, h);
+        let _ = write!(out, ",\"ranks\":{n}}}");
+    }
+    out.push_str("],\n");
     out.push_str("  \"parameters\": ");
     let param_names: Vec<&str> = FIELDS[FIRST_PARAM..FIRST_META]
         .iter()
@@ -378,6 +563,8 @@ pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
                 }
                 Value::Float(x) => out.push_str(float_text(*x).as_deref().unwrap_or("")),
                 Value::Text(s) => csv_field(&mut out, s),
+                Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                Value::Null => {}
             }
         }
         out.push('\n');
@@ -442,38 +629,69 @@ pub fn distinct_count<S: AsRef<str>>(names: &[S]) -> u32 {
     u32::try_from(set.len()).unwrap_or(u32::MAX)
 }
 
-/// Where one output goes: standard output or an open file.
-#[derive(Debug)]
+/// Where one results document goes: standard output (written once, at the end of the
+/// run) or a file (replaced atomically, after each step and at the end).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sink {
     /// Standard output (`-`).
     Stdout,
-    /// A file created by [`create`]: the handle and the name, for messages.
-    File(std::fs::File, String),
+    /// A file: its name, and the temporary file beside it that each rewrite goes
+    /// through (`.NAME.h5perf-tmp.PID` in the same directory).
+    File {
+        /// The results file as given.
+        path: String,
+        /// The temporary file.
+        tmp: String,
+    },
 }
 
-/// Open the destination `dest` of `--json` or `--csv`: `-` is standard output; any
-/// other name is created, or truncated if it exists. Call it before the run so that a
-/// bad name is refused before any I/O.
+/// Check the destination `dest` of `--json`, `--csv` or `--rank-csv` before the run:
+/// `-` is standard output; for a file, the temporary file beside it is created and
+/// removed again, so an unwritable name is refused before any I/O while a file of an
+/// earlier run is left alone until the first step of this run has finished.
 ///
 /// # Errors
-/// [`Error::Other`] naming the file when it cannot be created
+/// [`Error::Other`] naming the file when the temporary file beside it cannot be created
 /// (`cannot create 'x/r.json': No such file or directory`).
 pub fn create(dest: &str) -> Result<Sink> {
     if dest == "-" {
         return Ok(Sink::Stdout);
     }
-    std::fs::File::create(dest)
-        .map(|f| Sink::File(f, dest.to_string()))
-        .map_err(|e| Error::Other(format!("cannot create '{dest}': {}", io_text(&e))))
+    let path = std::path::Path::new(dest);
+    let name = path.file_name().map_or_else(
+        || std::borrow::Cow::Borrowed("results"),
+        |n| n.to_string_lossy(),
+    );
+    let tmp_name = format!(".{name}.h5perf-tmp.{}", std::process::id());
+    let tmp = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.join(tmp_name),
+        _ => std::path::PathBuf::from(tmp_name),
+    };
+    let tmp = tmp.to_string_lossy().into_owned();
+    let cannot = |e: std::io::Error| Error::Other(format!("cannot create '{dest}': {}", io_text(&e)));
+    if std::fs::metadata(dest).is_ok_and(|m| m.is_dir()) {
+        return Err(Error::Other(format!(
+            "cannot create '{dest}': Is a directory"
+        )));
+    }
+    std::fs::File::create(&tmp).map_err(cannot)?;
+    std::fs::remove_file(&tmp).map_err(cannot)?;
+    Ok(Sink::File {
+        path: dest.to_string(),
+        tmp,
+    })
 }
 
 impl Sink {
-    /// Write `text` completely and flush it (standard output: after everything
-    /// printed before; a file: then closed).
+    /// Write `text` as the whole document: on standard output, once, flushed; to a
+    /// file, through its temporary file (written, `fsync`ed, renamed over the file,
+    /// then the directory `fsync`ed), so a reader or a killed run sees either the
+    /// previous document or this one, never a part.
     ///
     /// # Errors
-    /// [`Error::Other`] when the text cannot be written.
-    pub fn write(self, text: &str) -> Result<()> {
+    /// [`Error::Other`] when the text cannot be written or the file not replaced (the
+    /// temporary file is removed).
+    pub fn write(&self, text: &str) -> Result<()> {
         match self {
             Sink::Stdout => {
                 let mut o = std::io::stdout().lock();
@@ -486,12 +704,94 @@ impl Sink {
                         ))
                     })
             }
-            Sink::File(mut f, name) => f
-                .write_all(text.as_bytes())
-                .and_then(|()| f.sync_all())
-                .map_err(|e| Error::Other(format!("cannot write '{name}': {}", io_text(&e)))),
+            Sink::File { path, tmp } => {
+                let wrote = std::fs::File::create(tmp)
+                    .and_then(|mut f| {
+                        f.write_all(text.as_bytes())?;
+                        f.sync_all()
+                    })
+                    .and_then(|()| std::fs::rename(tmp, path));
+                if let Err(e) = wrote {
+                    let _ = std::fs::remove_file(tmp);
+                    return Err(Error::Other(format!("cannot write '{path}': {}", io_text(&e))));
+                }
+                // the rename itself reaches the disk with the directory (best effort)
+                let dir = std::path::Path::new(path)
+                    .parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .unwrap_or(std::path::Path::new("."));
+                if let Ok(d) = std::fs::File::open(dir) {
+                    let _ = d.sync_all();
+                }
+                Ok(())
+            }
         }
     }
+
+    /// Whether the document goes to a file (rewritten after each step).
+    pub fn is_file(&self) -> bool {
+        matches!(self, Sink::File { .. })
+    }
+}
+
+/// The header of the `--rank-csv` file.
+pub const RANK_FIELDS: [&str; 11] = [
+    "nprocs",
+    "xfer_size",
+    "api",
+    "iteration",
+    "phase",
+    "rank",
+    "host",
+    "time_s",
+    "bytes",
+    "mibps",
+    "gbps",
+];
+
+/// The per-rank samples as CSV (`--rank-csv`): the header [`RANK_FIELDS`], then one
+/// row per (record, iteration, phase, rank) in that order, for the records' phases as
+/// in [`to_csv`]. `iteration` counts from 1; `rank` is the rank in the step's
+/// communicator (the world rank for the program) and `host` its host; `time_s` the
+/// rank's own accumulated time of the phase in the iteration (seconds), `bytes` what
+/// the rank moved in it (the record's bytes / processes), `mibps` and `gbps` their
+/// quotient (0 for a zero time). Records without samples give no rows.
+pub fn to_rank_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
+    let mut out = RANK_FIELDS.join(",");
+    out.push('\n');
+    for r in records.iter().filter(|r| r.has_samples()) {
+        let phases: Vec<(usize, Phase)> = rows(p, std::slice::from_ref(r))
+            .map(|(_, ph)| (Phase::ALL.iter().position(|x| *x == ph).unwrap_or(0), ph))
+            .collect();
+        let bytes = r.bytes / u64::from(r.nprocs.max(1));
+        for it in 0..r.iterations {
+            for (pi, ph) in &phases {
+                for rank in 0..r.nprocs {
+                    let t = r.sample(it, rank, *pi).unwrap_or(0.0);
+                    let _ = write!(
+                        out,
+                        "{},{},{},{},{},{},",
+                        r.nprocs,
+                        r.xfer_size,
+                        r.api.name(),
+                        it + 1,
+                        ph.key(),
+                        rank
+                    );
+                    csv_field(&mut out, meta.host_of(rank));
+                    let f = |x: f64| float_text(x).unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        ",{},{bytes},{},{}",
+                        f(t),
+                        f(crate::measure::timer::mbps(bytes, t)),
+                        f(crate::measure::timer::gbps(bytes, t))
+                    );
+                }
+            }
+        }
+    }
+    out
 }
 
 /// An I/O error's text without the ` (os error N)` suffix.
@@ -515,6 +815,14 @@ mod tests {
             world_size: 4,
             hostname_count: 2,
             timestamp: rfc3339_utc(1_798_761_600),
+            complete: true,
+            end_time: rfc3339_utc(1_798_761_660),
+            command_line: shell_line(&["h5perf".into(), "-e".into(), "a b".into()]),
+            data_dir: "/scratch/u".into(),
+            fs_type: "lustre".into(),
+            mpi_info: vec![("striping_factor".into(), "4".into())],
+            hosts: vec![("n1".into(), 3), ("n2".into(), 1)],
+            rank_hosts: vec!["n1".into(), "n1".into(), "n2".into(), "n1".into()],
         }
     }
 
@@ -551,6 +859,7 @@ mod tests {
                 max_mibps: mib / (0.1 * k),
                 avg_mibps: mib / (0.2 * k),
                 min_mibps: mib / (0.3 * k),
+                ..PhaseStats::default()
             };
         }
         Record {
@@ -563,6 +872,8 @@ mod tests {
             has_read,
             phases,
             open_close: [TimeStats::default(); 4],
+            extremes: [crate::measure::Extremes::default(); 6],
+            samples: Vec::new(),
         }
     }
 
@@ -647,7 +958,10 @@ mod tests {
                 for (name, v) in par {
                     assert_eq!(&o[name], v, "{name}");
                 }
-                for f in &FIELDS[FIRST_META..] {
+                for f in &FIELDS[FIRST_META..FIRST_SPREAD] {
+                    assert_eq!(o[*f], j[*f], "{f}");
+                }
+                for f in &FIELDS[FIRST_RUN..FIELDS.len() - 2] {
                     assert_eq!(o[*f], j[*f], "{f}");
                 }
             }
@@ -755,7 +1069,7 @@ mod tests {
         assert!(
             text.contains("\"min_time_s\":0,\"avg_time_s\":0,\"max_time_s\":0,\"max_mibps\":0,")
         );
-        assert!(!text.contains("inf") && !text.contains("NaN"));
+        assert!(!text.contains(":inf") && !text.contains("NaN"));
         let j: J = serde_json::from_str(&text).unwrap();
         assert_eq!(j["records"][0]["max_mibps"], 0);
         assert!(j["records"][1]["max_mibps"].is_null());
@@ -834,6 +1148,8 @@ mod tests {
             for (f, cell) in FIELDS.iter().zip(row) {
                 match &rec[*f] {
                     J::String(s) => assert_eq!(cell, s, "{f}"),
+                    J::Null => assert_eq!(cell, "", "{f}"),
+                    J::Bool(b) => assert_eq!(cell, &b.to_string(), "{f}"),
                     v => assert_eq!(cell.parse::<f64>().unwrap(), num(v), "{f}"),
                 }
             }
@@ -927,12 +1243,20 @@ mod tests {
         let name = path.to_str().unwrap();
         std::fs::write(&path, "old content that is longer").unwrap();
         let sink = create(name).unwrap();
-        assert!(matches!(sink, Sink::File(..)));
-        // created (truncated) before anything is written
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+        assert!(sink.is_file());
+        // checked, not touched: the earlier file stays until the first write
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "old content that is longer"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         sink.write("{}\n").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
-        assert!(matches!(create("-").unwrap(), Sink::Stdout));
+        sink.write("[]\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[]\n");
+        // no temporary file left beside it
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(create("-").unwrap(), Sink::Stdout);
         let bad = dir.path().join("no/such/dir.csv");
         let e = create(bad.to_str().unwrap()).unwrap_err();
         assert_eq!(
@@ -942,5 +1266,67 @@ mod tests {
                 bad.display()
             )
         );
+        let e = create(dir.path().to_str().unwrap()).unwrap_err();
+        assert!(e.to_string().ends_with("Is a directory"), "{e}");
     }
+
+    #[test]
+    fn run_metadata_and_spread_fields() {
+        let (mut m, p) = (meta(), params());
+        let mut r = record(4, 16384, Api::Posix, true);
+        r.extremes[1] = crate::measure::Extremes {
+            known: true,
+            slowest_rank: 2,
+            slowest_time: 0.4,
+            slowest_iteration: 1,
+            fastest_rank: 3,
+            fastest_time: 0.1,
+        };
+        m.complete = false;
+        let j: J = serde_json::from_str(&to_json(&m, &p, std::slice::from_ref(&r))).unwrap();
+        assert_eq!(j["complete"], false);
+        assert_eq!(j["command_line"], "h5perf -e 'a b'");
+        assert_eq!(j["fs_type"], "lustre");
+        assert_eq!(j["data_dir"], "/scratch/u");
+        assert_eq!(j["mpi_info"]["striping_factor"], "4");
+        assert_eq!(j["hosts"][1]["name"], "n2");
+        assert_eq!(j["hosts"][0]["ranks"], 3);
+        let w = &j["records"][1];
+        assert_eq!(w["phase"], "write");
+        assert_eq!(w["slowest_rank"], 2);
+        assert_eq!(w["slowest_host"], "n2");
+        assert_eq!(w["fastest_host"], "n1");
+        assert_eq!(w["complete"], false);
+        assert_eq!(w["mpi_info"], "striping_factor=4");
+        assert_eq!(w["hosts"], "n1:3;n2:1");
+        assert!(j["records"][0]["slowest_rank"].is_null());
+        let rows = parse_csv(&to_csv(&m, &p, std::slice::from_ref(&r)));
+        let col = |name: &str| FIELDS.iter().position(|f| *f == name).unwrap();
+        assert_eq!(rows[2][col("slowest_host")], "n2");
+        assert_eq!(rows[1][col("slowest_host")], "");
+        assert_eq!(rows[1][col("complete")], "false");
+        assert_eq!(host_counts(&m.rank_hosts), m.hosts);
+        assert_eq!(
+            shell_line(&["a".into(), "it's".into(), "".into(), "x=1,2".into()]),
+            "a 'it'\\''s' '' x=1,2"
+        );
+    }
+
+    #[test]
+    fn rank_csv_rows() {
+        let (m, p) = (meta(), params());
+        let mut r = record(4, 16384, Api::Mpiio, false);
+        r.samples = (0..2 * 4 * 6).map(|i| f64::from(i) / 100.0).collect();
+        let rows = parse_csv(&to_rank_csv(&m, &p, std::slice::from_ref(&r)));
+        assert_eq!(rows[0], RANK_FIELDS);
+        // 2 iterations × 3 write phases × 4 ranks
+        assert_eq!(rows.len(), 1 + 2 * 3 * 4);
+        assert_eq!(rows[1][..7].join(","), "4,16384,mpiio,1,raw_write,0,n1");
+        assert_eq!(rows[7][..7].join(","), "4,16384,mpiio,1,write,2,n2");
+        assert_eq!(rows[7][7].parse::<f64>().unwrap(), r.sample(0, 2, 1).unwrap());
+        assert_eq!(rows[7][8], (r.bytes / 4).to_string());
+        let none = record(4, 16384, Api::Mpiio, false);
+        assert_eq!(to_rank_csv(&m, &p, &[none]).lines().count(), 1);
+    }
+
 }

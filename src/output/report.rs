@@ -223,6 +223,63 @@ pub fn api_header(api: Api) -> String {
     format!("        IO API = {name}\n")
 }
 
+/// The short name of an API in the summary table and the progress lines: `POSIX`,
+/// `MPIO`, `PHDF5`.
+pub fn summary_api_name(api: Api) -> &'static str {
+    match api {
+        Api::Posix => "POSIX",
+        Api::Mpiio => "MPIO",
+        Api::Phdf5 => "PHDF5",
+    }
+}
+
+/// The `--summary` table, printed after the whole report (like IOR's "Summary of all
+/// tests"): one row per (API, processes, transfer size, phase) of `records` that ran,
+/// with the maximum, mean and minimum throughput (MiB/s, as the report's "MB/s"), the
+/// sample standard deviation over iterations (MiB/s) and the slowest rank with its
+/// host (`host_of(rank)`; `-` when the per-rank times were not gathered).
+pub fn summary_table(p: &Params, records: &[Record], host_of: &dyn Fn(u32) -> String) -> String {
+    let mut out = String::from("\nSummary of all tests (MB/s = MiB/s, 2^20 bytes per second):\n");
+    out.push_str(
+        "API     Procs       Xfer Phase              Max(MB/s) Mean(MB/s)  Min(MB/s)     StdDev  Slowest rank (host)
+",
+    );
+    for r in records {
+        let api = summary_api_name(r.api);
+        for (i, ph) in Phase::ALL.iter().enumerate() {
+            let ran = if ph.is_read() {
+                r.has_read
+            } else {
+                !p.storage.read_only
+            };
+            if !ran {
+                continue;
+            }
+            let s = &r.phases[i];
+            let e = &r.extremes[i];
+            let slow = if e.known {
+                format!("{} ({})", e.slowest_rank, host_of(e.slowest_rank))
+            } else {
+                "-".to_string()
+            };
+            let _ = writeln!(
+                out,
+                "{:<6} {:>6} {:>10} {:<17} {:>10.2} {:>10.2} {:>10.2} {:>10.2}  {}",
+                api,
+                r.nprocs,
+                sz(r.xfer_size),
+                ph.title(),
+                s.max_mibps,
+                s.avg_mibps,
+                s.min_mibps,
+                s.std_mibps,
+                slow
+            );
+        }
+    }
+    out
+}
+
 fn throughput_block(out: &mut String, iters: u32, ph: Phase, s: &PhaseStats, times: bool) {
     let _ = writeln!(out, "            {} ({iters} iteration(s)):", ph.title());
     for (label, mibps, tt) in [
@@ -478,6 +535,7 @@ mod tests {
             bytes: 524288,
             iters: 1,
             files: 1,
+            per_rank: vec![],
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         api_results(&p, &rec, &r)
@@ -596,6 +654,7 @@ mod tests {
             bytes: 524288,
             iters: 1,
             files: 1,
+            per_rank: vec![],
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         let text = api_results(&p, &rec, &r);

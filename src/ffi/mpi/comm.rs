@@ -1,5 +1,5 @@
 //! Communicators ([`Comm`]) and the collectives h5perf uses: barrier, all-reduce,
-//! broadcast, split, duplicate.
+//! broadcast, gather, split, duplicate.
 
 use std::ffi::{c_int, c_void};
 use std::mem::MaybeUninit;
@@ -205,6 +205,44 @@ impl Comm {
             )
         })?;
         Ok(buf)
+    }
+}
+
+impl Comm {
+    /// `MPI_Gather` of `input.len()` doubles from every rank to `root` (MPI-3.1 §5.5):
+    /// `root` returns every rank's values in rank order (`size × input.len()`), the
+    /// other ranks an empty vector. Every rank must pass the same length.
+    ///
+    /// Errors: the MPI call fails, or the total length exceeds `INT_MAX`.
+    pub fn gather_f64(&self, root: u32, input: &[f64]) -> Result<Vec<f64>> {
+        let n = to_count("gather length", input.len() as u64)?;
+        let size = self.size()? as usize;
+        let is_root = self.rank()? == root;
+        let mut out = if is_root {
+            vec![0.0; size * input.len()]
+        } else {
+            Vec::new()
+        };
+        let recv = if is_root {
+            out.as_mut_ptr() as *mut c_void
+        } else {
+            std::ptr::null_mut()
+        };
+        // SAFETY: input holds n doubles; on root, out holds size × n doubles (the
+        // receive buffer is not read on the other ranks); MPI_DOUBLE matches f64.
+        check("MPI_Gather", unsafe {
+            raw::MPI_Gather(
+                input.as_ptr() as *const c_void,
+                n,
+                raw::RSMPI_DOUBLE,
+                recv,
+                n,
+                raw::RSMPI_DOUBLE,
+                root as c_int,
+                self.raw,
+            )
+        })?;
+        Ok(out)
     }
 }
 

@@ -1,0 +1,192 @@
+/*
+ * results.c - per-rank samples and run metadata through h5perf_results (issue 14),
+ * run with 2 and 3 ranks:
+ *   - the new setters: --json, --rank-csv, --summary, --progress (NULL and "" cases);
+ *   - h5perf_results_spread: on rank 0 the slowest rank's time equals the phase's
+ *     max_time and is the largest per-rank sample; its host is h5perf_results_rank_host
+ *     of that rank; GB/s agrees with MiB/s; other ranks get known = 0;
+ *   - h5perf_results_rank_time: one sample per (record, iteration, phase, rank) on
+ *     rank 0, H5PERF_EINVAL out of range and on the other ranks;
+ *   - h5perf_results_meta: complete, fs_type, command_line, world_size, hosts; NULL for
+ *     an unknown key;
+ *   - the results files written by rank 0 (complete JSON, rank CSV row count), nothing
+ *     on stdout without a report.
+ */
+#include "check.h"
+
+static long count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long n = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        if (c == '\n')
+            n++;
+    fclose(f);
+    return n;
+}
+
+static int file_contains(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    ct_init("results");
+    int size = ct_size, rank = ct_rank;
+
+    h5perf_config *cfg = h5perf_config_new();
+    ct_check(cfg != NULL, "config_new", "NULL");
+    ct_check_rc(h5perf_config_set_json(cfg, ""), H5PERF_EINVAL, "set_json.empty");
+    ct_check_rc(h5perf_config_set_rank_csv(cfg, ""), H5PERF_EINVAL, "set_rank_csv.empty");
+    ct_check_rc(h5perf_config_set_csv(cfg, NULL), H5PERF_OK, "set_csv.null");
+    ct_check_rc(h5perf_config_set_json(cfg, "r.json"), H5PERF_OK, "set_json");
+    ct_check_rc(h5perf_config_set_rank_csv(cfg, "ranks.csv"), H5PERF_OK, "set_rank_csv");
+    ct_check_rc(h5perf_config_set_summary(cfg, 1), H5PERF_OK, "set_summary");
+    ct_check_rc(h5perf_config_set_progress(cfg, 0), H5PERF_OK, "set_progress");
+    ct_check_rc(h5perf_config_set_apis(cfg, H5PERF_API_POSIX | H5PERF_API_MPIIO), H5PERF_OK,
+                "set_apis");
+    ct_check_rc(h5perf_config_set_num_bytes(cfg, 65536), H5PERF_OK, "set_num_bytes");
+    ct_check_rc(h5perf_config_set_min_xfer_size(cfg, 32768), H5PERF_OK, "set_min_xfer");
+    ct_check_rc(h5perf_config_set_block_size(cfg, 32768), H5PERF_OK, "set_block");
+    ct_check_rc(h5perf_config_set_iterations(cfg, 3), H5PERF_OK, "set_iterations");
+
+    h5perf_results *res = NULL;
+    char path[64], head[256];
+    int saved = ct_capture_begin(path, sizeof path);
+    int rc = h5perf_run(cfg, MPI_COMM_WORLD, &res);
+    long out = ct_capture_end(saved, path, head, sizeof head);
+    ct_check_rc(rc, H5PERF_OK, "run.rc");
+    ct_check(out == 0, "run.no_stdout", "%ld bytes on stdout without a report: \"%.80s\"", out,
+             head);
+
+    size_t n = h5perf_results_count(res);
+    long want_rows = 1;
+    int spread_ok = 1, samples_ok = 1, hosts_ok = 1;
+    char why[512] = "";
+    for (size_t i = 0; i < n; i++) {
+        const h5perf_record *r = h5perf_results_get(res, i);
+        const h5perf_phase *ph[6] = {&r->raw_write, &r->write, &r->write_open_close,
+                                     &r->raw_read, &r->read, &r->read_open_close};
+        want_rows += (long)r->iterations * 6 * r->nprocs;
+        for (int p = 0; p < 6; p++) {
+            h5perf_spread s;
+            if (h5perf_results_spread(res, i, p, &s) != H5PERF_OK) {
+                spread_ok = 0;
+                snprintf(why, sizeof why, "record %zu phase %d: %s", i, p, h5perf_last_error());
+                continue;
+            }
+            double gb = ph[p]->max_mibps * 1048576.0 / 1e9;
+            if (fabs(s.max_gbps - gb) > 1e-9 * (gb + 1)) {
+                spread_ok = 0;
+                snprintf(why, sizeof why, "record %zu phase %d: %g GB/s vs %g MiB/s", i, p,
+                         s.max_gbps, ph[p]->max_mibps);
+            }
+            if (s.std_time < 0 || s.std_mibps < 0) {
+                spread_ok = 0;
+                snprintf(why, sizeof why, "negative standard deviation");
+            }
+            if (rank != 0) {
+                double t;
+                if (s.known != 0 ||
+                    h5perf_results_rank_time(res, i, 0, p, 0, &t) != H5PERF_EINVAL) {
+                    samples_ok = 0;
+                    snprintf(why, sizeof why, "rank %d has per-rank detail", rank);
+                }
+                continue;
+            }
+            if (!s.known || s.slowest_time != ph[p]->max_time) {
+                spread_ok = 0;
+                snprintf(why, sizeof why, "record %zu phase %d: known %d, slowest %.9g, max %.9g",
+                         i, p, s.known, s.slowest_time, ph[p]->max_time);
+            }
+            double mx = -1;
+            int at = -1;
+            for (int it = 0; it < r->iterations; it++)
+                for (int k = 0; k < r->nprocs; k++) {
+                    double t = -1;
+                    if (h5perf_results_rank_time(res, i, it, p, k, &t) != H5PERF_OK || t < 0) {
+                        samples_ok = 0;
+                        snprintf(why, sizeof why, "no sample %zu/%d/%d/%d", i, it, p, k);
+                    }
+                    if (t > mx) {
+                        mx = t;
+                        at = k;
+                    }
+                }
+            double t;
+            if (h5perf_results_rank_time(res, i, r->iterations, p, 0, &t) != H5PERF_EINVAL ||
+                h5perf_results_rank_time(res, i, 0, p, r->nprocs, &t) != H5PERF_EINVAL ||
+                h5perf_results_rank_time(res, i, 0, 6, 0, &t) != H5PERF_EINVAL) {
+                samples_ok = 0;
+                snprintf(why, sizeof why, "a sample out of range was returned");
+            }
+            if (mx != ph[p]->max_time || at != s.slowest_rank) {
+                samples_ok = 0;
+                snprintf(why, sizeof why,
+                         "record %zu phase %d: largest sample %.9g at rank %d, max_time %.9g, "
+                         "slowest rank %d",
+                         i, p, mx, at, ph[p]->max_time, s.slowest_rank);
+            }
+            const char *h = h5perf_results_rank_host(res, s.slowest_rank);
+            if (!h || !s.slowest_host || strcmp(h, s.slowest_host) != 0 || !*h) {
+                hosts_ok = 0;
+                snprintf(why, sizeof why, "slowest host \"%s\" vs rank host \"%s\"",
+                         s.slowest_host ? s.slowest_host : "(null)", h ? h : "(null)");
+            }
+        }
+    }
+    ct_check(n > 0, "records", "no records");
+    ct_check(spread_ok, "spread", "%s", why);
+    ct_check(samples_ok, "rank_time", "%s", why);
+    ct_check(hosts_ok, "hosts", "%s", why);
+    h5perf_spread s;
+    ct_check_rc(h5perf_results_spread(res, n, 0, &s), H5PERF_EINVAL, "spread.out_of_range");
+    ct_check_rc(h5perf_results_spread(res, 0, 6, &s), H5PERF_EINVAL, "spread.bad_phase");
+    ct_check_rc(h5perf_results_spread(res, 0, 0, NULL), H5PERF_EINVAL, "spread.null");
+
+    const char *complete = h5perf_results_meta(res, "complete");
+    ct_check(complete && strcmp(complete, "true") == 0, "meta.complete", "\"%s\"",
+             complete ? complete : "(null)");
+    const char *fs = h5perf_results_meta(res, "fs_type");
+    ct_check(fs && *fs, "meta.fs_type", "empty");
+    const char *cl = h5perf_results_meta(res, "command_line");
+    ct_check(cl && strcmp(cl, "h5perf_run") == 0, "meta.command_line", "\"%s\"",
+             cl ? cl : "(null)");
+    const char *ws = h5perf_results_meta(res, "world_size");
+    ct_check(ws && atoi(ws) == size, "meta.world_size", "\"%s\"", ws ? ws : "(null)");
+    const char *hosts = h5perf_results_meta(res, "hosts");
+    ct_check(hosts && strstr(hosts, ":") != NULL, "meta.hosts", "\"%s\"", hosts ? hosts : "(null)");
+    const char *dd = h5perf_results_meta(res, "data_dir");
+    ct_check(dd && dd[0] == '/', "meta.data_dir", "\"%s\"", dd ? dd : "(null)");
+    ct_check(h5perf_results_meta(res, "no_such_key") == NULL, "meta.unknown", "not NULL");
+    ct_check(h5perf_results_meta(res, NULL) == NULL, "meta.null_key", "not NULL");
+    ct_check(h5perf_results_rank_host(res, size) == NULL, "rank_host.out_of_range", "not NULL");
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        ct_check(file_contains("r.json", "\"complete\": true"), "json.complete",
+                 "r.json lacks \"complete\": true");
+        long rows = count_lines("ranks.csv");
+        ct_check(rows == want_rows, "rank_csv.rows", "%ld lines, expected %ld", rows, want_rows);
+        unlink("r.json");
+        unlink("ranks.csv");
+    }
+    h5perf_results_free(res);
+    h5perf_config_free(cfg);
+
+    int status = ct_finish();
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,49 @@
+/* Test shim (LD_PRELOAD): the rank named by $H5PERF_TEST_SLOW_RANK (Open MPI's
+ * OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK) sleeps $H5PERF_TEST_SLOW_MS milliseconds in
+ * its writes to #pio_tmp data files: in the first one only when $H5PERF_TEST_SLOW_ONCE
+ * is set, else in every one. The sleep is inside h5perf's raw-data timer, so that rank
+ * is slowed on purpose; every other process and file is left alone. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+static int slept_once = 0;
+
+static void maybe_sleep(int fd) {
+    const char *want = getenv("H5PERF_TEST_SLOW_RANK");
+    const char *me = getenv("OMPI_COMM_WORLD_RANK");
+    if (!me) me = getenv("PMI_RANK");
+    const char *ms = getenv("H5PERF_TEST_SLOW_MS");
+    if (!want || !me || !ms || strcmp(want, me) != 0) return;
+    if (getenv("H5PERF_TEST_SLOW_ONCE") && slept_once) return;
+    char link[64], path[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n <= 0) return;
+    path[n] = 0;
+    if (!strstr(path, "#pio_tmp")) return;
+    slept_once = 1;
+    long t = atol(ms);
+    struct timespec d = {t / 1000, (t % 1000) * 1000000L};
+    while (nanosleep(&d, &d) != 0) {
+    }
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) {
+    static ssize_t (*real)(int, const void *, size_t, off_t) = NULL;
+    if (!real) real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+    maybe_sleep(fd);
+    return real(fd, buf, count, offset);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset) {
+    static ssize_t (*real)(int, const void *, size_t, off_t) = NULL;
+    if (!real) real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+    maybe_sleep(fd);
+    return real(fd, buf, count, offset);
+}
