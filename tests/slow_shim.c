@@ -2,7 +2,8 @@
  * OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK) sleeps $H5PERF_TEST_SLOW_MS milliseconds in
  * its writes to #pio_tmp data files: in the first one only when $H5PERF_TEST_SLOW_ONCE
  * is set, else in every one. The sleep is inside h5perf's raw-data timer, so that rank
- * is slowed on purpose; every other process and file is left alone. */
+ * is slowed on purpose; every other process and file is left alone. pwrite, pwrite64
+ * and syscall(SYS_pwrite64, ...) are interposed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -46,4 +47,22 @@ ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset) {
     if (!real) real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
     maybe_sleep(fd);
     return real(fd, buf, count, offset);
+}
+
+/* h5perf's POSIX loop makes the system call directly (syscall(SYS_pwrite64, ...), see
+ * src/ffi/posix.rs) on 64-bit Linux: interpose glibc's syscall() too. Only
+ * SYS_pwrite64 is looked at; every call is passed on with its six argument words. */
+#include <stdarg.h>
+#include <sys/syscall.h>
+
+long syscall(long number, ...) {
+    static long (*real)(long, ...) = NULL;
+    if (!real) real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+    va_list ap;
+    va_start(ap, number);
+    long a[6];
+    for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
+    va_end(ap);
+    if (number == SYS_pwrite64) maybe_sleep((int)a[0]);
+    return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
