@@ -243,10 +243,13 @@ uninstall:
 
 # h5perf's POSIX raw throughput against the plainest C loop doing the same transfers
 # (bench/run: goals and knobs there), then its storage options against dd on this
-# machine's disk (bench/storage). Not part of `make test`: timing needs a quiet machine.
+# machine's disk (bench/storage), then the cost of gathering every rank's times after
+# each iteration at 1-4 ranks (bench/gather). Not part of `make test`: timing needs a
+# quiet machine.
 bench: build
 	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/run "$(BIN)"
 	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/storage "$(BIN)"
+	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/gather "$(BIN)"
 
 clean:
 	$(CARGO) clean
