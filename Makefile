@@ -245,14 +245,17 @@ uninstall:
 
 # The instructions per transfer of h5perf's timed loop for POSIX, MPI-IO and PHDF5 and
 # of the plainest C loop (bench/instr: deterministic, goals there), h5perf's POSIX raw
-# throughput against that C loop (bench/run: goals and knobs there), then its storage
-# options against dd on this machine's disk (bench/storage). Not part of `make test`:
-# timing needs a quiet machine. Every part runs; the status is that of the first failure.
+# throughput against that C loop (bench/run: goals and knobs there), its storage
+# options against dd on this machine's disk (bench/storage), then the cost of gathering
+# every rank's times after each iteration at 1-4 ranks (bench/gather). Not part of
+# `make test`: timing needs a quiet machine. Every part runs; the status is that of the
+# first failure.
 bench: build
 	@rc=0; \
 	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/instr "$(BIN)" || rc=$$?; \
 	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/run "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
 	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/storage "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
+	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/gather "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
 	exit $$rc
 
 bench-instr: build

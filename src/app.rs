@@ -323,6 +323,7 @@ pub fn run_on(
     let wrong_bytes = comm.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
     if let Some(m) = meta.as_mut() {
         m.complete = wrong_bytes == 0;
+        m.gather_time_s = outcome.gather_seconds;
         m.end_time = export::rfc3339_utc(export::now_unix_seconds());
     }
     if params.summary && rank == 0 {
@@ -414,6 +415,7 @@ fn run_meta(
         mpi_info: info_pairs.map(<[_]>::to_vec).unwrap_or_default(),
         hosts: export::host_counts(&names),
         rank_hosts: names,
+        gather_time_s: 0.0,
     })
 }
 

@@ -32,6 +32,9 @@ pub struct RunOutcome {
     /// One record per (processes, transfer size, API) this rank took part in, in run
     /// order; rank 0 of the communicator takes part in all of them.
     pub records: Vec<Record>,
+    /// Seconds this rank spent in the per-iteration gathering of every rank's times
+    /// ([`Hooks::gather`]), outside every timer; 0 without it.
+    pub gather_seconds: f64,
 }
 
 /// A finished (processes, transfer size) step, as [`Hooks::on_step`] sees it.
@@ -175,7 +178,7 @@ impl Run<'_> {
                 // the driver and its datatypes are released when the iterations end
                 let results =
                     ApiRun::new(self, &step, api, ctx, read_pattern, tbuf.as_mut_slice())?
-                        .iterations(&mut outcome.wrong_bytes)?;
+                        .iterations(&mut outcome.wrong_bytes, &mut outcome.gather_seconds)?;
                 let record =
                     Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results);
                 if rank == 0 {
@@ -292,8 +295,9 @@ impl<'a> ApiRun<'a> {
 
     /// All iterations of the API (spec §5.2, §8.2): per iteration a barrier, every file
     /// (written, read back, verified, removed), then the reduction of the iteration's
-    /// times over the communicator. Adds the bytes read back wrong to `wrong_bytes`.
-    fn iterations(&mut self, wrong_bytes: &mut u64) -> Result<ApiResults> {
+    /// times over the communicator. Adds the bytes read back wrong to `wrong_bytes` and
+    /// the time spent gathering every rank's times to `gather_seconds`.
+    fn iterations(&mut self, wrong_bytes: &mut u64, gather_seconds: &mut f64) -> Result<ApiResults> {
         let Run {
             p, env, dir, out, ..
         } = *self.run;
@@ -355,7 +359,9 @@ impl<'a> ApiRun<'a> {
             }
             if self.run.gather {
                 // every rank's own times to rank 0, after the iteration's timers
+                let g0 = wtime();
                 let all = comm.gather_f64(0, &self.t)?;
+                *gather_seconds += wtime() - g0;
                 if rank == 0 {
                     per_rank.push(all);
                 }

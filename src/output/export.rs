@@ -88,7 +88,7 @@ use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
 use crate::measure::{Phase, Record};
 
 /// What describes the run as a whole, the same in every record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunMeta {
     /// h5perf's own version (`CARGO_PKG_VERSION`), e.g. `0.1.0`.
     pub h5perf_version: String,
@@ -124,6 +124,10 @@ pub struct RunMeta {
     /// The host name of each rank of the communicator, by rank (for the slowest and
     /// fastest host).
     pub rank_hosts: Vec<String>,
+    /// Seconds rank 0 spent gathering every rank's times after each iteration (outside
+    /// every timer), over the whole run: set at the end (0 in the files rewritten after
+    /// each step). JSON only (top level, `gather_time_s`), for `make bench`.
+    pub gather_time_s: f64,
 }
 
 impl RunMeta {
@@ -508,7 +512,9 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         json_string(&mut out, h);
         let _ = write!(out, ",\"ranks\":{n}}}");
     }
-    out.push_str("],\n");
+    out.push_str("],\n  \"gather_time_s\": ");
+    json_value(&mut out, &Value::Float(meta.gather_time_s));
+    out.push_str(",\n");
     out.push_str("  \"parameters\": ");
     let param_names: Vec<&str> = FIELDS[FIRST_PARAM..FIRST_META]
         .iter()
@@ -823,6 +829,7 @@ mod tests {
             mpi_info: vec![("striping_factor".into(), "4".into())],
             hosts: vec![("n1".into(), 3), ("n2".into(), 1)],
             rank_hosts: vec!["n1".into(), "n1".into(), "n2".into(), "n1".into()],
+            gather_time_s: 0.25,
         }
     }
 
@@ -1291,6 +1298,7 @@ mod tests {
         assert_eq!(j["mpi_info"]["striping_factor"], "4");
         assert_eq!(j["hosts"][1]["name"], "n2");
         assert_eq!(j["hosts"][0]["ranks"], 3);
+        assert_eq!(j["gather_time_s"], 0.25);
         let w = &j["records"][1];
         assert_eq!(w["phase"], "write");
         assert_eq!(w["slowest_rank"], 2);
