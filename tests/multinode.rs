@@ -897,3 +897,90 @@ fn drop_caches_once_per_node() {
     assert_eq!(openers, one_each, "processes touching drop_caches per node");
     c.finish();
 }
+
+/// The per-rank detail names a node slowed on purpose: at 2 nodes × 2 ranks, rank 2 (on
+/// node2) sleeps 1.5 s in its first data write (the LD_PRELOAD shim of tests/slow_shim.c,
+/// forwarded to every rank by the launcher); the write records of `--json` name rank 2
+/// and host node2 as the slowest (≥ 1 s) and never rank 2 as the fastest; `--rank-csv`
+/// carries the node of every rank.
+#[test]
+fn a_slowed_node_is_named() {
+    let c = Cluster::new(2);
+    let build = scratch_dir();
+    let shim = slow_shim(build.path());
+    let dir = scratch_dir();
+    let env = [
+        ("LD_PRELOAD", shim.as_str()),
+        ("H5PERF_TEST_SLOW_RANK", "2"),
+        ("H5PERF_TEST_SLOW_MS", "1500"),
+        ("H5PERF_TEST_SLOW_ONCE", "1"),
+    ];
+    let o = c.mpirun(
+        &[2, 2],
+        &[
+            "-A",
+            "posix",
+            "-e",
+            "64K",
+            "-x",
+            "64K",
+            "-X",
+            "64K",
+            "-B",
+            "64K",
+            "-p",
+            "4",
+            "-P",
+            "4",
+            "--json",
+            "r.json",
+            "--rank-csv",
+            "ranks.csv",
+        ],
+        &env,
+        dir.path(),
+    );
+    assert_clean_success(&o, "slowed node");
+    let text = fs::read_to_string(dir.path().join("r.json"))
+        .unwrap_or_else(|e| panic!("r.json: {e}\n{}", o.describe()));
+    let j: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{text}"));
+    let mut checked = 0;
+    for rec in j["records"].as_array().expect("records") {
+        let phase = rec["phase"].as_str().unwrap_or("");
+        if ["raw_write", "write", "write_open_close"].contains(&phase) {
+            assert_eq!(rec["slowest_rank"], 2, "{rec}");
+            assert_eq!(rec["slowest_host"], "node2", "{rec}");
+            let t = rec["slowest_time_s"].as_f64().unwrap_or(0.0);
+            assert!(t >= 1.0, "the pause is 1.5 s, measured {t}: {rec}");
+            assert_ne!(rec["fastest_rank"], 2, "{rec}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 3, "three write phases\n{text}");
+    let ranks = fs::read_to_string(dir.path().join("ranks.csv")).expect("ranks.csv");
+    let mut lines = ranks.lines();
+    let head: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |n: &str| {
+        head.iter()
+            .position(|h| *h == n)
+            .unwrap_or_else(|| panic!("{n}: {head:?}"))
+    };
+    let (rank_c, host_c) = (col("rank"), col("host"));
+    let mut hosts: BTreeMap<String, String> = BTreeMap::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        hosts.insert(f[rank_c].to_string(), f[host_c].to_string());
+    }
+    let want: BTreeMap<String, String> = [
+        ("0", "node1"),
+        ("1", "node1"),
+        ("2", "node2"),
+        ("3", "node2"),
+    ]
+    .into_iter()
+    .map(|(r, h)| (r.to_string(), h.to_string()))
+    .collect();
+    assert_eq!(hosts, want, "the host of each rank in --rank-csv");
+    c.finish();
+}

@@ -65,8 +65,7 @@ fn csv_maps(text: &str) -> Vec<BTreeMap<String, String>> {
 }
 
 fn f(s: &str) -> f64 {
-    s.parse()
-        .unwrap_or_else(|_| panic!("not a number: {s:?}"))
+    s.parse().unwrap_or_else(|_| panic!("not a number: {s:?}"))
 }
 
 fn read_json(path: &Path) -> J {
@@ -83,7 +82,11 @@ fn json_tool_accepts(path: &Path) {
         .stdout(Stdio::null())
         .status()
         .expect("python3 runs");
-    assert!(st.success(), "python3 -m json.tool refuses {}", path.display());
+    assert!(
+        st.success(),
+        "python3 -m json.tool refuses {}",
+        path.display()
+    );
 }
 
 /// Run `np` ranks with `--json`, `--csv` and `--rank-csv` and check the per-rank file
@@ -93,8 +96,28 @@ fn rank_csv_matches_summary(np: usize) {
     let dir = scratch_dir();
     let npa = np.to_string();
     let args = [
-        "-A", "posix,mpiio", "-e", "64K", "-x", "16K", "-X", "32K", "-B", "16K", "-i", "2",
-        "-p", "1", "-P", &npa, "--json", "r.json", "--csv", "r.csv", "--rank-csv", "ranks.csv",
+        "-A",
+        "posix,mpiio",
+        "-e",
+        "64K",
+        "-x",
+        "16K",
+        "-X",
+        "32K",
+        "-B",
+        "16K",
+        "-i",
+        "2",
+        "-p",
+        "1",
+        "-P",
+        &npa,
+        "--json",
+        "r.json",
+        "--csv",
+        "r.csv",
+        "--rank-csv",
+        "ranks.csv",
     ];
     let o = mpirun_timeout(np, &args, &[], dir.path(), RUN_TIMEOUT);
     assert!(o.success(), "{}", o.describe());
@@ -106,8 +129,17 @@ fn rank_csv_matches_summary(np: usize) {
     assert_eq!(
         header,
         [
-            "nprocs", "xfer_size", "api", "iteration", "phase", "rank", "host", "time_s",
-            "bytes", "mibps", "gbps"
+            "nprocs",
+            "xfer_size",
+            "api",
+            "iteration",
+            "phase",
+            "rank",
+            "host",
+            "time_s",
+            "bytes",
+            "mibps",
+            "gbps"
         ]
     );
     // process counts np and 1 (np = 2: 2, 1; np = 3: 3, 1), 2 sizes, 2 APIs, 6 phases
@@ -118,8 +150,8 @@ fn rank_csv_matches_summary(np: usize) {
     // exactly one row per key
     let mut seen = std::collections::BTreeSet::new();
     for r in &ranks {
-        let key = ["nprocs", "xfer_size", "api", "iteration", "phase", "rank"]
-            .map(|k| r[k].clone());
+        let key =
+            ["nprocs", "xfer_size", "api", "iteration", "phase", "rank"].map(|k| r[k].clone());
         assert!(seen.insert(key.clone()), "twice: {key:?}");
         let rank: u64 = r["rank"].parse().unwrap();
         let n: u64 = r["nprocs"].parse().unwrap();
@@ -184,7 +216,13 @@ fn rank_csv_matches_summary(np: usize) {
     let csv = csv_maps(&fs::read_to_string(dir.path().join("r.csv")).unwrap());
     assert_eq!(csv.len(), records.len());
     for (row, rec) in csv.iter().zip(records) {
-        for k in ["slowest_rank", "slowest_host", "complete", "fs_type", "command_line"] {
+        for k in [
+            "slowest_rank",
+            "slowest_host",
+            "complete",
+            "fs_type",
+            "command_line",
+        ] {
             let want = match &rec[k] {
                 J::String(s) => s.clone(),
                 v => v.to_string(),
@@ -204,21 +242,6 @@ fn rank_csv_three_ranks() {
     rank_csv_matches_summary(3);
 }
 
-/// The slow shim, built with `cc` into `dir`.
-fn slow_shim(dir: &Path) -> String {
-    let shim = dir.join("slow_shim.so");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slow_shim.c");
-    let cc = Command::new("cc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&shim)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-        .expect("a C compiler (cc) is needed to build the test shim");
-    assert!(cc.success(), "building {} failed", src.display());
-    shim.to_string_lossy().into_owned()
-}
-
 /// Rank 1 of 3 sleeps 1.5 s inside its first data write: the records of that step
 /// name it (and its host) as the slowest rank of the write phases, with at least 1 s,
 /// and the summary table of `--summary` shows it too.
@@ -234,8 +257,21 @@ fn a_slowed_rank_is_named_with_its_host() {
         ("H5PERF_TEST_SLOW_ONCE", "1"),
     ];
     let args = [
-        "-A", "posix", "-e", "64K", "-x", "64K", "-X", "64K", "-B", "64K", "-p", "3",
-        "--json", "r.json", "--summary",
+        "-A",
+        "posix",
+        "-e",
+        "64K",
+        "-x",
+        "64K",
+        "-X",
+        "64K",
+        "-B",
+        "64K",
+        "-p",
+        "3",
+        "--json",
+        "r.json",
+        "--summary",
     ];
     let o = mpirun_timeout(3, &args, &env, dir.path(), RUN_TIMEOUT);
     assert!(o.success(), "{}", o.describe());
@@ -320,8 +356,26 @@ fn killed_sweep_leaves_valid_partial_files() {
         ("H5PERF_TEST_SLOW_MS", "100"),
     ];
     let args = [
-        "-A", "posix", "-e", "64K", "-x", "8K", "-X", "64K", "-B", "8K", "-p", "1", "-i", "2",
-        "--json", "r.json", "--csv", "r.csv", "--rank-csv", "ranks.csv",
+        "-A",
+        "posix",
+        "-e",
+        "64K",
+        "-x",
+        "8K",
+        "-X",
+        "64K",
+        "-B",
+        "8K",
+        "-p",
+        "1",
+        "-i",
+        "2",
+        "--json",
+        "r.json",
+        "--csv",
+        "r.csv",
+        "--rank-csv",
+        "ranks.csv",
     ];
     let (mut child, guard) = spawn_job(2, &args, &env, dir.path());
     let sid = child.id() as i32;
@@ -334,7 +388,10 @@ fn killed_sweep_leaves_valid_partial_files() {
             kill_job(sid);
             panic!("the run ended ({st}) before its first step was written");
         }
-        assert!(start.elapsed() < RUN_TIMEOUT, "no results file after {RUN_TIMEOUT:?}");
+        assert!(
+            start.elapsed() < RUN_TIMEOUT,
+            "no results file after {RUN_TIMEOUT:?}"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     // the launcher first, then whatever is left of the job
@@ -349,8 +406,16 @@ fn killed_sweep_leaves_valid_partial_files() {
     assert_eq!(j["complete"], false, "a killed run is not complete");
     let recs = j["records"].as_array().unwrap();
     // whole steps only: 6 phases per record, one record (POSIX) per step, 2 of 8 at most
-    assert!(!recs.is_empty() && recs.len().is_multiple_of(6), "{} records", recs.len());
-    assert!(recs.len() < 8 * 6, "the sweep was not cut: {} records", recs.len());
+    assert!(
+        !recs.is_empty() && recs.len().is_multiple_of(6),
+        "{} records",
+        recs.len()
+    );
+    assert!(
+        recs.len() < 8 * 6,
+        "the sweep was not cut: {} records",
+        recs.len()
+    );
     for name in ["r.csv", "ranks.csv"] {
         let text = fs::read_to_string(dir.path().join(name)).unwrap();
         assert!(text.ends_with('\n'), "{name}: a partial line");
@@ -360,7 +425,11 @@ fn killed_sweep_leaves_valid_partial_files() {
     // the CSV may hold one step less or more than the JSON (the kill can fall between
     // the files), but whole steps only
     let csv = csv_maps(&fs::read_to_string(dir.path().join("r.csv")).unwrap());
-    assert!(csv.len().is_multiple_of(6) && !csv.is_empty(), "{} rows", csv.len());
+    assert!(
+        csv.len().is_multiple_of(6) && !csv.is_empty(),
+        "{} rows",
+        csv.len()
+    );
     assert!(csv.iter().all(|r| r["complete"] == "false"));
 }
 
@@ -384,7 +453,11 @@ fn earlier_results_survive_a_run_failing_before_its_first_step() {
         .map(String::from),
     );
     let o = run_session(&argv, &[], dir.path(), RUN_TIMEOUT);
-    assert!(matches!(o.status, Some(c) if c != 0), "must fail\n{}", o.describe());
+    assert!(
+        matches!(o.status, Some(c) if c != 0),
+        "must fail\n{}",
+        o.describe()
+    );
     assert_eq!(
         fs::read_to_string(dir.path().join("r.json")).unwrap(),
         "{\"old\": true}\n"
@@ -402,7 +475,9 @@ fn earlier_results_survive_a_run_failing_before_its_first_step() {
     // a run that completes replaces them
     let o = mpirun_timeout(
         2,
-        &["-A", "posix", "-e", "64K", "-p", "2", "--json", "r.json", "--csv", "r.csv"],
+        &[
+            "-A", "posix", "-e", "64K", "-p", "2", "--json", "r.json", "--csv", "r.csv",
+        ],
         &[],
         dir.path(),
         RUN_TIMEOUT,
@@ -416,7 +491,9 @@ fn earlier_results_survive_a_run_failing_before_its_first_step() {
 #[test]
 fn progress_lines_on_stderr_only() {
     let dir = scratch_dir();
-    let base = ["-A", "posix", "-e", "64K", "-x", "16K", "-X", "64K", "-B", "16K", "-p", "1"];
+    let base = [
+        "-A", "posix", "-e", "64K", "-x", "16K", "-X", "64K", "-B", "16K", "-p", "1",
+    ];
     let mut with = base.to_vec();
     with.push("--progress");
     let o = mpirun_timeout(2, &with, &[], dir.path(), RUN_TIMEOUT);
@@ -434,13 +511,25 @@ fn progress_lines_on_stderr_only() {
             "{l}"
         );
     }
-    assert!(lines[0].contains("2 processes, transfer size 16KB, POSIX"), "{}", lines[0]);
-    assert!(lines[5].contains("1 process, transfer size 64KB"), "{}", lines[5]);
+    assert!(
+        lines[0].contains("2 processes, transfer size 16KB, POSIX"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[5].contains("1 process, transfer size 64KB"),
+        "{}",
+        lines[5]
+    );
     assert!(!o.stdout.contains("h5perf: step"), "progress on stdout");
     // without --progress (stderr is not a terminal here): no lines, same report
     let plain = mpirun_timeout(2, &base, &[], dir.path(), RUN_TIMEOUT);
     assert!(plain.success());
-    assert!(!plain.stderr.contains("h5perf: step"), "{}", plain.describe());
+    assert!(
+        !plain.stderr.contains("h5perf: step"),
+        "{}",
+        plain.describe()
+    );
     let shape = |s: &str| -> Vec<String> {
         s.lines()
             .map(|l| l.split(':').next().unwrap_or("").to_string())

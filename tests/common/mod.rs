@@ -12,6 +12,7 @@
 //!   or — when several ranks print — as a multiset plus per-rank order).
 //! * [`hdf5_files`]: reading HDF5 files back with `h5dump` and `h5ls`.
 //! * [`scratch`]: scratch directories and `#pio_tmp_*` listings.
+//! * [`shim`]: the LD_PRELOAD shim that slows one rank (tests/slow_shim.c).
 //! * [`trace`]: `strace -ff` output read back as calls per process.
 //! * [`nodes`]: simulated nodes for `tests/multinode.rs` (`scripts/sim-nodes`).
 //!
@@ -24,6 +25,7 @@ mod hdf5_files;
 mod launcher;
 mod normalize;
 mod scratch;
+mod shim;
 mod trace;
 
 pub mod nodes; // simulated nodes for tests/multinode.rs (scripts/sim-nodes)
@@ -31,4 +33,6 @@ pub mod nodes; // simulated nodes for tests/multinode.rs (scripts/sim-nodes)
 // Each test binary uses only part of the harness: the re-exports it leaves unused are
 // not warnings (as the unused helpers are not, by `dead_code` above).
 #[allow(unused_imports)]
-pub use self::{golden::*, hdf5_files::*, launcher::*, normalize::*, scratch::*, trace::*};
+pub use self::{
+    golden::*, hdf5_files::*, launcher::*, normalize::*, scratch::*, shim::*, trace::*,
+};
