@@ -547,7 +547,11 @@ pub unsafe extern "C" fn h5perf_config_set_debug(
 /// `path` is NULL or NUL-terminated.
 unsafe fn dest_of(path: *const c_char) -> Option<String> {
     // SAFETY: guaranteed by the caller.
-    (!path.is_null()).then(|| unsafe { CStr::from_ptr(path) }.to_string_lossy().into_owned())
+    (!path.is_null()).then(|| {
+        unsafe { CStr::from_ptr(path) }
+            .to_string_lossy()
+            .into_owned()
+    })
 }
 
 macro_rules! dest_setter {
@@ -737,7 +741,10 @@ pub unsafe extern "C" fn h5perf_results_wrong_bytes(res: *const H5perfResults) -
 ///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
-unsafe fn full_record<'a>(res: *const H5perfResults, i: usize) -> Option<(&'a H5perfResults, &'a Record)> {
+unsafe fn full_record<'a>(
+    res: *const H5perfResults,
+    i: usize,
+) -> Option<(&'a H5perfResults, &'a Record)> {
     // SAFETY: guaranteed by the caller.
     let r = unsafe { res.as_ref() }?;
     Some((r, r.full.get(i)?))
@@ -758,10 +765,16 @@ pub unsafe extern "C" fn h5perf_results_spread(
     guard(|| {
         // SAFETY: guaranteed by the caller.
         let Some((all, r)) = (unsafe { full_record(res, i) }) else {
-            return fail(H5PERF_EINVAL, "h5perf_results_spread: NULL results or record out of range");
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_results_spread: NULL results or record out of range",
+            );
         };
         let Some(ph) = usize::try_from(phase).ok().filter(|p| *p < 6) else {
-            return fail(H5PERF_EINVAL, &format!("h5perf_results_spread: no phase {phase}"));
+            return fail(
+                H5PERF_EINVAL,
+                &format!("h5perf_results_spread: no phase {phase}"),
+            );
         };
         if out.is_null() {
             return fail(H5PERF_EINVAL, "h5perf_results_spread: NULL output");
@@ -813,7 +826,10 @@ pub unsafe extern "C" fn h5perf_results_rank_time(
     guard(|| {
         // SAFETY: guaranteed by the caller.
         let Some((_, r)) = (unsafe { full_record(res, i) }) else {
-            return fail(H5PERF_EINVAL, "h5perf_results_rank_time: NULL results or record out of range");
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_results_rank_time: NULL results or record out of range",
+            );
         };
         let (Ok(it), Ok(ph), Ok(rk)) = (
             u32::try_from(iteration),

@@ -372,7 +372,11 @@ impl Pattern {
             Pattern::D1(p) => Steps {
                 linear: Some((
                     p.begin(),
-                    if p.interleaved { p.buf * p.nprocs } else { p.buf },
+                    if p.interleaved {
+                        p.buf * p.nprocs
+                    } else {
+                        p.buf
+                    },
                 )),
                 pieces: p.pieces_per_transfer(),
                 piece_len: if p.interleaved { p.blk } else { p.buf },

@@ -297,7 +297,11 @@ impl<'a> ApiRun<'a> {
     /// (written, read back, verified, removed), then the reduction of the iteration's
     /// times over the communicator. Adds the bytes read back wrong to `wrong_bytes` and
     /// the time spent gathering every rank's times to `gather_seconds`.
-    fn iterations(&mut self, wrong_bytes: &mut u64, gather_seconds: &mut f64) -> Result<ApiResults> {
+    fn iterations(
+        &mut self,
+        wrong_bytes: &mut u64,
+        gather_seconds: &mut f64,
+    ) -> Result<ApiResults> {
         let Run {
             p, env, dir, out, ..
         } = *self.run;

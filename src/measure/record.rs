@@ -147,10 +147,7 @@ impl Record {
             if ph.is_read() && !has_read {
                 continue;
             }
-            let per_iter: Vec<f64> = r.stats[ph.timer() as usize]
-                .iter()
-                .map(|s| s.max)
-                .collect();
+            let per_iter: Vec<f64> = r.stats[ph.timer() as usize].iter().map(|s| s.max).collect();
             phases[i] = PhaseStats::of(of(ph.timer()), r.bytes, &per_iter);
             if gathered {
                 extremes[i] = extremes_of(&samples, ranks, i);
@@ -319,9 +316,8 @@ mod tests {
         assert!((w.std_time - 0.1).abs() < 1e-12, "{}", w.std_time);
         // throughputs 2, 10/3, 2.5 MiB/s
         let m = (2.0 + 10.0 / 3.0 + 2.5) / 3.0;
-        let want = (((2.0f64 - m).powi(2) + (10.0 / 3.0 - m).powi(2) + (2.5 - m).powi(2))
-            / 2.0)
-            .sqrt();
+        let want =
+            (((2.0f64 - m).powi(2) + (10.0 / 3.0 - m).powi(2) + (2.5 - m).powi(2)) / 2.0).sqrt();
         assert!((w.std_mibps - want).abs() < 1e-12);
         assert_eq!(w.max_gbps, (1u64 << 20) as f64 / 0.3 / 1e9);
         let e = rec.extremes[1];

@@ -485,7 +485,11 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let top = FIELDS[FIRST_META..FIRST_SPREAD]
         .iter()
         .zip(meta_values(meta))
-        .chain(FIELDS[FIRST_RUN..FIELDS.len() - 2].iter().zip(run_values(meta)));
+        .chain(
+            FIELDS[FIRST_RUN..FIELDS.len() - 2]
+                .iter()
+                .zip(run_values(meta)),
+        );
     for (name, v) in top {
         out.push_str("  ");
         json_string(&mut out, name);
@@ -674,7 +678,8 @@ pub fn create(dest: &str) -> Result<Sink> {
         _ => std::path::PathBuf::from(tmp_name),
     };
     let tmp = tmp.to_string_lossy().into_owned();
-    let cannot = |e: std::io::Error| Error::Other(format!("cannot create '{dest}': {}", io_text(&e)));
+    let cannot =
+        |e: std::io::Error| Error::Other(format!("cannot create '{dest}': {}", io_text(&e)));
     if std::fs::metadata(dest).is_ok_and(|m| m.is_dir()) {
         return Err(Error::Other(format!(
             "cannot create '{dest}': Is a directory"
@@ -719,7 +724,10 @@ impl Sink {
                     .and_then(|()| std::fs::rename(tmp, path));
                 if let Err(e) = wrote {
                     let _ = std::fs::remove_file(tmp);
-                    return Err(Error::Other(format!("cannot write '{path}': {}", io_text(&e))));
+                    return Err(Error::Other(format!(
+                        "cannot write '{path}': {}",
+                        io_text(&e)
+                    )));
                 }
                 // the rename itself reaches the disk with the directory (best effort)
                 let dir = std::path::Path::new(path)
@@ -1331,10 +1339,12 @@ mod tests {
         assert_eq!(rows.len(), 1 + 2 * 3 * 4);
         assert_eq!(rows[1][..7].join(","), "4,16384,mpiio,1,raw_write,0,n1");
         assert_eq!(rows[7][..7].join(","), "4,16384,mpiio,1,write,2,n2");
-        assert_eq!(rows[7][7].parse::<f64>().unwrap(), r.sample(0, 2, 1).unwrap());
+        assert_eq!(
+            rows[7][7].parse::<f64>().unwrap(),
+            r.sample(0, 2, 1).unwrap()
+        );
         assert_eq!(rows[7][8], (r.bytes / 4).to_string());
         let none = record(4, 16384, Api::Mpiio, false);
         assert_eq!(to_rank_csv(&m, &p, &[none]).lines().count(), 1);
     }
-
 }

@@ -6,7 +6,9 @@ pub mod mpiio;
 pub mod phdf5;
 pub mod posix;
 
-pub use interface::{each_transfer, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig, ReadCheck};
+pub use interface::{
+    each_transfer, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig, ReadCheck,
+};
 
 use crate::config::Api;
 

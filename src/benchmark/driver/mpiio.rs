@@ -126,9 +126,7 @@ impl MpiioDriver {
     /// transfer 0, step)`, or `None` for the other patterns.
     fn contiguous_1d(&self, ctx: &Ctx<'_>) -> Option<(&File, &Datatype, i32, u64, u64)> {
         match (&self.file, &self.types, &ctx.pattern) {
-            (Some(f), Some(Types::D1 { blk_t, nblocks, .. }), Pattern::D1(p))
-                if !p.interleaved =>
-            {
+            (Some(f), Some(Types::D1 { blk_t, nblocks, .. }), Pattern::D1(p)) if !p.interleaved => {
                 Some((f, blk_t, *nblocks, self.base + p.begin(), p.buf))
             }
             _ => None,

@@ -382,7 +382,12 @@ impl Writes<'_> {
             return Err(mpi_error(self.call, rc));
         }
         // SAFETY: the successful call filled the status.
-        check_count(self.call, unsafe { st.assume_init_ref() }, self.count, self.dtype)
+        check_count(
+            self.call,
+            unsafe { st.assume_init_ref() },
+            self.count,
+            self.dtype,
+        )
     }
 }
 
@@ -417,7 +422,12 @@ impl Reads<'_> {
             return Err(mpi_error(self.call, rc));
         }
         // SAFETY: the successful call filled the status.
-        check_count(self.call, unsafe { st.assume_init_ref() }, self.count, self.dtype)
+        check_count(
+            self.call,
+            unsafe { st.assume_init_ref() },
+            self.count,
+            self.dtype,
+        )
     }
 }
 
