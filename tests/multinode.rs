@@ -909,12 +909,7 @@ fn a_slowed_node_is_named() {
     let build = scratch_dir();
     let shim = slow_shim(build.path());
     let dir = scratch_dir();
-    let env = [
-        ("LD_PRELOAD", shim.as_str()),
-        ("H5PERF_TEST_SLOW_RANK", "2"),
-        ("H5PERF_TEST_SLOW_MS", "1500"),
-        ("H5PERF_TEST_SLOW_ONCE", "1"),
-    ];
+    let env = slow_rank_env(&shim, "2");
     let o = c.mpirun(
         &[2, 2],
         &[
@@ -945,18 +940,7 @@ fn a_slowed_node_is_named() {
         .unwrap_or_else(|e| panic!("r.json: {e}\n{}", o.describe()));
     let j: serde_json::Value =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{text}"));
-    let mut checked = 0;
-    for rec in j["records"].as_array().expect("records") {
-        let phase = rec["phase"].as_str().unwrap_or("");
-        if ["raw_write", "write", "write_open_close"].contains(&phase) {
-            assert_eq!(rec["slowest_rank"], 2, "{rec}");
-            assert_eq!(rec["slowest_host"], "node2", "{rec}");
-            let t = rec["slowest_time_s"].as_f64().unwrap_or(0.0);
-            assert!(t >= 1.0, "the pause is 1.5 s, measured {t}: {rec}");
-            assert_ne!(rec["fastest_rank"], 2, "{rec}");
-            checked += 1;
-        }
-    }
+    let checked = assert_slowest_in_writes(&j, 2, "node2");
     assert_eq!(checked, 3, "three write phases\n{text}");
     let ranks = fs::read_to_string(dir.path().join("ranks.csv")).expect("ranks.csv");
     let mut lines = ranks.lines();

@@ -17,3 +17,33 @@ pub fn slow_shim(dir: &Path) -> String {
     assert!(cc.success(), "building {} failed", src.display());
     shim.to_string_lossy().into_owned()
 }
+
+/// The environment that makes world rank `rank` sleep 1.5 s in its first data write
+/// through the shim at `shim` (forwarded to every rank by the launcher).
+pub fn slow_rank_env<'a>(shim: &'a str, rank: &'a str) -> [(&'static str, &'a str); 4] {
+    [
+        ("LD_PRELOAD", shim),
+        ("H5PERF_TEST_SLOW_RANK", rank),
+        ("H5PERF_TEST_SLOW_MS", "1500"),
+        ("H5PERF_TEST_SLOW_ONCE", "1"),
+    ]
+}
+
+/// Asserts that every write-phase record (`raw_write`, `write`, `write_open_close`) of
+/// a `--json` document names `rank` on `host` as the slowest rank, with at least 1 s of
+/// the shim's 1.5 s pause, and not as the fastest. Returns how many records it checked.
+pub fn assert_slowest_in_writes(j: &serde_json::Value, rank: u64, host: &str) -> usize {
+    let mut checked = 0;
+    for rec in j["records"].as_array().expect("records") {
+        let phase = rec["phase"].as_str().expect("phase");
+        if ["raw_write", "write", "write_open_close"].contains(&phase) {
+            assert_eq!(rec["slowest_rank"], rank, "{rec}");
+            assert_eq!(rec["slowest_host"], host, "{rec}");
+            let t = rec["slowest_time_s"].as_f64().expect("slowest_time_s");
+            assert!(t >= 1.0, "the pause is 1.5 s, measured {t}: {rec}");
+            assert_ne!(rec["fastest_rank"], rank, "{rec}");
+            checked += 1;
+        }
+    }
+    checked
+}
