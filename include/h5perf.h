@@ -147,7 +147,8 @@ int h5perf_config_set_alloc_time(h5perf_config *cfg, int when);
 /* -D: level 0..4, then the r (raw), t (times) and v (verify) flags. */
 int h5perf_config_set_debug(h5perf_config *cfg, int level, int raw, int times, int verify);
 /* Where the text report goes: NULL (default) = nowhere, "-" = stdout, else a file
- * (the program's -o). */
+ * (the program's -o: written beside it and renamed over it after the first step, so an
+ * earlier file stays until there are results). Names are bytes, UTF-8 or not. */
 int h5perf_config_set_report(h5perf_config *cfg, const char *path);
 /* Results files, as the program's options (see h5perf(1)): NULL (default) = none, "-" =
  * stdout after the report, else a file rewritten atomically after each (processes,

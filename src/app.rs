@@ -1,6 +1,14 @@
 //! The whole `h5perf` program as a function of its arguments: environment, command
 //! line, parameter checks, report header, the run, and the exit status. `main.rs` is a
 //! thin wrapper around [`run_program`]; the C API's program entry point will reuse it.
+//! The acceptance options (`--expect`, `--baseline`, `--html`, `--from`) are
+//! [`acceptance`]'s.
+
+mod acceptance;
+
+pub use acceptance::{Checks, EXIT_CHECKS_FAILED};
+
+use std::ffi::OsString;
 
 use crate::benchmark::run;
 use crate::cli::{self, Command};
@@ -9,9 +17,9 @@ use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::{stderr_is_terminal, Fd, OpenMode};
-use crate::output::{export, report};
-use crate::services::mpi_info;
+use crate::output::{export, files, report};
 use crate::services::{self, RunEnv, Sink};
+use crate::services::{dir_lock, mpi_info};
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
 pub const HDF5_BUILD_VERSION: &str = env!("H5PERF_HDF5_VERSION");
@@ -37,9 +45,11 @@ pub fn error_message(e: &Error) -> String {
 
 /// Run h5perf with `args` (without `argv[0]`) on `MPI_COMM_WORLD`, initialising MPI if
 /// needed. Returns the process exit status: 0 on success (also for `--help` and
-/// `--version`), 1 on any error (printed once on stderr by world rank 0). A fatal
-/// error (files left open on some ranks) aborts the job.
-pub fn run_program(args: &[String]) -> i32 {
+/// `--version`), 1 on any error (printed once on stderr by world rank 0),
+/// [`EXIT_CHECKS_FAILED`] (3) when the run (or `--from`) succeeded but a criterion of
+/// `--expect` or the comparison with `--baseline` failed. A fatal error (files left
+/// open on some ranks) aborts the job.
+pub fn run_program(args: &[OsString]) -> i32 {
     run_program_with(args, true)
 }
 
@@ -47,8 +57,13 @@ pub fn run_program(args: &[String]) -> i32 {
 /// handlers that remove the data file in use on SIGINT/SIGTERM/SIGHUP and aborts the
 /// job on a fatal error; false (the C API's `h5perf_main`, inside a caller's program)
 /// leaves signals alone and returns status 1 instead of calling `MPI_Abort`.
-pub fn run_program_with(args: &[String], as_program: bool) -> i32 {
+pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     let abort_on_fatal = as_program;
+    if as_program && launched_as_rank_zero() {
+        // before MPI_Init, while the process has one thread; without it the signal
+        // handlers and the next run's lock takeover still clean up
+        let _ = crate::ffi::cleanup::start_reaper();
+    }
     let universe = match Universe::init() {
         Ok(u) => u,
         Err(e) => {
@@ -62,7 +77,7 @@ pub fn run_program_with(args: &[String], as_program: bool) -> i32 {
     let world = universe.world();
     let rank = world.rank().unwrap_or(0);
     let code = match program(&world, args) {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(e @ Error::Fatal(_)) if abort_on_fatal => {
             // ranks hold files only a collective close could release: print, then abort
             if rank == 0 {
@@ -79,6 +94,9 @@ pub fn run_program_with(args: &[String], as_program: bool) -> i32 {
                 eprintln!("{}", error_message(&e));
             }
             if as_program && !matches!(e, Error::Usage(_) | Error::Invalid(_)) {
+                // the other ranks wait (boundedly) until rank 0 has printed: a rank that
+                // exits first without MPI_Finalize makes hydra kill rank 0 at once
+                let _ = world.barrier_within(std::time::Duration::from_secs(2));
                 // After a failed HDF5 file close, HDF5 1.10.8's clean-up inside
                 // MPI_Finalize dereferences the half-closed file and crashes
                 // (SIGSEGV in H5F__close_cb). Every rank has agreed on the error and the
@@ -95,7 +113,23 @@ pub fn run_program_with(args: &[String], as_program: bool) -> i32 {
     code
 }
 
-fn program(world: &Comm, args: &[String]) -> Result<()> {
+/// Whether the launcher started this process as world rank 0, from the rank it puts in
+/// the environment (Open MPI `OMPI_COMM_WORLD_RANK`, PMIx `PMIX_RANK`, MPICH's hydra
+/// `PMI_RANK`, Slurm `SLURM_PROCID`); true without any (a singleton). Read before
+/// `MPI_Init`, to start the reaper ([`crate::ffi::cleanup::start_reaper`]) on rank 0 only.
+fn launched_as_rank_zero() -> bool {
+    [
+        "OMPI_COMM_WORLD_RANK",
+        "PMIX_RANK",
+        "PMI_RANK",
+        "SLURM_PROCID",
+    ]
+    .iter()
+    .find_map(std::env::var_os)
+    .is_none_or(|r| r == "0")
+}
+
+fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     let rank = world.rank()?;
     // HDF5_MPI_INFO is read before the options, as in the C tool (spec §1.1)
     let info_pairs = mpi_info_from_env()?;
@@ -104,19 +138,23 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
             if rank == 0 {
                 services::write_stdout(&cli::help_text())?;
             }
-            return Ok(());
+            return Ok(0);
         }
         Command::Version => {
             if rank == 0 {
                 services::write_stdout(&version_text())?;
             }
-            return Ok(());
+            return Ok(0);
         }
-        Command::FillBehaviour { strict } => return crate::fill_behaviour::run_mode(world, strict),
+        Command::FillBehaviour { strict } => {
+            return crate::fill_behaviour::run_mode(world, strict).map(|()| 0)
+        }
+        Command::FromFiles(a) => return acceptance::from_files(world, &a),
         Command::Run(o) => o,
     };
+    // the command line as the results record it: text, non-UTF-8 bytes as \xNN
     let mut words = vec!["h5perf".to_string()];
-    words.extend_from_slice(args);
+    words.extend(args.iter().map(|a| crate::error::path_text(a)));
     let caller = Caller {
         report: true,
         command_line: export::shell_line(&words),
@@ -126,7 +164,13 @@ fn program(world: &Comm, args: &[String]) -> Result<()> {
     if done.wrong_bytes > 0 {
         return Err(Error::Verify(done.wrong_bytes));
     }
-    Ok(())
+    if done.checks.failed > 0 {
+        if rank == 0 {
+            eprintln!("h5perf: verdict FAIL: {}", done.checks.summary);
+        }
+        return Ok(EXIT_CHECKS_FAILED);
+    }
+    Ok(0)
 }
 
 /// `HDF5_MPI_INFO` parsed into key/value pairs (spec §2.4); `None` when unset.
@@ -155,8 +199,11 @@ pub struct Done {
     /// Bytes read back wrong with `-D v`, summed over all ranks.
     pub wrong_bytes: u64,
     /// The run's metadata (complete, on rank 0) when it was collected: with `--json`,
-    /// `--csv`, `--rank-csv` or `--summary`, and always for the C API.
+    /// `--csv`, `--rank-csv`, `--summary` or an acceptance option, and always for the
+    /// C API.
     pub meta: Option<export::RunMeta>,
+    /// The verdict of `--expect` and `--baseline` (nothing failed without them).
+    pub checks: Checks,
 }
 
 /// Who runs [`run_on`] and how.
@@ -193,48 +240,55 @@ pub fn run_on(
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }
+    // criteria that select nothing, the baseline and the page's file, before any I/O
+    let accept = acceptance::prepare(comm, &opts.acceptance, &params)?;
 
     // the data directory is checked first, so a refused run leaves no report file
     let env = RunEnv::from_process();
     let dir = services::data_dir_checked(comm, &env)?;
+    // outputs that are one file (with each other or with a data file) would lose
+    // results: refused before anything is written (rank 0 looks, every rank agrees)
+    let same = (rank == 0)
+        .then(|| files::check_distinct(&params, &opts.acceptance, &dir).err())
+        .flatten();
+    services::agree::refuse_if_any(comm, same)?;
+    // a data directory too long for the data files' names is refused before the lock
+    // is made there (the same on every rank)
+    for api in params.apis.iter() {
+        services::data_file_name(&dir, params.num_files, api.suffix())?;
+    }
+    // one run per data directory, before anything is written there or to -o
+    let claim = dir_lock::Claim {
+        data: params
+            .apis
+            .iter()
+            .map(|a| (a.suffix().to_string(), params.num_files))
+            .collect(),
+        scratch: Vec::new(),
+        keep: env.nocleanup || params.storage.read_only,
+    };
+    let lock = dir_lock::acquire(comm, &dir, &claim)?;
+    if caller.program {
+        for note in &lock.takeover {
+            let _ =
+                std::io::Write::write_all(&mut std::io::stderr(), format!("{note}\n").as_bytes());
+        }
+    }
     // the storage options' checks that need the machine (kept files, the right to drop
     // the page cache, direct I/O), also before anything is written
     let facts = crate::benchmark::storage_checks::check_up_front(&params, comm, &dir)?;
     let storage_lines = params.storage.report_lines(&facts);
 
-    // report file: rank 0 truncates, then every rank appends its own blocks
-    let out = match &params.output {
-        None if report => Sink::stdout(),
-        None => Sink::Null,
-        Some(path) => {
-            // two agreement points, reached by every rank in the same order
-            let created = if rank == 0 {
-                Fd::open_str(path, OpenMode::CreateReport).map(Some)
-            } else {
-                Ok(None)
-            };
-            let created = agree_value(comm, created, "report file (-o)")?;
-            let appended = match created {
-                Some(fd) => Ok(fd),
-                None => Fd::open_str(path, OpenMode::Append),
-            };
-            let fd = agree_value(comm, appended, "report file (-o)")?;
-            Sink::file(fd)
-        }
-    };
+    let out = report_sink(comm, params.output.as_deref(), report)?;
 
-    // results files are created (and their names checked) before any I/O
-    let open = |dest: Option<&str>| match dest {
-        Some(d) if rank == 0 => export::create(d).map(Some),
+    // results files are checked before any I/O (an earlier file is left alone)
+    let open = |dest: Option<&std::ffi::OsStr>, option| match dest {
+        Some(d) if rank == 0 => files::create(d, option).map(Some),
         _ => Ok(None),
     };
-    let json_sink = agree_value(comm, open(params.json.as_deref()), "results file (--json)")?;
-    let csv_sink = agree_value(comm, open(params.csv.as_deref()), "results file (--csv)")?;
-    let rank_sink = agree_value(
-        comm,
-        open(params.rank_csv.as_deref()),
-        "results file (--rank-csv)",
-    )?;
+    let json_sink = agree_own(comm, open(params.json.as_deref(), "--json"))?;
+    let csv_sink = agree_own(comm, open(params.csv.as_deref(), "--csv"))?;
+    let rank_sink = agree_own(comm, open(params.rank_csv.as_deref(), "--rank-csv"))?;
 
     // HDF5 prints nothing while h5perf runs; errors come back from its error stack
     let _quiet = hdf5::Quiet::new();
@@ -244,13 +298,15 @@ pub fn run_on(
     };
     let info = agree_value(comm, info, "HDF5_MPI_INFO")?;
 
-    if (params.debug.level >= 1 || rank == 0) && !matches!(out, Sink::Null) {
+    let mut wrote = Ok(());
+    if (params.debug.level >= 1 || rank == 0) && !out.is_null() {
+        let paraprefix = env.paraprefix_text();
         let dump = report::info_dump(info_pairs, mpi_sys::MPI_MAX_INFO_VAL);
         let block = report::param_block(
             &params,
             &report::ParamEnv {
                 rank,
-                paraprefix: env.paraprefix.as_deref(),
+                paraprefix: paraprefix.as_deref(),
                 info_dump: &dump,
                 storage: &storage_lines,
             },
@@ -258,17 +314,19 @@ pub fn run_on(
         let version = report::version_line(HDF5_BUILD_VERSION);
         if out.is_file() {
             // stdout keeps what the C tool prints there; the file gets the whole block
-            services::write_stdout(&format!("{version}{dump}"))?;
-            out.write(&block)?;
+            wrote = services::write_stdout(&format!("{version}{dump}"));
+            out.write(&block);
         } else {
-            out.write(&format!("{version}{block}"))?;
+            out.write(&format!("{version}{block}"));
         }
     }
+    // a failed write of any rank ends the run here, on every rank
+    services::agree(comm, wrote.and_then(|()| out.status()))?;
 
     // machine-readable results: host names of every rank, the run's start time and
     // where it runs (all outside every timer)
     let results = params.json.is_some() || params.csv.is_some() || params.rank_csv.is_some();
-    let gather = results || params.summary || !caller.program;
+    let gather = results || params.summary || accept.is_some() || !caller.program;
     let mut meta = if gather {
         Some(run_meta(comm, size, info_pairs, &dir, caller)?)
     } else {
@@ -290,6 +348,8 @@ pub fn run_on(
         if rank != 0 {
             return Ok(());
         }
+        // the report holds results now: it replaces an earlier report of that name
+        out.publish();
         if let Some(m) = meta.as_mut() {
             m.end_time = export::rfc3339_utc(export::now_unix_seconds());
             for (sink, doc) in &sinks {
@@ -331,12 +391,26 @@ pub fn run_on(
             meta.as_ref()
                 .map_or_else(|| "?".to_string(), |m| m.host_of(r).to_string())
         };
-        out.write(&report::summary_table(&params, &outcome.records, &host_of))?;
+        out.write(&report::summary_table(&params, &outcome.records, &host_of));
     }
+    // the verdict after the report, before any results on standard output; the page
+    let checks = match &accept {
+        Some(a) => acceptance::finish(
+            comm,
+            a,
+            meta.as_ref(),
+            &params,
+            &outcome.records,
+            &out,
+            wrong_bytes == 0,
+        )?,
+        None => Checks::default(),
+    };
     // rank 0 writes the final results: the files say whether the run completed;
-    // standard output gets the results of a verified run only; all ranks agree on it
+    // standard output gets the results of a verified run only; all ranks agree on it,
+    // and on every rank's last report writes
+    let mut wrote = Ok(());
     if let Some(m) = &meta {
-        let mut wrote = Ok(());
         for (sink, doc) in &sinks {
             if let (Ok(()), Some(sink)) = (&wrote, sink.as_ref()) {
                 if sink.is_file() || wrong_bytes == 0 {
@@ -344,13 +418,16 @@ pub fn run_on(
                 }
             }
         }
-        services::agree(comm, wrote)?;
     }
+    out.publish();
+    services::agree(comm, wrote.and_then(|()| out.status()))?;
+    lock.release(comm)?;
     Ok(Done {
         params,
         records: outcome.records,
         wrong_bytes,
         meta,
+        checks,
     })
 }
 
@@ -384,7 +461,7 @@ fn run_meta(
     comm: &Comm,
     size: u32,
     info_pairs: Option<&[(String, String)]>,
-    dir: &str,
+    dir: &std::path::Path,
     caller: &Caller,
 ) -> Result<export::RunMeta> {
     let me = export::hostname();
@@ -392,10 +469,10 @@ fn run_meta(
     for r in 0..size {
         names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
     }
-    let here = if dir.is_empty() { "." } else { dir };
-    let data_dir = std::fs::canonicalize(here)
-        .map_or_else(|_| here.to_string(), |p| p.to_string_lossy().into_owned());
-    let fs_type = std::ffi::CString::new(data_dir.clone())
+    let here = services::run_env::dir_or_current(dir);
+    let resolved = std::fs::canonicalize(here).unwrap_or_else(|_| here.to_path_buf());
+    let data_dir = crate::error::path_text(resolved.as_os_str());
+    let fs_type = crate::ffi::posix::c_path(&resolved)
         .ok()
         .and_then(|c| crate::ffi::storage::file_system_name(&c).ok())
         .unwrap_or_else(|| "unknown".to_string());
@@ -421,12 +498,76 @@ fn run_meta(
 
 /// Agree on a per-rank result that carries a value; the error names `what`.
 fn agree_value<T>(world: &Comm, r: Result<T>, what: &str) -> Result<T> {
+    agree_own(world, r.map_err(|e| Error::Other(format!("{what}: {e}"))))
+}
+
+/// Agree on a per-rank result that carries a value, its error as it is.
+fn agree_own<T>(world: &Comm, r: Result<T>) -> Result<T> {
     let (unit, val) = match r {
         Ok(v) => (Ok(()), Some(v)),
-        Err(e) => (Err(Error::Other(format!("{what}: {e}"))), None),
+        Err(e) => (Err(e), None),
     };
     services::agree(world, unit)?;
     Ok(val.expect("agreement succeeded, so this rank succeeded"))
+}
+
+/// The report's sink (collective over `comm`): standard output (or nowhere when
+/// `report` is false) without `-o`; with `-o NAME`, rank 0 creates a new file beside
+/// the report (`.NAME.h5perf-tmp.PID`, symbolic links of `NAME` followed) and every
+/// rank appends its blocks to it; the first finished step renames it over `NAME`
+/// ([`Sink::publish`]), so an earlier report stays as it was until this run has results
+/// to replace it with, and a run that fails before leaves neither a file nor a change.
+///
+/// Errors: the file cannot be created on rank 0 or opened on another rank (the message
+/// names `-o` and the report as given).
+fn report_sink(comm: &Comm, name: Option<&std::ffi::OsStr>, report: bool) -> Result<Sink> {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(name) = name else {
+        return Ok(if report { Sink::stdout() } else { Sink::null() });
+    };
+    let name = std::path::Path::new(name);
+    let cannot = |why: String| {
+        Error::Other(format!(
+            "report file (-o): cannot create '{}': {why}",
+            crate::error::path_text(name.as_os_str())
+        ))
+    };
+    let errno_text = |e: Error| match e {
+        Error::Posix { errno, .. } if errno != 0 => {
+            let t = std::io::Error::from_raw_os_error(errno).to_string();
+            t.split(" (os error").next().unwrap_or(&t).to_string()
+        }
+        other => other.to_string(),
+    };
+    // two agreement points, reached by every rank in the same order
+    let created = if comm.rank()? == 0 {
+        let dest = services::paths::resolve_links(name);
+        let tmp = services::paths::temp_beside(&dest);
+        if std::fs::metadata(&dest).is_ok_and(|m| m.is_dir()) {
+            Err(cannot("Is a directory".to_string()))
+        } else {
+            let _ = std::fs::remove_file(&tmp);
+            Fd::open_path(&tmp, OpenMode::CreateReportNew)
+                .map(|fd| Some(Sink::file(fd, name, Some(&tmp), Some((tmp.clone(), dest)))))
+                .map_err(|e| cannot(errno_text(e)))
+        }
+    } else {
+        Ok(None)
+    };
+    let created = agree_own(comm, created)?;
+    let tmp = match &created {
+        Some(s) => s.pending_file().map(|p| p.as_os_str().as_bytes().to_vec()),
+        None => None,
+    };
+    let tmp = comm.bcast_bytes(0, tmp.as_deref().unwrap_or_default())?;
+    let tmp = std::path::Path::new(std::ffi::OsStr::from_bytes(&tmp));
+    let mine = match created {
+        Some(sink) => Ok(sink),
+        None => Fd::open_path(tmp, OpenMode::Append)
+            .map(|fd| Sink::file(fd, name, Some(tmp), None))
+            .map_err(|e| cannot(errno_text(e))),
+    };
+    agree_own(comm, mine)
 }
 
 /// The `--version` text: h5perf's version and the HDF5 and MPI libraries it runs with.

@@ -293,7 +293,8 @@ pub unsafe extern "C" fn h5perf_config_free(cfg: *mut H5perfConfig) {
 ///
 /// # Safety
 /// `argv` holds `argc` valid NUL-terminated strings (or argc <= 0).
-unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<String>> {
+unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<std::ffi::OsString>> {
+    use std::os::unix::ffi::OsStrExt;
     if argc <= 0 {
         return Some(Vec::new());
     }
@@ -308,7 +309,7 @@ unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<String>> {
             return None;
         }
         // SAFETY: NUL-terminated, guaranteed by the caller.
-        v.push(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
+        v.push(std::ffi::OsStr::from_bytes(unsafe { CStr::from_ptr(p) }.to_bytes()).to_owned());
     }
     Some(v)
 }
@@ -545,13 +546,11 @@ pub unsafe extern "C" fn h5perf_config_set_debug(
 ///
 /// # Safety
 /// `path` is NULL or NUL-terminated.
-unsafe fn dest_of(path: *const c_char) -> Option<String> {
+unsafe fn dest_of(path: *const c_char) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStrExt;
     // SAFETY: guaranteed by the caller.
-    (!path.is_null()).then(|| {
-        unsafe { CStr::from_ptr(path) }
-            .to_string_lossy()
-            .into_owned()
-    })
+    (!path.is_null())
+        .then(|| std::ffi::OsStr::from_bytes(unsafe { CStr::from_ptr(path) }.to_bytes()).to_owned())
 }
 
 macro_rules! dest_setter {
@@ -615,15 +614,7 @@ pub unsafe extern "C" fn h5perf_config_set_report(
     path: *const c_char,
 ) -> c_int {
     // SAFETY: forwarded from the caller.
-    let p = if path.is_null() {
-        None
-    } else {
-        Some(
-            unsafe { CStr::from_ptr(path) }
-                .to_string_lossy()
-                .into_owned(),
-        )
-    };
+    let p = unsafe { dest_of(path) };
     // SAFETY: forwarded from the caller.
     unsafe {
         set(cfg, |c| -> Result<(), ValueError> {
@@ -632,7 +623,7 @@ pub unsafe extern "C" fn h5perf_config_set_report(
                     c.report_stdout = false;
                     c.opts.output = None;
                 }
-                Some("-") => {
+                Some(f) if f == "-" => {
                     c.report_stdout = true;
                     c.opts.output = None;
                 }

@@ -52,12 +52,37 @@ pub enum Error {
     /// Read-back verification (`-D v`) found wrong bytes; the count is the total number of
     /// wrong bytes over all ranks.
     Verify(u64),
+    /// This rank stopped its independent transfers early because another rank's failed
+    /// and said so through the error beacon (issue 12): the other rank's error is the
+    /// one the agreement that follows reports.
+    Stopped,
     /// Anything else, with a complete message.
     Other(String),
 }
 
 /// Result alias used throughout the crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// `self` with the file `path()` (message text) as its file when it is an
+    /// [`Error::Posix`] that names none; any other error as it is. `path` is called only
+    /// then (errors are rare: the name is built out of the hot path).
+    #[cold]
+    pub fn with_path(self, path: impl FnOnce() -> Option<String>) -> Error {
+        match self {
+            Error::Posix {
+                call,
+                errno,
+                path: None,
+            } => Error::Posix {
+                call,
+                errno,
+                path: path(),
+            },
+            e => e,
+        }
+    }
+}
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -81,6 +106,7 @@ impl fmt::Display for Error {
                     None => write!(f, "{call} failed: {text}"),
                 }
             }
+            Error::Stopped => f.write_str("stopped early: another rank's transfers failed"),
             Error::Verify(n) => write!(
                 f,
                 "data verification failed: {n} byte(s) read back differ from what was written"
@@ -90,3 +116,63 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A file or directory name as message text: its bytes as they are where they are
+/// valid UTF-8, every other byte as `\xNN` (so two different names never print alike,
+/// and a name with non-UTF-8 bytes can be typed back in a shell as `$'...'`). Control
+/// characters are escaped too, so a message stays on one line.
+pub fn path_text(p: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::with_capacity(p.len());
+    for chunk in p.as_bytes().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary
+/// (cutting a message never splits a multibyte character, which would panic).
+pub fn cut(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn path_text_escapes_only_what_is_not_text() {
+        let p = std::ffi::OsStr::from_bytes(b"/scratch/d\xe9j\xc3\xa0/\xff\n");
+        assert_eq!(path_text(p), "/scratch/d\\xe9jà/\\xff\\n");
+        assert_eq!(path_text(std::ffi::OsStr::new("ümlaut dir")), "ümlaut dir");
+    }
+
+    #[test]
+    fn cut_respects_character_boundaries() {
+        let s = "ä".repeat(40); // 2 bytes each
+        for max in 0..=81 {
+            let c = cut(&s, max);
+            assert!(c.len() <= max && max - c.len() <= 1, "{max}: {}", c.len());
+        }
+        assert_eq!(cut("€uro", 2), "");
+        assert_eq!(cut("€uro", 3), "€");
+        assert_eq!(cut("abc", 10), "abc");
+    }
+}

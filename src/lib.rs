@@ -7,12 +7,15 @@
 //! 1. [`error`] and [`ffi`]: the only code that calls C (MPI, HDF5, POSIX wrappers; the
 //!    compiler refuses `unsafe` elsewhere). `ffi` owns the libraries' vocabulary (fill
 //!    values, allocation times) and imports nothing above it.
-//! 2. [`services`]: failure agreement across ranks, the report sink, the run environment
-//!    (data directory, file names, `HDF5_MPI_INFO`).
+//! 2. [`services`]: failure agreement across ranks, the report sink, output names as
+//!    files, the run environment (data directory, file names, `HDF5_MPI_INFO`), the data
+//!    directory's lock and what a dead run left there (files are removed however a run
+//!    ends: `ffi::cleanup`).
 //! 3. Core, no file I/O: [`pattern`] (access-pattern maths), [`config`] (options, fill
 //!    options — checked with HDF5 in an in-memory file —, resolved parameters), [`measure`]
 //!    (timers, statistics, results as records).
-//! 4. [`output`]: the text report and the JSON/CSV results, from the same statistics.
+//! 4. [`output`]: the text report and the JSON/CSV results, from the same statistics;
+//!    the results read back, the comparison with a baseline, the verdict, the HTML page.
 //! 5. [`benchmark`] (drivers and run loops) and its sibling [`fill_behaviour`] (the
 //!    `--fill-behaviour` experiment); neither imports the other.
 //! 6. [`cli`] (the command line).

@@ -1,12 +1,14 @@
 /* Test shim: when a #pio_tmp data file opened for writing is closed, overwrite one
  * byte of it (at $H5PERF_TEST_CORRUPT_AT) — a file changed between h5perf's write and
- * read phases. Only files whose name contains "#pio_tmp" are touched. */
+ * read phases. Only files whose name contains "#pio_tmp", and that are not empty, are
+ * touched. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int close(int fd) {
@@ -14,7 +16,11 @@ int close(int fd) {
     if (!real_close) real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
     const char *at = getenv("H5PERF_TEST_CORRUPT_AT");
     int flags = fcntl(fd, F_GETFL);
-    if (at && flags != -1 && (flags & O_ACCMODE) != O_RDONLY) {
+    struct stat st;
+    /* not an empty file: MPICH's ROMIO closes the file it has just created (MPI_MODE_EXCL
+     * for MPI-IO, H5F_ACC_EXCL for HDF5) before every process opens it */
+    if (at && flags != -1 && (flags & O_ACCMODE) != O_RDONLY && fstat(fd, &st) == 0 &&
+        st.st_size > 0) {
         char link[64], path[4096];
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
         ssize_t n = readlink(link, path, sizeof path - 1);

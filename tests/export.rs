@@ -246,47 +246,6 @@ fn check_against_report(records: &[J], report: &str) -> usize {
     matched
 }
 
-/// A strict RFC 4180 reader: rows of fields; every row ends with `\n`.
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = vec![];
-    let mut row = vec![];
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => {
-                quoted = false;
-                assert!(
-                    matches!(chars.peek(), None | Some(',') | Some('\n')),
-                    "text after a closing quote"
-                );
-            }
-            (true, c) => field.push(c),
-            (false, '"') => {
-                assert!(field.is_empty(), "quote inside an unquoted field");
-                quoted = true;
-            }
-            (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\n') => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-            }
-            (false, '\r') => panic!("CSV lines end with \\n only"),
-            (false, c) => field.push(c),
-        }
-    }
-    assert!(
-        !quoted && field.is_empty() && row.is_empty(),
-        "the CSV must end with a complete line"
-    );
-    rows
-}
-
 /// The CSV rows must carry the JSON records' values, field by field.
 fn check_csv_matches_json(csv: &str, records: &[J]) {
     let rows = parse_csv(csv);

@@ -264,17 +264,7 @@ fn file_too_large_phdf5() {
 #[test]
 fn verification_catches_a_file_changed_between_write_and_read() {
     let build = scratch_dir();
-    let shim = build.path().join("corrupt_shim.so");
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corrupt_shim.c");
-    let cc = Command::new("cc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&shim)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-        .expect("a C compiler (cc) is needed to build the test shim");
-    assert!(cc.success(), "building {} failed", src.display());
-    let shim = shim.to_string_lossy().into_owned();
+    let shim = build_shim(build.path(), "corrupt_shim");
     // byte 5 of the raw files; HDF5's contiguous raw data starts at 2048 (spec §6.5)
     for (api, place) in [
         ("posix", "#pio_tmp_1.posix, dataset 1, file offset 5"),
@@ -320,37 +310,6 @@ fn verification_catches_a_file_changed_between_write_and_read() {
             "{}",
             o.describe()
         );
-    }
-}
-
-/// A tmpfs mounted by the test (root only): full (`size=`) or read-only (`ro`).
-/// Unmounted on drop.
-struct Tmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    fn mount(opts: &str) -> Tmpfs {
-        let dir = scratch_dir();
-        let st = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .expect("mount(8) is needed for the file-system tests");
-        assert!(
-            st.success(),
-            "mount -t tmpfs -o {opts} failed: these tests need root"
-        );
-        Tmpfs { dir }
-    }
-    fn path(&self) -> String {
-        self.dir.path().to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
     }
 }
 

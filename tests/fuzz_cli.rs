@@ -64,6 +64,11 @@ fn token() -> impl Strategy<Value = String> {
         "--version",
         "--json",
         "--csv",
+        "--expect",
+        "--baseline",
+        "--tolerance",
+        "--html",
+        "--from",
         "-cCIw",
         "-cCIwe8",
         "-D2,t",
@@ -104,6 +109,10 @@ fn token() -> impl Strategy<Value = String> {
         "yes",
         "off",
         "4294967297",
+        "mpiio.write>=2GB/s",
+        "phdf5.read.min>=1500MiB/s@procs=4",
+        "posix.wr>=1",
+        "12.5",
     ])
     .prop_map(String::from);
     prop_oneof![4 => spellings, 4 => values, 1 => any::<String>(), 1 => "[-=, a-zA-Z0-9]{0,12}"]
@@ -118,7 +127,10 @@ fn check(args: &[String]) -> Result<(), TestCaseError> {
                 let _ = p.problems(world, 24 << 30);
             }
         }
-        Ok(Command::Help) | Ok(Command::Version) | Ok(Command::FillBehaviour { .. }) => {}
+        Ok(Command::Help)
+        | Ok(Command::Version)
+        | Ok(Command::FillBehaviour { .. })
+        | Ok(Command::FromFiles(_)) => {}
         Err(Error::Usage(m)) => {
             prop_assert!(
                 m.starts_with("h5perf: "),

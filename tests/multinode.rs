@@ -591,13 +591,14 @@ fn sweep_uses_the_first_ranks() {
 
 /// node2's two ranks are SIGKILLed in the middle of a long run: the launcher ends the job
 /// on both nodes within a bounded time with a failure status, no process of the job is
-/// left on either node, and the data file is removed or named in the job's output.
+/// left on either node, nothing of the run is left in the data directory (data file,
+/// lock), and the next run there starts clean.
 ///
 /// Open MPI stops the survivors with SIGTERM and a grace period: h5perf's handler removes
-/// the file (every run). Hydra's proxies send SIGTERM and SIGKILL back to back
-/// (`HYD_pmcd_pmip_kill_localprocs`), so under MPICH the handler sometimes loses the race
-/// and the run's data file stays, unnamed (nothing in h5perf can catch SIGKILL): that
-/// file, and only it, is accepted there, and this test reports it.
+/// the file. Hydra's proxies send SIGTERM and SIGKILL back to back
+/// (`HYD_pmcd_pmip_kill_localprocs`), so under MPICH the handler of rank 0 often loses
+/// the race: then rank 0's reaper (a process of its own on node1, out of the launcher's
+/// session) removes the data file and the lock, and says so.
 #[test]
 fn killed_node_ends_the_job_on_both_nodes() {
     let c = Cluster::new(2);
@@ -660,26 +661,88 @@ fn killed_node_ends_the_job_on_both_nodes() {
     );
     o.assert_no_survivors("after node2's ranks were killed");
     assert!(c.node_processes().is_empty());
-    let left = pio_tmp_files(dir.path());
-    let output = format!("{}{}", o.stdout, o.stderr);
-    for f in &left {
-        let hydra_race = flavour() == Flavour::Mpich && f == "#pio_tmp_1.posix";
-        if hydra_race && !output.contains(f.as_str()) {
-            eprintln!(
-                "killed_node: {f} left behind: hydra sent SIGKILL right after SIGTERM \
-                 (the SIGTERM handler that removes it lost the race)"
-            );
-            continue;
-        }
-        assert!(
-            output.contains(f.as_str()),
-            "{f} was left behind and the job's output does not name it\n{}",
-            o.describe()
-        );
-    }
+    // the job's processes (rank 0's reaper included) have left the nodes
+    let left: Vec<String> = dir_entries(dir.path())
+        .into_iter()
+        .filter(|n| n.starts_with("#pio_tmp") || n.starts_with("#h5perf"))
+        .collect();
     eprintln!(
         "killed_node: job ended {took:?} after the kill, status {:?}, files left {left:?}",
         o.status
+    );
+    assert!(
+        left.is_empty(),
+        "{left:?} left behind after node2's ranks were killed\n{}",
+        o.describe()
+    );
+    // the next run in that directory: no stale lock, nothing to name, a normal run
+    let next = c.mpirun(
+        &[2, 2],
+        &[
+            "-A", "posix", "-e", "256K", "-x", "64K", "-X", "64K", "-B", "64K", "-p", "4", "-P",
+            "4",
+        ],
+        &[],
+        dir.path(),
+    );
+    assert_clean_success(&next, "the next run after the kill");
+    assert!(pio_tmp_files(dir.path()).is_empty());
+    c.finish();
+}
+
+/// The lock of a run that ended on another node (a PID that cannot exist there): a run
+/// with a rank on that node checks it there, takes the lock over and names the dead run;
+/// a run with no rank on that node cannot check, and is refused with a message saying so.
+#[test]
+fn a_stale_lock_of_another_node_is_checked_on_that_node() {
+    let c = Cluster::new(2);
+    let boot_id = fs::read_to_string(c.dir.join("boot_id.node2"))
+        .or_else(|_| fs::read_to_string("/proc/sys/kernel/random/boot_id"))
+        .expect("node2's boot id");
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 60;
+    let record = format!(
+        "h5perf-lock 1\nhost node2\nboot_id {}\npid 4194305\nstart_ticks 1\nstarted {started}\n\
+         uid 0\nkeep 0\ndata .posix 1\n",
+        boot_id.trim()
+    );
+    let args = [
+        "-A", "posix", "-e", "256K", "-x", "64K", "-X", "64K", "-B", "64K", "-p", "4", "-P", "4",
+    ];
+    // all four ranks on node1: nobody can look at node2's processes
+    let dir = scratch_dir();
+    fs::write(dir.path().join("#h5perf.lock"), &record).unwrap();
+    let o = c.mpirun(&[4], &args, &[], dir.path());
+    let msg = o.single_message("a lock of node2, all ranks on node1");
+    assert!(o.status != Some(0), "{}", o.describe());
+    assert!(
+        msg.contains("locked by an h5perf run on another host (host node2, PID 4194305")
+            && msg.contains("no process of this run is on node2"),
+        "{msg}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("#h5perf.lock")).unwrap(),
+        record,
+        "the lock is left as it was"
+    );
+    // ranks 2 and 3 on node2 find the process gone: taken over, rank 0 (node1) says so
+    let o = c.mpirun(&[2, 2], &args, &[], dir.path());
+    assert_eq!(o.status, Some(0), "{}", o.describe());
+    let err = o.stderr_clean();
+    assert!(
+        err.contains("ended without releasing the data directory")
+            && err.contains("(host node2, PID 4194305"),
+        "{}",
+        o.describe()
+    );
+    o.assert_no_survivors("takeover");
+    assert!(
+        dir_entries(dir.path()).is_empty(),
+        "{:?}",
+        dir_entries(dir.path())
     );
     c.finish();
 }

@@ -19,37 +19,6 @@ use std::time::{Duration, Instant};
 /// Small runs take a few seconds on 2 busy cores; a hang is cut short.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// A minimal RFC 4180 reader (h5perf quotes only fields with `,`, `"`, CR or LF).
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = vec![];
-    let mut row = vec![];
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (true, c) => field.push(c),
-            (false, '"') => quoted = true,
-            (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\n') => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-            }
-            (false, c) => field.push(c),
-        }
-    }
-    assert!(
-        field.is_empty() && row.is_empty() && !quoted,
-        "the CSV must end with a whole line:\n{text}"
-    );
-    rows
-}
-
 /// The rows of a CSV as maps from the header's names.
 fn csv_maps(text: &str) -> Vec<BTreeMap<String, String>> {
     let rows = parse_csv(text);

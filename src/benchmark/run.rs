@@ -9,20 +9,23 @@
 //! process-count step, so no rank is left waiting in a collective call.
 
 use std::ffi::CString;
+use std::path::Path;
 
 use super::driver::{
-    self, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig, ReadCheck,
+    self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig, ReadCheck,
 };
+use super::file_watch::FileWatch;
 use super::storage::{drop_caches, Node};
 use super::verify::{find_mismatch, report_mismatches, Mismatch};
 use crate::config::{Api, Params, Reorder};
-use crate::error::{Error, Result};
+use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
-use crate::ffi::mpi::{wtime, Comm, Info, Op};
+use crate::ffi::mpi::{wtime, Beacon, Comm, Info, Op};
 use crate::measure::{ApiResults, Direction, IterStat, Measures, Record, Times, COUNT};
 use crate::output::report;
 use crate::pattern::{Pattern, Pattern1D, Pattern2D};
-use crate::services::{agree, agree_with, data_file_name, RunEnv, Sink};
+use crate::services::mpi_info::hint_note;
+use crate::services::{agree, agree_with, data_file_name, leftovers, RunEnv, Sink};
 
 /// What a whole run produced on this rank.
 #[derive(Debug, Default, Clone)]
@@ -74,7 +77,7 @@ pub fn run(
     world: &Comm,
     info: &Info,
     env: &RunEnv,
-    dir: &str,
+    dir: &Path,
     out: &Sink,
     hooks: &mut Hooks<'_>,
 ) -> Result<RunOutcome> {
@@ -112,8 +115,8 @@ struct Run<'a> {
     info: &'a Info,
     /// The run environment (`HDF5_NOCLEANUP`).
     env: &'a RunEnv,
-    /// The data directory.
-    dir: &'a str,
+    /// The data directory (empty: the current directory).
+    dir: &'a Path,
     /// The report: headers and results from rank 0, traces from every rank.
     out: &'a Sink,
     /// Gather every rank's times on rank 0 after each iteration.
@@ -133,7 +136,7 @@ impl Run<'_> {
         let (p, out) = (self.p, self.out);
         let rank = comm.rank()?;
         if rank == 0 {
-            out.write(&report::procs_header(n))?;
+            out.write(&report::procs_header(n));
         }
         // --drop-caches and the default shift of --reorder need the nodes (outside timers)
         let st = &p.storage;
@@ -148,6 +151,16 @@ impl Run<'_> {
             // --reorder: this rank reads the part of rank (r + shift) mod n
             reader_of: ((u64::from(rank) + shift) % u64::from(n)) as u32,
         };
+        // the error beacon of independent transfers (issue 12): one per step, made and
+        // released outside every timer; not needed by one process
+        let beacon = if n > 1 { Some(Beacon::new(comm)) } else { None };
+        agree(
+            comm,
+            beacon
+                .as_ref()
+                .map_or(Ok(()), |b| b.as_ref().map(|_| ()).map_err(Clone::clone)),
+        )?;
+        let beacon = beacon.transpose()?;
         for buf in p.buf_sizes() {
             let t0 = wtime();
             let pattern_for = |api: Api| pattern(p, n, rank, buf, api);
@@ -157,7 +170,7 @@ impl Run<'_> {
                     Pattern::D1(q) => report::xfer_header_1d(buf, q.dataset_bytes(), p),
                     Pattern::D2(q) => report::xfer_header_2d(&q, p),
                 };
-                out.write(&header)?;
+                out.write(&header);
             }
             // one page-aligned transfer buffer per configuration, outside every timer
             let alloc = AlignedBuf::new(any.buf_bytes());
@@ -166,13 +179,15 @@ impl Run<'_> {
             let mut tbuf = alloc?;
             for api in p.apis.iter() {
                 if rank == 0 {
-                    out.write(&report::api_header(api))?;
+                    out.write(&report::api_header(api));
                 }
                 let ctx = Ctx {
                     comm,
                     info: self.info,
                     cfg: DriverConfig::of(p),
                     pattern: pattern_for(api),
+                    stop: beacon.as_ref(),
+                    poll_every: poll_interval(any.buf_bytes()),
                 };
                 let read_pattern = pattern(p, n, step.reader_of, buf, api);
                 // the driver and its datatypes are released when the iterations end
@@ -182,7 +197,7 @@ impl Run<'_> {
                 let record =
                     Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results);
                 if rank == 0 {
-                    out.write(&report::api_results(p, &record, &results))?;
+                    out.write(&report::api_results(p, &record, &results));
                 }
                 outcome.records.push(record);
             }
@@ -191,7 +206,8 @@ impl Run<'_> {
                 xfer_size: buf,
                 seconds: wtime() - t0,
             };
-            agree(comm, on_step(&done, &outcome.records))?;
+            let stepped = on_step(&done, &outcome.records).and_then(|()| out.status());
+            agree(comm, stepped)?;
         }
         Ok(())
     }
@@ -264,6 +280,8 @@ struct ApiRun<'a> {
     t: Times,
     /// Verification findings of the current file, reported after its phases.
     mismatches: Vec<Mismatch>,
+    /// What this rank knows of the current data file (checked outside the timers).
+    watch: FileWatch,
 }
 
 impl<'a> ApiRun<'a> {
@@ -290,6 +308,7 @@ impl<'a> ApiRun<'a> {
             read_byte: (step.reader_of as u8).wrapping_add(1),
             t: [0.0; COUNT],
             mismatches: Vec::with_capacity(64),
+            watch: FileWatch::new(api != Api::Posix),
         })
     }
 
@@ -316,37 +335,47 @@ impl<'a> ApiRun<'a> {
         for _ in 0..p.num_iters {
             comm.barrier()?;
             if p.debug.level >= 4 && rank == 0 {
-                out.write("Timer details:\n")?;
+                out.write("Timer details:\n");
             }
             self.t = [0.0; COUNT];
             for f in 1..=p.num_files {
-                let path = data_file_name(dir, f, self.api.suffix())?;
-                let cpath = CString::new(path.clone()).map_err(|_| {
-                    Error::Other(format!("data file name contains a NUL byte: {path:?}"))
-                })?;
+                let name = data_file_name(dir, f, self.api.suffix())?;
+                let cpath = crate::ffi::posix::c_path(&name)?;
+                // the name as message text (non-UTF-8 bytes escaped), for the report
+                let path = path_text(name.as_os_str());
                 // never removed: the files of a --read-only run are not its own
                 let keep = env.nocleanup || p.storage.read_only;
                 if !keep {
                     // removed by the signal handlers if the job is interrupted
-                    crate::ffi::signals::set_current(&path);
+                    crate::ffi::signals::set_current(&name);
                 }
                 let res = self.one_file(&path, &cpath);
                 // Success or agreed failure, no rank holds the file open any more (the
                 // phase closes it after a data error; a failed open was abandoned), so the
                 // same barrier and removal serve both: a failed run leaves no file either.
-                let agreed = agree(comm, res);
+                // a failed report write of any rank ends the run here too
+                let agreed = agree(comm, res.and_then(|()| out.status()));
                 if agreed.is_ok() {
                     let pat = &self.read_pattern;
                     *wrong_bytes +=
-                        report_mismatches(rank, pat, &path, self.api, &mut self.mismatches, out)?;
+                        report_mismatches(rank, pat, &path, self.api, &mut self.mismatches, out);
                 }
                 comm.barrier()?;
-                if rank == 0 && !keep {
-                    // a failed removal only leaves a file behind; the next run truncates it
-                    let _ = self.drv.remove(&self.ctx, &path);
-                }
+                let removed = if rank == 0 && !keep && self.watch.ours(&cpath) {
+                    leftovers::removal_outcome(self.drv.remove(&self.ctx, &cpath), &name)
+                } else {
+                    Ok(())
+                };
                 crate::ffi::signals::clear_current();
+                // a file that cannot be removed is named (after the run's own error)
+                let removed = agree(comm, removed);
+                if let (Err(a), Err(b)) = (&agreed, &removed) {
+                    if !matches!(a, Error::Fatal(_)) {
+                        return Err(Error::Remote(format!("{a}; {b}")));
+                    }
+                }
                 agreed?;
+                removed?;
             }
             let mut mx = [0.0; COUNT];
             let mut mn = [0.0; COUNT];
@@ -391,18 +420,22 @@ impl<'a> ApiRun<'a> {
         let comm = self.ctx.comm;
         let rank = self.rank;
         if p.debug.level >= 1 {
-            out.write(&format!("rank {rank}: data filename={path}\n"))?;
+            out.write(&format!("rank {rank}: data filename={path}\n"));
         }
+        self.watch.reset();
         if !p.storage.read_only {
             if p.debug.verify {
                 self.buf.fill(self.rank_byte);
             }
             if p.debug.level >= 4 {
-                out.write(&self.write_pattern.trace(rank))?;
+                out.write(&self.write_pattern.trace(rank));
             }
+            self.watch.before_write(comm, cpath)?;
             comm.barrier()?;
             self.ctx.pattern = self.write_pattern;
             self.timed_phase(cpath, Access::Write)?;
+            let data = p.num_dsets * self.write_pattern.dataset_bytes();
+            self.watch.after_write(comm, cpath, data)?;
         }
         if p.write_only {
             return Ok(());
@@ -411,17 +444,21 @@ impl<'a> ApiRun<'a> {
             drop_caches(comm, node)?;
         }
         if p.debug.level >= 4 {
-            out.write(&self.read_pattern.trace(rank))?;
+            out.write(&self.read_pattern.trace(rank));
         }
+        self.watch.before_read(comm, cpath)?;
         comm.barrier()?;
         self.ctx.pattern = self.read_pattern;
-        self.timed_phase(cpath, Access::Read)
+        self.timed_phase(cpath, Access::Read)?;
+        self.watch.after_read(comm, cpath)
     }
 
     /// One phase of one file between the timer stamps of spec §8.1: gross start → open →
     /// fine start → datasets → [`--fsync`: sync] → fine stop → close → gross stop,
     /// accumulating the phase's open, fine, gross, close and sync times (raw times are
-    /// added by [`ApiRun::data_phase`]).
+    /// added by [`ApiRun::data_phase`]). Between the open and the fine start the file
+    /// opened is checked ([`FileWatch::after_open`]); that time is left out of every
+    /// timer.
     fn timed_phase(&mut self, cpath: &CString, phase: Access) -> Result<()> {
         let m = measures(phase);
         let [open, fine, gross, close] =
@@ -429,9 +466,20 @@ impl<'a> ApiRun<'a> {
         let comm = self.ctx.comm;
         let g0 = wtime();
         let opened = self.drv.open(&self.ctx, cpath, phase);
+        let opened = explain(self.run, self.api, phase, true, opened);
         settle_open(&mut *self.drv, comm, opened)?;
         let g1 = wtime();
         self.t[open] += g1 - g0;
+        let checked = self.watch.after_open(comm, cpath, phase, &*self.drv);
+        let (g1, untimed) = {
+            let c = wtime();
+            (c, c - g1)
+        };
+        if let Err(e) = checked {
+            // every rank knows (agreed): close the file collectively, nothing transferred
+            let _ = self.drv.close();
+            return Err(e);
+        }
         let res = self.data_phase(phase);
         let res = match m.sync {
             Some(sync) if self.run.p.storage.fsync => {
@@ -447,9 +495,10 @@ impl<'a> ApiRun<'a> {
         self.t[fine] += g2 - g1;
         let cres = self.drv.close();
         let g3 = wtime();
-        self.t[gross] += g3 - g0;
+        self.t[gross] += g3 - g0 - untimed;
         self.t[close] += g3 - g2;
-        agree(comm, res.and(cres))
+        let res = explain(self.run, self.api, phase, false, res.and(cres));
+        settle_beacon(&self.ctx, agree(comm, res))
     }
 
     /// The data phase of one file (spec §5.2, §7): for each dataset, prepare it, run the
@@ -465,6 +514,7 @@ impl<'a> ApiRun<'a> {
     fn data_phase(&mut self, phase: Access) -> Result<()> {
         let ApiRun {
             run,
+            api,
             ctx,
             drv,
             buf,
@@ -473,13 +523,25 @@ impl<'a> ApiRun<'a> {
             mismatches,
             ..
         } = self;
-        let (ctx, drv, buf, read_byte) = (&*ctx, &mut **drv, &mut **buf, *read_byte);
+        let (ctx, drv, buf, read_byte, api) = (&*ctx, &mut **drv, &mut **buf, *read_byte, *api);
         let n = ctx.pattern.transfers();
         let verify = phase == Access::Read && run.p.debug.verify;
         let coll_xfer = drv.collective_transfers(ctx);
         let sync = coll_xfer || drv.collective_datasets();
         let raw = measures(phase).raw.timer() as usize;
-        let settle = |r: Result<()>| if sync { agree(ctx.comm, r) } else { r };
+        let settle = |r: Result<()>| {
+            // a failure here tells the ranks still transferring to stop (issue 12)
+            if let (Err(e), Some(b), false) = (&r, ctx.stop, coll_xfer) {
+                if *e != Error::Stopped {
+                    b.raise();
+                }
+            }
+            if sync {
+                settle_beacon(ctx, agree(ctx.comm, r))
+            } else {
+                r
+            }
+        };
         settle(drv.begin_phase(ctx, phase))?;
         for d in 0..ctx.cfg.num_dsets {
             settle(drv.begin_dataset(ctx, d, phase))?;
@@ -495,10 +557,69 @@ impl<'a> ApiRun<'a> {
                 Access::Read => timed_reads(drv, ctx, n, buf, check),
             };
             t[raw] += wtime() - r0;
-            settle(first.and(drv.end_dataset()))?;
+            let first = explain(run, api, phase, false, first.and(drv.end_dataset()));
+            settle(first)?;
         }
         drv.end_phase()
     }
+}
+
+/// `res` of a phase of an API's file (`opening`: its open), its error completed with
+/// what to fix, outside the timers: for MPI-IO and PHDF5, the `HDF5_MPI_INFO` hints the
+/// MPI library's text names, or all of them for a failed open ([`hint_note`]); for a
+/// write that gives no reason (HDF5's "file write failed" after a short MPI-IO
+/// transfer), that the data directory's file system is full, when it is. Agreed
+/// errors (of other ranks) are left as they are.
+#[inline]
+fn explain(run: &Run<'_>, api: Api, phase: Access, opening: bool, res: Result<()>) -> Result<()> {
+    match res {
+        Ok(()) => Ok(()),
+        Err(e) => Err(explain_error(run, api, phase, opening, e)),
+    }
+}
+
+/// The error part of [`explain`], out of line.
+#[cold]
+#[inline(never)]
+fn explain_error(run: &Run<'_>, api: Api, phase: Access, opening: bool, e: Error) -> Error {
+    if matches!(e, Error::Remote(_) | Error::Fatal(_) | Error::Stopped) {
+        return e;
+    }
+    let mut text = e.to_string();
+    let mut changed = false;
+    let pairs = run.info.pairs();
+    if let (true, Some(note)) = (api != Api::Posix, hint_note(&text, pairs, opening)) {
+        text.push_str(&note);
+        changed = true;
+    }
+    if phase == Access::Write && !opening && !text.contains("No space left") {
+        let dir = crate::services::run_env::dir_or_current(run.dir);
+        let free = crate::ffi::posix::c_path(dir)
+            .ok()
+            .and_then(|c| crate::ffi::storage::available_bytes(&c).ok());
+        if free == Some(0) {
+            text.push_str(&format!(
+                " (No space left on device: the file system of the data directory {} is full)",
+                path_text(dir.as_os_str())
+            ));
+            changed = true;
+        }
+    }
+    if changed {
+        Error::Other(text)
+    } else {
+        e
+    }
+}
+
+/// After agreement `agreed`: if it failed, settle the error beacon (collective: every
+/// rank has the same failed agreement), so no beacon message is left in flight.
+fn settle_beacon(ctx: &Ctx<'_>, agreed: Result<()>) -> Result<()> {
+    if let (Err(_), Some(b)) = (&agreed, ctx.stop) {
+        let settled = b.settle();
+        return agreed.and(settled);
+    }
+    agreed
 }
 
 /// The phases and timers that a phase of a file accumulates into (spec §8.1).

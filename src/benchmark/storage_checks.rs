@@ -7,17 +7,20 @@
 //! message ([`Error::Invalid`], printed once by rank 0).
 
 use std::ffi::CString;
+use std::path::{Path, PathBuf};
 
 use super::run::pattern;
 use super::storage::Node;
 use crate::config::{Api, Params, StorageFacts};
-use crate::error::{Error, Result};
+use crate::error::{path_text, Error, Result};
 use crate::ffi::hdf5::{self, Dataset, H5File, Plist, Quiet};
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::posix::{self, Fd, OpenMode};
 use crate::ffi::storage::{self as kernel, DirectIoAlignment, DROP_CACHES};
 use crate::output::export::hostname;
-use crate::services::data_file_name;
+use crate::services::agree::refuse_if_any;
+use crate::services::run_env::dir_or_current;
+use crate::services::{data_file_name, data_files};
 
 /// The checks of the storage options that depend on the machine, made on `comm` (the
 /// communicator of the run) after the data directory `dir` was checked and before any
@@ -35,7 +38,7 @@ use crate::services::data_file_name;
 /// Collective over `comm`. Without storage options nothing is done (no MPI call).
 ///
 /// Errors: [`Error::Invalid`] with the reason (the same on every rank), or an MPI error.
-pub fn check_up_front(p: &Params, comm: &Comm, dir: &str) -> Result<StorageFacts> {
+pub fn check_up_front(p: &Params, comm: &Comm, dir: &Path) -> Result<StorageFacts> {
     let s = &p.storage;
     let mut facts = StorageFacts::default();
     if !s.any() {
@@ -90,26 +93,11 @@ pub fn check_up_front(p: &Params, comm: &Comm, dir: &str) -> Result<StorageFacts
     Ok(facts)
 }
 
-/// Agreement on a refusal: when any rank of `comm` has one, every rank returns
-/// [`Error::Invalid`] with the message of the lowest such rank. Collective.
-fn refuse_if_any(comm: &Comm, mine: Option<String>) -> Result<()> {
-    const NONE: u64 = 1 << 40;
-    let me = u64::from(comm.rank()?);
-    let first = comm.allreduce_u64(if mine.is_some() { me } else { NONE }, Op::Min)?;
-    if first == NONE {
-        return Ok(());
-    }
-    let msg = comm.bcast_bytes(first as u32, mine.unwrap_or_default().as_bytes())?;
-    Err(Error::Invalid(vec![
-        String::from_utf8_lossy(&msg).into_owned()
-    ]))
-}
-
 /// `--read-only`: the data files an earlier run left are there and fit the run's
 /// parameters, for every process count of the run: POSIX and MPI-IO files hold exactly
 /// `d × D` bytes, HDF5 files hold `Dataset_1..d` of shape `[D]` (1D) or `[S, S]` (2D).
 /// Returns the first problem.
-fn check_kept_files(p: &Params, dir: &str) -> std::result::Result<(), String> {
+fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
     let again = "write the files first with the same options and HDF5_NOCLEANUP=1, \
                  without --read-only";
     let counts = p.proc_counts();
@@ -124,8 +112,9 @@ fn check_kept_files(p: &Params, dir: &str) -> std::result::Result<(), String> {
     let _quiet = Quiet::new();
     for api in p.apis.iter() {
         for f in 1..=p.num_files {
-            let path = data_file_name(dir, f, api.suffix()).map_err(|e| e.to_string())?;
-            let meta = std::fs::metadata(&path).map_err(|e| {
+            let name = data_file_name(dir, f, api.suffix()).map_err(|e| e.to_string())?;
+            let path = path_text(name.as_os_str());
+            let meta = std::fs::metadata(&name).map_err(|e| {
                 let e = Error::Posix {
                     call: "stat",
                     errno: e.raw_os_error().unwrap_or(0),
@@ -153,7 +142,7 @@ fn check_kept_files(p: &Params, dir: &str) -> std::result::Result<(), String> {
                 }
                 continue;
             }
-            let c = CString::new(path.clone()).map_err(|_| format!("bad file name {path:?}"))?;
+            let c = posix::c_path(&name).map_err(|e| e.to_string())?;
             let fapl = Plist::file_access_sec2(0).map_err(|e| e.to_string())?;
             let file = H5File::open_read(&c, &fapl).map_err(|e| {
                 format!(
@@ -199,9 +188,9 @@ fn check_kept_files(p: &Params, dir: &str) -> std::result::Result<(), String> {
 /// of the memory and offset alignments; 0 means no direct I/O), else the logical block
 /// size of the device, else the page size. Returns the alignment in bytes and where it
 /// comes from, or the refusal.
-fn direct_probe(p: &Params, dir: &str) -> std::result::Result<(u64, String), String> {
-    let here = if dir.is_empty() { "." } else { dir };
-    let c_here = CString::new(here).map_err(|_| format!("bad directory name {here:?}"))?;
+fn direct_probe(p: &Params, dir: &Path) -> std::result::Result<(u64, String), String> {
+    let c_here = posix::c_path(dir_or_current(dir)).map_err(|e| e.to_string())?;
+    let here = path_text(dir_or_current(dir).as_os_str());
     match kernel::memory_file_system(&c_here) {
         Err(e) => return Err(format!("--direct: {e}")),
         Ok(Some(kind)) => {
@@ -218,18 +207,20 @@ fn direct_probe(p: &Params, dir: &str) -> std::result::Result<(u64, String), Str
         (f, OpenMode::ReadDirect)
     } else {
         let name = format!("#h5perf_direct_probe.{}.{}", hostname(), std::process::id());
-        let f = if dir.is_empty() {
-            name
-        } else {
-            format!("{}/{name}", dir.trim_end_matches('/'))
-        };
-        (f, OpenMode::CreateRwDirect)
+        let f: PathBuf = dir.join(name);
+        (f, OpenMode::CreateNewDirect)
     };
-    let created = how == OpenMode::CreateRwDirect;
-    let c = CString::new(path.clone()).map_err(|_| format!("bad file name {path:?}"))?;
-    let opened = Fd::open(&c, how).and_then(Fd::close);
+    let created = how == OpenMode::CreateNewDirect;
+    let c = posix::c_path(&path).map_err(|e| e.to_string())?;
+    // the probe is a new file (never a link or a file already there, issue 12)
+    let opened = if created {
+        data_files::create_new(&c, true).map(|_| ())
+    } else {
+        Fd::open(&c, how).and_then(Fd::close)
+    };
+    let made = created && opened.is_ok();
     let align = opened.and_then(|()| kernel::direct_io_alignment(&c));
-    if created {
+    if made {
         // the probe is this run's file: remove it whatever happened
         let _ = posix::remove(&path);
     }

@@ -12,6 +12,8 @@ use super::values::{
     parse_alloc_time, parse_api_list, parse_debug_list, parse_fill_time, parse_fill_value,
     parse_int, parse_int32, parse_size,
 };
+use std::ffi::OsStr;
+
 use crate::config::Options;
 use crate::config::ValueError;
 use crate::ffi::hdf5::FillTime;
@@ -44,6 +46,15 @@ pub(super) enum Action {
         kind: ValueKind,
         /// Parse and store the value.
         apply: fn(&mut Options, &str) -> Result<(), String>,
+    },
+    /// It takes a file name (a value of kind [`ValueKind::File`] or
+    /// [`ValueKind::Destination`]); `apply` receives the argument's bytes as given, so a
+    /// name that is not UTF-8 names exactly that file.
+    Name {
+        /// What the value is.
+        kind: ValueKind,
+        /// Store the name, or return the reason for refusing it.
+        apply: fn(&mut Options, &OsStr) -> Result<(), String>,
     },
     /// It takes a value only in the attached form `--name=VALUE` (an optional value, as
     /// getopt's `optional_argument`); `apply` receives `None` for a bare `--name`.
@@ -114,11 +125,15 @@ pub(super) enum ValueKind {
     AllocTime,
     /// `--reorder=SHIFT`: a whole number of ranks, at least 1.
     Shift,
+    /// `--expect`: a contract criterion.
+    Criterion,
+    /// `--tolerance`: a percentage.
+    Percent,
 }
 
 impl ValueKind {
     /// The value's name in the help text and the documents: `SIZE`, `N`, `LIST`, `FILE`,
-    /// `BYTE`, `WHEN`.
+    /// `BYTE`, `WHEN`, `SHIFT`, `CRITERION`, `PCT`.
     pub(super) fn var(self) -> &'static str {
         match self {
             ValueKind::Size => "SIZE",
@@ -128,6 +143,8 @@ impl ValueKind {
             ValueKind::FillValue => "BYTE",
             ValueKind::FillTime | ValueKind::AllocTime => "WHEN",
             ValueKind::Shift => "SHIFT",
+            ValueKind::Criterion => "CRITERION",
+            ValueKind::Percent => "PCT",
         }
     }
 
@@ -149,6 +166,8 @@ impl ValueKind {
             ValueKind::FillTime => "never, ifset or alloc",
             ValueKind::AllocTime => "default, early, incr or late",
             ValueKind::Shift => "a whole number of ranks, at least 1",
+            ValueKind::Criterion => "a criterion such as mpiio.write>=2GB/s",
+            ValueKind::Percent => "a percentage such as 10",
         }
     }
 }
@@ -182,7 +201,7 @@ impl Def {
     /// option without value.
     pub(super) fn var(&self) -> Option<&'static str> {
         match self.action {
-            Action::Value { kind, .. } => Some(kind.var()),
+            Action::Value { kind, .. } | Action::Name { kind, .. } => Some(kind.var()),
             Action::Optional {
                 kind: ValueKind::Shift,
                 ..
@@ -229,7 +248,7 @@ fn count(v: &str) -> Result<u64, String> {
 /// shorter than the larger of their minimum abbreviations (`--al` is `--align`,
 /// `--allo` is `--alloc-time`), so a long spelling matches at most one entry (checked
 /// by unit tests).
-pub(super) static DEFS: [Def; 37] = [
+pub(super) static DEFS: [Def; 42] = [
     Def {
         short: Some('h'),
         long: "help",
@@ -287,6 +306,20 @@ pub(super) static DEFS: [Def; 37] = [
                whatever is asked. [default: the library's]",
     },
     Def {
+        short: None,
+        long: "baseline",
+        min: 2,
+        action: Action::Name {
+            kind: ValueKind::File,
+            apply: |o, v| o.acceptance.set_baseline(v),
+        },
+        help: "Compare each mean throughput with the same processes, transfer size,\n\
+               API and phase in FILE, the --csv or --json results of an earlier\n\
+               run: worse by more than --tolerance and by more than twice the\n\
+               combined standard deviation is a regression (exit status 3).\n\
+               Measurements missing on either side are listed. [default: none]",
+    },
+    Def {
         short: Some('B'),
         long: "block-size",
         min: 2,
@@ -322,7 +355,7 @@ pub(super) static DEFS: [Def; 37] = [
         short: None,
         long: "csv",
         min: 2,
-        action: Action::Value {
+        action: Action::Name {
             kind: ValueKind::Destination,
             apply: |o, v| o.set_csv(v).map_err(why),
         },
@@ -398,6 +431,20 @@ pub(super) static DEFS: [Def; 37] = [
                8K with -g]",
     },
     Def {
+        short: None,
+        long: "expect",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::Criterion,
+            apply: |o, v| o.acceptance.add_expect(v),
+        },
+        help: "A contract criterion, repeatable: API.PHASE[.max|.mean|.min] >=, >,\n\
+               <= or < a bound in B/s, kB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or\n\
+               TiB/s, optionally @procs=N,xfer=SIZE (mpiio.write>=2GB/s). Every\n\
+               measurement it selects must meet it; a verdict table follows the\n\
+               report and the exit status is 3 when one fails. [default: none]",
+    },
+    Def {
         short: Some('F'),
         long: "num-files",
         min: 5,
@@ -450,6 +497,19 @@ pub(super) static DEFS: [Def; 37] = [
     },
     Def {
         short: None,
+        long: "from",
+        min: 2,
+        action: Action::Name {
+            kind: ValueKind::File,
+            apply: |o, v| o.acceptance.add_from(v),
+        },
+        help: "Run no benchmark: make the --html page and the verdict of --expect\n\
+               and --baseline from the results files of an earlier run: its\n\
+               --csv or --json file and, for the per-rank chart, its --rank-csv\n\
+               file (give --from once per file).",
+    },
+    Def {
+        short: None,
         long: "fsync",
         min: 2,
         action: Action::Switch(Switch::Flag {
@@ -470,6 +530,19 @@ pub(super) static DEFS: [Def; 37] = [
             apply: |o, on| o.dim2d = on,
         }),
         help: "2D geometry: square datasets (see below). [default: 1D]",
+    },
+    Def {
+        short: None,
+        long: "html",
+        min: 2,
+        action: Action::Name {
+            kind: ValueKind::File,
+            apply: |o, v| o.acceptance.set_html(v),
+        },
+        help: "Also write one self-contained HTML page to FILE at the end: the run,\n\
+               the verdict, charts of throughput against transfer size and\n\
+               processes, per-rank times of the slowest step, a summary table.\n\
+               No script, no network; prints on A4. [default: none]",
     },
     Def {
         short: Some('i'),
@@ -498,7 +571,7 @@ pub(super) static DEFS: [Def; 37] = [
         short: None,
         long: "json",
         min: 2,
-        action: Action::Value {
+        action: Action::Name {
             kind: ValueKind::Destination,
             apply: |o, v| o.set_json(v).map_err(why),
         },
@@ -520,7 +593,7 @@ pub(super) static DEFS: [Def; 37] = [
         short: Some('o'),
         long: "output",
         min: 2,
-        action: Action::Value {
+        action: Action::Name {
             kind: ValueKind::File,
             apply: |o, v| o.set_output(v).map_err(why),
         },
@@ -570,7 +643,7 @@ pub(super) static DEFS: [Def; 37] = [
         short: None,
         long: "rank-csv",
         min: 3,
-        action: Action::Value {
+        action: Action::Name {
             kind: ValueKind::Destination,
             apply: |o, v| o.set_rank_csv(v).map_err(why),
         },
@@ -642,6 +715,17 @@ pub(super) static DEFS: [Def; 37] = [
                are aligned to -a. [default: 1]",
     },
     Def {
+        short: None,
+        long: "tolerance",
+        min: 2,
+        action: Action::Value {
+            kind: ValueKind::Percent,
+            apply: |o, v| o.acceptance.set_tolerance(v),
+        },
+        help: "With --baseline: how much worse than the baseline a mean throughput\n\
+               may be, in percent (0 to below 100). [default: 10]",
+    },
+    Def {
         short: Some('w'),
         long: "write-only",
         min: 2,
@@ -677,7 +761,7 @@ pub(super) static DEFS: [Def; 37] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::testing::{refused, run};
+    use crate::cli::testing::{refused, run, Text};
     use crate::config::{ApiSet, Debug};
 
     #[test]
@@ -803,7 +887,7 @@ mod tests {
                 verify: false
             }
         );
-        assert_eq!(o.output.as_deref(), Some("out.txt"));
+        assert_eq!(o.output.text(), Some("out.txt"));
         let o = run(&["-Ampiio", "--debug", "v", "--output", "r.txt"]);
         assert_eq!(
             o.apis,
@@ -822,7 +906,7 @@ mod tests {
                 verify: true
             }
         );
-        assert_eq!(o.output.as_deref(), Some("r.txt"));
+        assert_eq!(o.output.text(), Some("r.txt"));
         let o = run(&["-D2,r", "--ou=x", "--ap", "posix"]);
         assert_eq!(
             o.debug,
@@ -833,12 +917,12 @@ mod tests {
                 verify: false
             }
         );
-        assert_eq!(o.output.as_deref(), Some("x"));
+        assert_eq!(o.output.text(), Some("x"));
         assert!(o.apis.posix);
         // -o takes any raw string, even one starting with '-' (short form)
-        assert_eq!(run(&["-o", "-weird"]).output.as_deref(), Some("-weird"));
-        assert_eq!(run(&["--output=-w"]).output.as_deref(), Some("-w"));
-        assert_eq!(run(&["-o", " a b "]).output.as_deref(), Some(" a b "));
+        assert_eq!(run(&["-o", "-weird"]).output.text(), Some("-weird"));
+        assert_eq!(run(&["--output=-w"]).output.text(), Some("-w"));
+        assert_eq!(run(&["-o", " a b "]).output.text(), Some(" a b "));
     }
 
     #[test]
@@ -980,7 +1064,7 @@ mod tests {
         );
         refused(&["-o"], &["missing value for -o/--output"]);
         let o = run(&["-o", "a", "--output", "b"]);
-        assert_eq!(o.output.as_deref(), Some("b"));
+        assert_eq!(o.output.text(), Some("b"));
     }
 
     #[test]

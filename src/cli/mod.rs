@@ -24,10 +24,12 @@ pub use defs::STDOUT;
 pub use help::help_text;
 pub use values::parse_size;
 
-use crate::config::Options;
-use crate::error::Error;
+use std::ffi::OsStr;
+
+use crate::config::{Acceptance, Options};
+use crate::error::{path_text, Error};
 use defs::Stop;
-use tokenizer::{usage, Line, Scan};
+use tokenizer::{usage, Arg, Line, Scan};
 use values::quote;
 
 /// What the command line asks for.
@@ -48,6 +50,9 @@ pub enum Command {
         /// `--strict` was given.
         strict: bool,
     },
+    /// `--from` (not in the C tool): run no benchmark; make the page and the verdict
+    /// asked for from the results files given.
+    FromFiles(Acceptance),
 }
 
 /// Parse the command line (spec §1, defects of §11 fixed). `args` are the arguments
@@ -55,8 +60,8 @@ pub enum Command {
 ///
 /// Returns [`Command::Help`] / [`Command::Version`] as soon as `-h`/`--help` or
 /// `--version` is met (later arguments are not examined), otherwise
-/// [`Command::FillBehaviour`] or [`Command::Run`] with the options given, not yet
-/// defaulted or clamped.
+/// [`Command::FillBehaviour`], [`Command::FromFiles`] or [`Command::Run`] with the
+/// options given, not yet defaulted or clamped.
 ///
 /// # Errors
 /// [`Error::Usage`] with a one-line message starting with `h5perf: ` for the first
@@ -64,13 +69,16 @@ pub enum Command {
 /// value (the message names the option as `-e/--num-bytes` and quotes the value), or a
 /// stray non-option argument; then, after the whole line, `--fill-behaviour` with a
 /// benchmark option, `--strict` without `--fill-behaviour`, `--json -` with `--csv -`,
-/// or two of `-o`, `--json`, `--csv` naming the same file.
+/// two of `-o`, `--json`, `--csv`, `--rank-csv`, `--html` naming the same file (or one
+/// of them a `--baseline` or `--from` file), `--tolerance` without `--baseline`, or
+/// `--from` with an option other than `--html`, `--expect`, `--baseline`,
+/// `--tolerance`, or without any of `--html`, `--expect`, `--baseline`.
 pub fn parse<I, S>(args: I) -> Result<Command, Error>
 where
     I: IntoIterator<Item = S>,
-    S: AsRef<str>,
+    S: AsRef<OsStr>,
 {
-    let args: Vec<String> = args.into_iter().map(|s| s.as_ref().to_string()).collect();
+    let args: Vec<Arg> = args.into_iter().map(|s| Arg::new(s.as_ref())).collect();
     let line = match tokenizer::scan(&args)? {
         Scan::Stopped(Stop::Help) => return Ok(Command::Help),
         Scan::Stopped(Stop::Version) => return Ok(Command::Version),
@@ -80,6 +88,7 @@ where
         options,
         modes,
         first_option,
+        given,
     } = line;
     if modes.fill_behaviour {
         if let Some(def) = first_option {
@@ -99,22 +108,48 @@ where
         ));
     }
     check_destinations(&options)?;
+    let a = &options.acceptance;
+    if a.tolerance.is_some() && a.baseline.is_none() {
+        return Err(usage(
+            "--tolerance applies only with --baseline (see h5perf --help)".to_string(),
+        ));
+    }
+    if !a.from.is_empty() {
+        if let Some(def) = given.iter().find(|d| !FROM_OPTIONS.contains(&d.long)) {
+            return Err(usage(format!(
+                "--from runs no benchmark and takes only --html, --expect, --baseline and \
+                 --tolerance (got {})",
+                def.label()
+            )));
+        }
+        if a.html.is_none() && a.expect.is_empty() && a.baseline.is_none() {
+            return Err(usage(
+                "--from needs --html, --expect or --baseline (nothing to make)".to_string(),
+            ));
+        }
+        return Ok(Command::FromFiles(options.acceptance));
+    }
     Ok(Command::Run(options))
 }
 
+/// The options `--from` takes (long names).
+const FROM_OPTIONS: [&str; 5] = ["from", "html", "expect", "baseline", "tolerance"];
+
 /// Refuse output destinations that would clobber each other: `--json -` together with
 /// `--csv -` (two documents mixed on standard output), and two of `-o`, `--json`,
-/// `--csv` spelling the same file name.
+/// `--csv`, `--rank-csv`, `--html`, `--baseline`, `--from` spelling the same file name
+/// (a baseline or `--from` file may be named twice: both only read).
 fn check_destinations(o: &Options) -> Result<(), Error> {
-    if o.json.as_deref() == Some(STDOUT) && o.csv.as_deref() == Some(STDOUT) {
+    let stdout = Some(OsStr::new(STDOUT));
+    if o.json.as_deref() == stdout && o.csv.as_deref() == stdout {
         return Err(usage(
             "--json and --csv cannot both write to standard output ('-'); \
              give one of them a file name"
                 .to_string(),
         ));
     }
-    if o.rank_csv.as_deref() == Some(STDOUT)
-        && (o.json.as_deref() == Some(STDOUT) || o.csv.as_deref() == Some(STDOUT))
+    if o.rank_csv.as_deref() == stdout
+        && (o.json.as_deref() == stdout || o.csv.as_deref() == stdout)
     {
         return Err(usage(
             "--rank-csv and --json/--csv cannot both write to standard output ('-'); \
@@ -122,19 +157,37 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
                 .to_string(),
         ));
     }
-    let files = [
+    let a = &o.acceptance;
+    if a.html.as_deref() == stdout
+        && [&o.json, &o.csv, &o.rank_csv]
+            .iter()
+            .any(|d| d.as_deref() == stdout)
+    {
+        return Err(usage(
+            "--html and --json/--csv/--rank-csv cannot both write to standard output \
+             ('-'); give one of them a file name"
+                .to_string(),
+        ));
+    }
+    let mut files = vec![
         ("-o/--output", o.output.as_deref()),
         ("--json", o.json.as_deref().filter(|f| *f != STDOUT)),
         ("--csv", o.csv.as_deref().filter(|f| *f != STDOUT)),
         ("--rank-csv", o.rank_csv.as_deref().filter(|f| *f != STDOUT)),
+        ("--html", a.html.as_deref()),
+        ("--baseline", a.baseline.as_deref()),
     ];
+    files.extend(a.from.iter().map(|f| ("--from", Some(f.as_os_str()))));
     for (i, (a, fa)) in files.iter().enumerate() {
         for (b, fb) in &files[i + 1..] {
             if let (Some(fa), Some(fb)) = (fa, fb) {
-                if fa == fb {
+                let both_read = [*a, *b]
+                    .iter()
+                    .all(|n| ["--baseline", "--from"].contains(n));
+                if fa == fb && !both_read {
                     return Err(usage(format!(
                         "{a} and {b} name the same file {}; give them different names",
-                        quote(fa)
+                        quote(&path_text(fa))
                     )));
                 }
             }
@@ -147,6 +200,18 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
 #[cfg(test)]
 mod testing {
     use super::{parse, Command};
+    use std::ffi::{OsStr, OsString};
+
+    /// A file-name option's value as text (None: unset or not UTF-8).
+    pub(super) trait Text {
+        fn text(&self) -> Option<&str>;
+    }
+
+    impl Text for Option<OsString> {
+        fn text(&self) -> Option<&str> {
+            self.as_deref().and_then(OsStr::to_str)
+        }
+    }
     use crate::config::Options;
     use crate::error::Error;
 
@@ -181,7 +246,7 @@ mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::testing::{refused, run};
+    use super::testing::{refused, run, Text};
     use super::*;
 
     #[test]
@@ -228,30 +293,24 @@ mod tests {
     fn json_and_csv_files() {
         assert_eq!((run(&[]).json, run(&[]).csv), (None, None));
         let o = run(&["--json", "r.json", "--csv=r.csv"]);
-        assert_eq!(o.json.as_deref(), Some("r.json"));
-        assert_eq!(o.csv.as_deref(), Some("r.csv"));
+        assert_eq!(o.json.text(), Some("r.json"));
+        assert_eq!(o.csv.text(), Some("r.csv"));
         let o = run(&["--js=a", "--cs", "b", "-e", "8"]);
-        assert_eq!(
-            (o.json.as_deref(), o.csv.as_deref()),
-            (Some("a"), Some("b"))
-        );
+        assert_eq!((o.json.text(), o.csv.text()), (Some("a"), Some("b")));
         assert_eq!(o.num_bytes, 8);
         // '-' (standard output) is taken as a separate value, and with '='
-        assert_eq!(run(&["--json", "-"]).json.as_deref(), Some(STDOUT));
-        assert_eq!(run(&["--csv=-", "-w"]).csv.as_deref(), Some(STDOUT));
+        assert_eq!(run(&["--json", "-"]).json.text(), Some(STDOUT));
+        assert_eq!(run(&["--csv=-", "-w"]).csv.text(), Some(STDOUT));
         let o = run(&["--json", "-", "-w"]);
         assert!(o.write_only);
-        assert_eq!(o.json.as_deref(), Some("-"));
+        assert_eq!(o.json.text(), Some("-"));
         // either one on standard output, the other in a file
         let o = run(&["--json", "-", "--csv", "r.csv"]);
-        assert_eq!(
-            (o.json.as_deref(), o.csv.as_deref()),
-            (Some("-"), Some("r.csv"))
-        );
+        assert_eq!((o.json.text(), o.csv.text()), (Some("-"), Some("r.csv")));
         // the last one wins; '=' keeps a value starting with '-'
-        assert_eq!(run(&["--json=a", "--json=b"]).json.as_deref(), Some("b"));
-        assert_eq!(run(&["--json=-x"]).json.as_deref(), Some("-x"));
-        assert_eq!(run(&["--csv= a b "]).csv.as_deref(), Some(" a b "));
+        assert_eq!(run(&["--json=a", "--json=b"]).json.text(), Some("b"));
+        assert_eq!(run(&["--json=-x"]).json.text(), Some("-x"));
+        assert_eq!(run(&["--csv= a b "]).csv.text(), Some(" a b "));
         // no short forms
         refused(&["-j", "x"], &["unknown option '-j'"]);
         // empty and missing values
@@ -303,12 +362,209 @@ mod tests {
         );
         // '-' is a file name for -o but standard output for --json: no clash
         let o = run(&["-o", "-", "--json", "-"]);
-        assert_eq!(
-            (o.output.as_deref(), o.json.as_deref()),
-            (Some("-"), Some("-"))
-        );
+        assert_eq!((o.output.text(), o.json.text()), (Some("-"), Some("-")));
         // -h still wins when it comes after --json
         assert_eq!(parse(["--json", "x", "-h"]).unwrap(), Command::Help);
+    }
+
+    /// Long multibyte text through every message of the parser: each option with such a
+    /// value (attached and separate, short and long forms), as an option name, in a
+    /// cluster, as a stray argument, as a boolean word and after `--`. Nothing panics
+    /// (a cut inside a character would); every refusal is one line naming the text's
+    /// start.
+    #[test]
+    fn long_multibyte_text_through_every_message() {
+        use super::defs::DEFS;
+        for c in ["é", "€", "𝄞"] {
+            for pad in ["", "x", "xy"] {
+                let long = format!("{pad}{}", c.repeat(3000 / c.len()));
+                let mut lines: Vec<Vec<String>> = vec![
+                    vec![long.clone()],
+                    vec![format!("--{long}")],
+                    vec![format!("--{long}={long}")],
+                    vec![format!("-{long}")],
+                    vec![format!("-cC{long}")],
+                    vec!["--".into(), long.clone()],
+                    vec!["--fill-behaviour".into(), format!("-e{long}")],
+                    vec![format!("--strict={long}")],
+                ];
+                for d in DEFS.iter() {
+                    lines.push(vec![format!("--{}={long}", d.long)]);
+                    lines.push(vec![format!("--{}", d.long), long.clone()]);
+                    if let Some(s) = d.short {
+                        lines.push(vec![format!("-{s}{long}")]);
+                        lines.push(vec![format!("-{s}"), long.clone()]);
+                    }
+                }
+                for args in &lines {
+                    match parse(args) {
+                        Err(Error::Usage(m)) => {
+                            assert!(m.starts_with("h5perf: ") && !m.contains('\n'), "{m}");
+                            // `--from NAME` alone is refused for what it lacks, not
+                            // for its value
+                            let about_value = !m.contains("--from needs");
+                            assert!(
+                                !about_value || m.contains(c),
+                                "the message shows the text: {m}"
+                            );
+                        }
+                        Err(e) => panic!("{args:?}: not a usage error: {e:?}"),
+                        // file names and flags followed by a word they ignore are taken
+                        Ok(_) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// File-name options keep the argument's bytes, attached or separate; other values
+    /// that are not UTF-8 are refused as text.
+    #[test]
+    fn file_names_are_bytes() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        let os = |b: &[u8]| OsString::from_vec(b.to_vec());
+        let args = [
+            os(b"-or\xff.txt"),
+            os(b"--json=j\xe9.json"),
+            os(b"--csv"),
+            os(b"c\xfe.csv"),
+            os(b"--rank-c"),
+            os(b"\xff"),
+            os(b"-wIo"),
+            os(b"\x80r"),
+        ];
+        let Ok(Command::Run(o)) = parse(&args) else {
+            panic!("refused")
+        };
+        assert_eq!(
+            o.output.unwrap().as_bytes(),
+            b"\x80r",
+            "the last -o, in a cluster"
+        );
+        assert_eq!(o.json.unwrap().as_bytes(), b"j\xe9.json");
+        assert_eq!(o.csv.unwrap().as_bytes(), b"c\xfe.csv");
+        assert_eq!(o.rank_csv.unwrap().as_bytes(), b"\xff");
+        assert!(o.write_only && o.interleaved);
+        match parse([os(b"-e"), os(b"8\xff")]) {
+            Err(Error::Usage(m)) => assert!(m.contains("-e/--num-bytes"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // the same bytes spelled alike are one file for the parser's check
+        let m = match parse([os(b"--json=\xff"), os(b"--csv=\xff")]) {
+            Err(Error::Usage(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(m.contains("'\\xff'"), "{m}");
+        assert!(parse([os(b"--json=\xff"), os(b"--csv=\xfe")]).is_ok());
+    }
+
+    #[test]
+    fn acceptance_options() {
+        use crate::config::{Criterion, Percent};
+        let o = run(&[
+            "--expect",
+            "mpiio.write>=2GB/s",
+            "--ex=phdf5.read.min >= 1500 MiB/s @procs=4",
+            "--baseline",
+            "old.csv",
+            "--tol",
+            "2.5",
+            "--html=r.html",
+        ]);
+        let a = &o.acceptance;
+        assert_eq!(
+            a.expect,
+            [
+                Criterion::parse("mpiio.write>=2GB/s").unwrap(),
+                Criterion::parse("phdf5.read.min >= 1500 MiB/s @procs=4").unwrap()
+            ]
+        );
+        assert_eq!(a.baseline.text(), Some("old.csv"));
+        assert_eq!(a.tolerance, Some(Percent::parse("2.5").unwrap()));
+        assert_eq!(a.html.text(), Some("r.html"));
+        assert!(a.from.is_empty());
+        // malformed criteria are refused with the reason
+        refused(
+            &["--expect", "mpiio.wirte>=2GB/s"],
+            &["h5perf: invalid value 'mpiio.wirte>=2GB/s' for --expect: unknown phase 'wirte'"],
+        );
+        refused(
+            &["--expect=posix.write>=2MB/s"],
+            &["for --expect: 'MB/s' is ambiguous"],
+        );
+        refused(
+            &["--expect"],
+            &["missing value for --expect (expected a criterion such as mpiio.write>=2GB/s)"],
+        );
+        refused(
+            &["--baseline", "b.csv", "--tolerance", "100"],
+            &["invalid value '100' for --tolerance: must be below 100"],
+        );
+        refused(
+            &["--tolerance", "5"],
+            &["h5perf: --tolerance applies only with --baseline"],
+        );
+        refused(
+            &["--html", ""],
+            &["invalid value '' for --html: empty file name"],
+        );
+        refused(
+            &["--html=-", "--rank-csv=-"],
+            &["--html and --json/--csv/--rank-csv cannot both write to standard output"],
+        );
+        refused(
+            &["--html", "r", "--csv", "r"],
+            &["--csv and --html name the same file 'r'"],
+        );
+        refused(
+            &["--html", "old.csv", "--baseline", "old.csv"],
+            &["--html and --baseline name the same file 'old.csv'"],
+        );
+    }
+
+    #[test]
+    fn from_mode() {
+        let Command::FromFiles(a) = parse([
+            "--from",
+            "r.csv",
+            "--html",
+            "p.html",
+            "--fr=ranks.csv",
+            "--expect",
+            "posix.write>=1B/s",
+        ])
+        .unwrap() else {
+            panic!("not --from")
+        };
+        assert_eq!(a.from, ["r.csv", "ranks.csv"]);
+        assert_eq!(a.html.text(), Some("p.html"));
+        assert_eq!(a.expect.len(), 1);
+        // a baseline may be the --from file itself (both are only read)
+        assert!(matches!(
+            parse(["--from", "r.csv", "--baseline", "r.csv"]).unwrap(),
+            Command::FromFiles(_)
+        ));
+        refused(
+            &["--from", "r.csv", "--html", "p.html", "-e", "1M"],
+            &["h5perf: --from runs no benchmark and takes only --html, --expect, --baseline and --tolerance (got -e/--num-bytes)"],
+        );
+        refused(
+            &["--csv", "x.csv", "--from", "r.csv", "--html", "p"],
+            &["(got --csv)"],
+        );
+        refused(
+            &["--from", "r.csv"],
+            &["--from needs --html, --expect or --baseline"],
+        );
+        refused(
+            &["--from", "r.csv", "--html", "r.csv"],
+            &["--html and --from name the same file 'r.csv'"],
+        );
+        refused(
+            &["--fill-behaviour", "--from", "r.csv"],
+            &["takes no option but --strict (got --from)"],
+        );
     }
 
     #[test]

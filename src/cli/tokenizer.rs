@@ -5,10 +5,42 @@
 //! or unsupported options, missing or malformed values — as one line starting with
 //! `h5perf: `. Which options exist and what they do is [`super::defs`]'s.
 
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+
 use super::defs::{self, Action, Def, Modes, Stop, Switch, UNSUPPORTED};
 use super::values::{bool_word, quote};
 use crate::config::Options;
 use crate::error::Error;
+
+/// One command-line argument: its bytes as given, and as text for parsing and
+/// messages (bytes that are not UTF-8 read as U+FFFD). Option names are ASCII, so
+/// the text before a value has the same bytes as the argument: a file name's bytes are
+/// recovered exactly ([`Arg::tail`]).
+pub(super) struct Arg {
+    /// The argument as text.
+    text: String,
+    /// The argument's bytes.
+    raw: OsString,
+}
+
+impl Arg {
+    /// An argument of the command line.
+    pub(super) fn new(raw: &OsStr) -> Arg {
+        Arg {
+            text: raw.to_string_lossy().into_owned(),
+            raw: raw.to_os_string(),
+        }
+    }
+
+    /// The bytes of the argument's text suffix `tail` (a value attached after an ASCII
+    /// option prefix, or the whole argument).
+    fn tail(&self, tail: &str) -> &OsStr {
+        let prefix = self.text.len() - tail.len();
+        debug_assert!(self.text.is_char_boundary(prefix) && self.text[..prefix].is_ascii());
+        OsStr::from_bytes(&self.raw.as_bytes()[prefix..])
+    }
+}
 
 /// What a whole command line gave.
 pub(super) enum Scan {
@@ -28,11 +60,14 @@ pub(super) struct Line {
     /// The first benchmark option given (any option but a mode), for the message that
     /// refuses it with `--fill-behaviour`.
     pub(super) first_option: Option<&'static Def>,
+    /// Every option given but the modes, in order (for the message that refuses an
+    /// option with `--from`).
+    pub(super) given: Vec<&'static Def>,
 }
 
 /// The arguments still to read.
 struct Args<'a> {
-    args: &'a [String],
+    args: &'a [Arg],
     next: usize,
 }
 
@@ -46,7 +81,12 @@ impl<'a> Args<'a> {
 
     /// The next argument, not consumed.
     fn peek(&self) -> Option<&'a str> {
-        self.args.get(self.next).map(String::as_str)
+        self.args.get(self.next).map(|a| a.text.as_str())
+    }
+
+    /// The last argument taken.
+    fn last(&self) -> &'a Arg {
+        &self.args[self.next - 1]
     }
 }
 
@@ -57,7 +97,7 @@ impl<'a> Args<'a> {
 /// problem: an unknown or unsupported option, a missing or invalid value (the message
 /// names the option as `-e/--num-bytes` and quotes the value), or a stray non-option
 /// argument.
-pub(super) fn scan(args: &[String]) -> Result<Scan, Error> {
+pub(super) fn scan(args: &[Arg]) -> Result<Scan, Error> {
     let mut line = Line::default();
     let mut args = Args { args, next: 0 };
     while let Some(tok) = args.take() {
@@ -72,9 +112,9 @@ pub(super) fn scan(args: &[String]) -> Result<Scan, Error> {
             break;
         }
         let stop = if let Some(body) = tok.strip_prefix("--") {
-            long_option(&mut line, tok, body, &mut args)?
+            long_option(&mut line, body, &mut args)?
         } else if tok.len() > 1 && tok.starts_with('-') {
-            short_options(&mut line, tok, &mut args)?
+            short_options(&mut line, &mut args)?
         } else {
             return Err(usage(format!(
                 "unexpected argument {} (h5perf takes options only; see h5perf --help)",
@@ -96,6 +136,7 @@ impl Line {
             Switch::Mode(set) => set(&mut self.modes),
             Switch::Flag { apply, .. } => {
                 self.first_option.get_or_insert(def);
+                self.given.push(def);
                 apply(&mut self.options, on);
             }
         }
@@ -110,7 +151,22 @@ impl Line {
         v: &str,
     ) -> Result<(), Error> {
         self.first_option.get_or_insert(def);
+        self.given.push(def);
         apply(&mut self.options, v).map_err(|why| invalid(def, v, &why))
+    }
+
+    /// Apply the option `def` with the value `v`: as text, or for a file name as the
+    /// bytes `raw` of the argument it was taken from.
+    fn any_value(&mut self, def: &'static Def, v: &str, raw: &Arg) -> Result<(), Error> {
+        match &def.action {
+            Action::Value { apply, .. } => self.value(def, *apply, v),
+            Action::Name { apply, .. } => {
+                self.first_option.get_or_insert(def);
+                self.given.push(def);
+                apply(&mut self.options, raw.tail(v)).map_err(|why| invalid(def, v, &why))
+            }
+            _ => unreachable!("only options with a value take one"),
+        }
     }
 
     /// Apply the option `def` with the optional value `v` (`None`: bare `--name`).
@@ -121,13 +177,16 @@ impl Line {
         v: Option<&str>,
     ) -> Result<(), Error> {
         self.first_option.get_or_insert(def);
+        self.given.push(def);
         apply(&mut self.options, v).map_err(|why| invalid(def, v.unwrap_or(""), &why))
     }
 }
 
 /// One token of short options (`-e8`, `-cCIw`, `-e`), starting with `-`. Takes the
 /// next argument as value, unconditionally, when the value letter ends the token.
-fn short_options(line: &mut Line, tok: &str, args: &mut Args) -> Result<Option<Stop>, Error> {
+fn short_options(line: &mut Line, args: &mut Args) -> Result<Option<Stop>, Error> {
+    let tok_arg = args.last();
+    let tok = tok_arg.text.as_str();
     let body = &tok[1..];
     let in_tok = if body.chars().count() > 1 {
         format!(" in {}", quote(tok))
@@ -153,12 +212,12 @@ fn short_options(line: &mut Line, tok: &str, args: &mut Args) -> Result<Option<S
                     return Ok(Some(stop));
                 }
             }
-            Action::Value { kind, apply } => {
+            Action::Value { kind, .. } | Action::Name { kind, .. } => {
                 let rest = &body[pos + c.len_utf8()..];
-                let value = if !rest.is_empty() {
-                    rest
+                let (value, from) = if !rest.is_empty() {
+                    (rest, tok_arg)
                 } else if let Some(next) = args.take() {
-                    next
+                    (next, args.last())
                 } else {
                     return Err(usage(format!(
                         "missing value for {} (expected {})",
@@ -166,7 +225,7 @@ fn short_options(line: &mut Line, tok: &str, args: &mut Args) -> Result<Option<S
                         kind.expected()
                     )));
                 };
-                line.value(def, *apply, value)?;
+                line.any_value(def, value, from)?;
                 return Ok(None);
             }
             Action::Optional { apply, .. } => line.optional(def, *apply, None)?,
@@ -177,12 +236,9 @@ fn short_options(line: &mut Line, tok: &str, args: &mut Args) -> Result<Option<S
 
 /// One long option; `tok` is the whole token, `body` the text after `--`. May take the
 /// next argument as value.
-fn long_option(
-    line: &mut Line,
-    tok: &str,
-    body: &str,
-    args: &mut Args,
-) -> Result<Option<Stop>, Error> {
+fn long_option(line: &mut Line, body: &str, args: &mut Args) -> Result<Option<Stop>, Error> {
+    let tok_arg = args.last();
+    let tok = tok_arg.text.as_str();
     let (name, attached) = match body.split_once('=') {
         Some((n, v)) => (n, Some(v)),
         None => (body, None),
@@ -245,7 +301,8 @@ fn long_option(
                 },
             }
         }
-        Action::Value { kind, apply } => {
+        Action::Value { kind, .. } | Action::Name { kind, .. } => {
+            let (kind, mut from) = (*kind, tok_arg);
             let value = match attached {
                 Some("") => {
                     return Err(usage(format!(
@@ -259,6 +316,7 @@ fn long_option(
                 None => match args.peek() {
                     Some(next) if !next.starts_with('-') || kind.takes_stdout(next) => {
                         args.take();
+                        from = args.last();
                         next
                     }
                     Some(next) => {
@@ -280,7 +338,7 @@ fn long_option(
                     }
                 },
             };
-            line.value(def, *apply, value)?;
+            line.any_value(def, value, from)?;
             Ok(None)
         }
     }
@@ -302,7 +360,7 @@ fn invalid(def: &Def, v: &str, why: &str) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use crate::cli::testing::{err, refused, run};
+    use crate::cli::testing::{err, refused, run, Text};
     use crate::cli::{parse, Command};
     use crate::config::Options;
 
@@ -583,6 +641,6 @@ mod tests {
         );
         // "--" is a value when a short option needs one (taken unconditionally)
         refused(&["-e", "--"], &["invalid value '--' for -e/--num-bytes"]);
-        assert_eq!(run(&["-o", "--"]).output.as_deref(), Some("--"));
+        assert_eq!(run(&["-o", "--"]).output.text(), Some("--"));
     }
 }

@@ -1,12 +1,18 @@
 //! Configuration, pure core: what was asked ([`Options`], shared by the command line and the
-//! C API), the benchmark's fill options ([`FillSettings`]), and the resolved parameters the
-//! benchmark runs ([`Params`], spec §1.9).
+//! C API), the benchmark's fill options ([`FillSettings`]), the resolved parameters the
+//! benchmark runs ([`Params`], spec §1.9), and the acceptance options ([`Acceptance`]:
+//! contract criteria, baseline, HTML page).
 
+pub mod acceptance;
+pub mod api;
+pub mod criteria;
 pub mod fill;
 pub mod options;
 pub mod params;
 pub mod storage;
 
+pub use acceptance::{Acceptance, Percent};
+pub use criteria::Criterion;
 pub use fill::FillSettings;
 pub use options::{Api, ApiSet, Debug, Options, ValueError};
 pub use params::Params;

@@ -6,44 +6,13 @@
 //! [`Options`]; the command line ([`crate::cli`]) and the C API ([`crate::capi`]) both
 //! call them, each wording the refusal [`ValueError`] in its own way.
 
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 
+use super::acceptance::Acceptance;
+pub use super::api::Api;
 use super::fill::FillSettings;
 use super::storage::{Reorder, StorageOptions};
-
-/// The I/O APIs h5perf can benchmark, in execution order (spec §3: POSIX, MPI-IO, PHDF5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Api {
-    /// POSIX `open`/`pwrite`/`pread` on `#pio_tmp_N.posix`.
-    Posix,
-    /// MPI-IO on `#pio_tmp_N.mpio`.
-    Mpiio,
-    /// Parallel HDF5 with the MPI-IO file driver on `#pio_tmp_N.h5`.
-    Phdf5,
-}
-
-impl Api {
-    /// All APIs in execution order.
-    pub const ALL: [Api; 3] = [Api::Posix, Api::Mpiio, Api::Phdf5];
-
-    /// File-name suffix of the API's data files: `.posix`, `.mpio`, `.h5` (spec §5.1).
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Api::Posix => ".posix",
-            Api::Mpiio => ".mpio",
-            Api::Phdf5 => ".h5",
-        }
-    }
-
-    /// The name used on the command line and in `IO API=` (`posix`, `mpiio`, `phdf5`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Api::Posix => "posix",
-            Api::Mpiio => "mpiio",
-            Api::Phdf5 => "phdf5",
-        }
-    }
-}
 
 /// A set of selected APIs. Empty means "none given" on the command line, which
 /// resolves to all three (spec §1.7).
@@ -141,15 +110,15 @@ pub struct Options {
     pub write_only: bool,
     /// `-D`: debug settings.
     pub debug: Debug,
-    /// `-o`: report file; `None` = standard output.
-    pub output: Option<String>,
+    /// `-o`: report file (its bytes as given); `None` = standard output.
+    pub output: Option<OsString>,
     /// `--json FILE`: machine-readable results as JSON (`-` = standard output).
-    pub json: Option<String>,
+    pub json: Option<OsString>,
     /// `--csv FILE`: machine-readable results as CSV (`-` = standard output).
-    pub csv: Option<String>,
+    pub csv: Option<OsString>,
     /// `--rank-csv FILE`: every rank's time per iteration and phase as CSV (`-` =
     /// standard output).
-    pub rank_csv: Option<String>,
+    pub rank_csv: Option<OsString>,
     /// `--progress`: a line on stderr after each (processes, transfer size) step, also
     /// when stderr is not a terminal.
     pub progress: bool,
@@ -161,6 +130,8 @@ pub struct Options {
     /// `--fsync`, `--direct`, `--reorder`, `--read-only`, `--drop-caches` (default: none
     /// given, the C tool's run).
     pub storage: StorageOptions,
+    /// `--expect`, `--baseline`, `--tolerance`, `--html`, `--from` (default: none).
+    pub acceptance: Acceptance,
 }
 
 impl Default for Options {
@@ -192,6 +163,7 @@ impl Default for Options {
             summary: false,
             fill: FillSettings::default(),
             storage: StorageOptions::default(),
+            acceptance: Acceptance::default(),
         }
     }
 }
@@ -362,7 +334,7 @@ impl Options {
     ///
     /// # Errors
     /// An empty name.
-    pub fn set_output(&mut self, name: &str) -> Result<(), ValueError> {
+    pub fn set_output(&mut self, name: &OsStr) -> Result<(), ValueError> {
         self.output = Some(file_name(name, "report file name", "")?);
         Ok(())
     }
@@ -371,7 +343,7 @@ impl Options {
     ///
     /// # Errors
     /// An empty name.
-    pub fn set_json(&mut self, name: &str) -> Result<(), ValueError> {
+    pub fn set_json(&mut self, name: &OsStr) -> Result<(), ValueError> {
         self.json = Some(file_name(name, "JSON file name", STDOUT_HINT)?);
         Ok(())
     }
@@ -380,7 +352,7 @@ impl Options {
     ///
     /// # Errors
     /// An empty name.
-    pub fn set_csv(&mut self, name: &str) -> Result<(), ValueError> {
+    pub fn set_csv(&mut self, name: &OsStr) -> Result<(), ValueError> {
         self.csv = Some(file_name(name, "CSV file name", STDOUT_HINT)?);
         Ok(())
     }
@@ -390,7 +362,7 @@ impl Options {
     ///
     /// # Errors
     /// An empty name.
-    pub fn set_rank_csv(&mut self, name: &str) -> Result<(), ValueError> {
+    pub fn set_rank_csv(&mut self, name: &OsStr) -> Result<(), ValueError> {
         self.rank_csv = Some(file_name(name, "rank CSV file name", STDOUT_HINT)?);
         Ok(())
     }
@@ -453,15 +425,15 @@ fn at_most(
     }
 }
 
-/// `name` as an owned string unless it is empty.
-fn file_name(name: &str, what: &'static str, hint: &'static str) -> Result<String, ValueError> {
+/// `name` (its bytes as given) unless it is empty.
+fn file_name(name: &OsStr, what: &'static str, hint: &'static str) -> Result<OsString, ValueError> {
     if name.is_empty() {
         Err(ValueError {
             what,
             problem: Problem::EmptyName { hint },
         })
     } else {
-        Ok(name.to_string())
+        Ok(name.to_os_string())
     }
 }
 
@@ -586,27 +558,28 @@ mod tests {
     #[test]
     fn file_names_must_not_be_empty() {
         let mut o = Options::default();
-        o.set_output(" a b ").unwrap();
-        o.set_json("-").unwrap();
-        o.set_csv("r.csv").unwrap();
+        let os = OsStr::new;
+        o.set_output(os(" a b ")).unwrap();
+        o.set_json(os("-")).unwrap();
+        o.set_csv(os("r.csv")).unwrap();
         assert_eq!(
             (o.output.as_deref(), o.json.as_deref(), o.csv.as_deref()),
-            (Some(" a b "), Some("-"), Some("r.csv"))
+            (Some(os(" a b ")), Some(os("-")), Some(os("r.csv")))
         );
-        let e = o.set_output("").unwrap_err();
+        let e = o.set_output(os("")).unwrap_err();
         assert_eq!(
             (e.to_string().as_str(), e.reason().as_str()),
             ("empty report file name", "empty file name")
         );
-        let e = o.set_json("").unwrap_err();
+        let e = o.set_json(os("")).unwrap_err();
         assert_eq!(e.to_string(), "empty JSON file name");
         assert_eq!(e.reason(), "empty file name (use - for standard output)");
-        let e = o.set_csv("").unwrap_err();
+        let e = o.set_csv(os("")).unwrap_err();
         assert_eq!(e.to_string(), "empty CSV file name");
         assert_eq!(e.reason(), "empty file name (use - for standard output)");
         assert_eq!(
             (o.output.as_deref(), o.json.as_deref(), o.csv.as_deref()),
-            (Some(" a b "), Some("-"), Some("r.csv")),
+            (Some(os(" a b ")), Some(os("-")), Some(os("r.csv"))),
             "unchanged after refusals"
         );
     }

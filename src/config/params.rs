@@ -49,13 +49,13 @@ pub struct Params {
     /// Debug settings.
     pub debug: Debug,
     /// Report file, if any.
-    pub output: Option<String>,
+    pub output: Option<std::ffi::OsString>,
     /// JSON results file, if any (`-` = standard output).
-    pub json: Option<String>,
+    pub json: Option<std::ffi::OsString>,
     /// CSV results file, if any (`-` = standard output).
-    pub csv: Option<String>,
+    pub csv: Option<std::ffi::OsString>,
     /// Per-rank CSV file (`--rank-csv`), if any (`-` = standard output).
-    pub rank_csv: Option<String>,
+    pub rank_csv: Option<std::ffi::OsString>,
     /// `--progress`: progress lines on stderr even when it is not a terminal.
     pub progress: bool,
     /// `--summary`: the summary table after the report.
@@ -217,12 +217,26 @@ impl Params {
                 continue;
             }
             for buf in self.buf_sizes() {
+                // both can be 0 only by default (an explicit 0 asks for the default)
+                let half = |opt: &str, given: &str| {
+                    format!(
+                        ": {opt} was not given, and its default, half of -e ({bpp} byte{}), \
+                         is 0; give {given} or a larger -e",
+                        if bpp == 1 { "" } else { "s" }
+                    )
+                };
                 if blk == 0 {
-                    push(format!("Transfer block size ({blk}) must be > 0"));
+                    push(format!(
+                        "Transfer block size ({blk}) must be > 0{}",
+                        half("-B", "-B SIZE")
+                    ));
                     continue;
                 }
                 if buf == 0 {
-                    push(format!("Transfer buffer size ({buf}) must be > 0"));
+                    push(format!(
+                        "Transfer buffer size ({buf}) must be > 0{}",
+                        half("-x", "-x SIZE")
+                    ));
                     continue;
                 }
                 if buf % blk != 0 {
@@ -490,11 +504,28 @@ mod tests {
             p.problems(2, MEM),
             vec!["number of process(4) must be <= number of processes in MPI_COMM_WORLD(2)"]
         );
-        // -e 1: block and buffer are 0
+        // -e 1: block and buffer are 0, by default: the message says where 0 came from
         let p = resolve(|o| o.num_bytes = 1, 1);
         assert_eq!(
             p.problems(1, MEM),
-            vec!["Transfer block size (0) must be > 0"]
+            vec![
+                "Transfer block size (0) must be > 0: -B was not given, and its default, \
+                 half of -e (1 byte), is 0; give -B SIZE or a larger -e"
+            ]
+        );
+        let p = resolve(
+            |o| {
+                o.num_bytes = 1;
+                o.blk_size = 1
+            },
+            1,
+        );
+        assert_eq!(
+            p.problems(1, MEM),
+            vec![
+                "Transfer buffer size (0) must be > 0: -x was not given, and its default, \
+                 half of -e (1 byte), is 0; give -x SIZE or a larger -e"
+            ]
         );
         // defaults are fine
         assert!(resolve(|_| {}, 2).problems(2, MEM).is_empty());

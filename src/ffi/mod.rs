@@ -6,9 +6,11 @@
 #![allow(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod cleanup;
 pub mod hdf5;
 pub mod mem;
 pub mod mpi;
 pub mod posix;
+pub mod process;
 pub mod signals;
 pub mod storage;

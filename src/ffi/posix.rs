@@ -4,17 +4,33 @@
 //! `write` per block, which Linux caps at 2 GiB − 4 KiB); every failure becomes
 //! [`Error::Posix`] with the call, `errno` and the file name.
 
-use std::ffi::{CStr, CString};
+use std::ffi::{CStr, CString, OsStr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{path_text, Error, Result};
 
 fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
-fn cpath(path: &str) -> Result<CString> {
-    CString::new(path).map_err(|_| Error::Other(format!("file name contains a NUL byte: {path:?}")))
+/// `path`'s bytes as a C string, for the system call.
+///
+/// # Errors
+/// [`Error::Other`] when the name contains a NUL byte.
+pub fn c_path(path: &Path) -> Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        Error::Other(format!(
+            "file name contains a NUL byte: {}",
+            path_text(path.as_os_str())
+        ))
+    })
+}
+
+/// A C string's bytes as message text ([`path_text`]).
+pub fn c_text(c: &CStr) -> String {
+    path_text(OsStr::from_bytes(c.to_bytes()))
 }
 
 /// An open file descriptor with its name (for messages). Closed on drop; close
@@ -26,43 +42,71 @@ pub struct Fd {
 /// How to open a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
-    /// `O_CREAT | O_TRUNC | O_RDWR`, mode 0600 (spec §5.2).
+    /// `O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW`, mode 0600: the data file every rank
+    /// of the POSIX write phase opens (spec §5.2), never through a symbolic link
+    /// (`ELOOP`); h5perf has made sure beforehand that only a file of its own user with
+    /// one link can be under the name.
     CreateRw,
-    /// `O_RDONLY`.
+    /// `O_RDONLY | O_NOFOLLOW`.
     Read,
     /// `O_CREAT | O_TRUNC | O_WRONLY`, mode 0644 (report files).
     CreateReport,
+    /// `O_CREAT | O_EXCL | O_WRONLY | O_APPEND`, mode 0644: a new report file (the
+    /// temporary file of `-o`); an existing name, a symbolic link included, is refused
+    /// (`EEXIST`).
+    CreateReportNew,
     /// `O_WRONLY | O_APPEND` (report files of ranks other than 0).
     Append,
     /// [`OpenMode::CreateRw`] with `O_DIRECT` (`--direct`): transfers bypass the page
     /// cache; offsets, lengths and buffer addresses must be multiples of the file
     /// system's direct-I/O alignment (`open(2)`, "O_DIRECT").
     CreateRwDirect,
-    /// `O_RDONLY | O_DIRECT` (`--direct`).
+    /// `O_RDONLY | O_NOFOLLOW | O_DIRECT` (`--direct`).
     ReadDirect,
+    /// `O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR`, mode 0600: a new file, never one that
+    /// is already there, never through a symbolic link (`EEXIST` for anything under the
+    /// name, a dangling link included).
+    CreateNew,
+    /// [`OpenMode::CreateNew`] with `O_DIRECT` (the `--direct` probe file).
+    CreateNewDirect,
 }
 
 impl Fd {
-    /// `open(path, flags, mode)` for a path given as text.
-    pub fn open_str(path: &str, how: OpenMode) -> Result<Fd> {
-        Self::open(&cpath(path)?, how)
+    /// `open(path, flags, mode)` for a path (its bytes as they are).
+    pub fn open_path(path: &Path, how: OpenMode) -> Result<Fd> {
+        Self::open(&c_path(path)?, how)
     }
 
     /// `open(path, flags, mode)`; retried on `EINTR`. No allocation unless it fails.
     pub fn open(c: &CStr, how: OpenMode) -> Result<Fd> {
         let (flags, mode) = match how {
-            OpenMode::CreateRw => (libc::O_CREAT | libc::O_TRUNC | libc::O_RDWR, 0o600),
-            OpenMode::Read => (libc::O_RDONLY, 0),
+            OpenMode::CreateRw => (
+                libc::O_CREAT | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_RDWR,
+                0o600,
+            ),
+            OpenMode::Read => (libc::O_RDONLY | libc::O_NOFOLLOW, 0),
             OpenMode::CreateReport => (
                 libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY | libc::O_APPEND,
                 0o644,
             ),
+            OpenMode::CreateReportNew => (
+                libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_APPEND,
+                0o644,
+            ),
             OpenMode::Append => (libc::O_WRONLY | libc::O_APPEND, 0),
             OpenMode::CreateRwDirect => (
-                libc::O_CREAT | libc::O_TRUNC | libc::O_RDWR | libc::O_DIRECT,
+                libc::O_CREAT | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_RDWR | libc::O_DIRECT,
                 0o600,
             ),
-            OpenMode::ReadDirect => (libc::O_RDONLY | libc::O_DIRECT, 0),
+            OpenMode::ReadDirect => (libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_DIRECT, 0),
+            OpenMode::CreateNew => (
+                libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_RDWR,
+                0o600,
+            ),
+            OpenMode::CreateNewDirect => (
+                libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_RDWR | libc::O_DIRECT,
+                0o600,
+            ),
         };
         loop {
             // SAFETY: NUL-terminated path; flags/mode are plain integers.
@@ -79,7 +123,7 @@ impl Fd {
                 return Err(Error::Posix {
                     call: "open",
                     errno: e,
-                    path: Some(c.to_string_lossy().into_owned()),
+                    path: Some(c_text(c)),
                 });
             }
         }
@@ -247,6 +291,31 @@ impl Fd {
         }
     }
 
+    /// `fstat`: what the kernel knows of the open file (device, inode, type, owner,
+    /// links, size). Errors carry no path: the caller adds it.
+    pub fn stat(&self) -> Result<FileStat> {
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: st is a live out-buffer of the right type; the fd is a plain integer
+        // (a closed one fails with EBADF).
+        if unsafe { libc::fstat(self.raw(), st.as_mut_ptr()) } != 0 {
+            return Err(Error::Posix {
+                call: "fstat",
+                errno: errno(),
+                path: None,
+            });
+        }
+        // SAFETY: filled by the successful call.
+        let st = unsafe { st.assume_init() };
+        Ok(FileStat {
+            dev: st.st_dev,
+            ino: st.st_ino,
+            kind: FileKind::of_mode(st.st_mode),
+            uid: st.st_uid,
+            nlink: st.st_nlink,
+            size: st.st_size.max(0) as u64,
+        })
+    }
+
     /// `close`, reporting its error.
     pub fn close(mut self) -> Result<()> {
         let fd = self.fd.take().map(|f| {
@@ -315,23 +384,205 @@ fn sys_pread(fd: i32, buf: &mut [u8], off: libc::off_t) -> isize {
     n
 }
 
+/// The system error a library met but did not return, read from `errno` right after
+/// its call: `Some("No space left on device")` when `errno` holds an error of file
+/// I/O (`ENOSPC`, `EDQUOT`, `EFBIG`, `EIO`, `EROFS`, `ESTALE`, `EBADF`, `EPERM`,
+/// `EACCES`), None otherwise (no error, or one a library leaves behind in normal
+/// operation, such as `EAGAIN` from polling). For messages of calls that report success
+/// with a short count (Open MPI's MPI-IO prints the system error on stderr instead).
+pub fn last_io_error() -> Option<String> {
+    let e = errno();
+    let io = [
+        libc::ENOSPC,
+        libc::EDQUOT,
+        libc::EFBIG,
+        libc::EIO,
+        libc::EROFS,
+        libc::ESTALE,
+        libc::EBADF,
+        libc::EPERM,
+        libc::EACCES,
+    ];
+    io.contains(&e).then(|| {
+        let t = std::io::Error::from_raw_os_error(e).to_string();
+        t.split(" (os error").next().unwrap_or(&t).to_string()
+    })
+}
+
+/// The kind of a file, as `lstat`/`fstat` report it (`st_mode & S_IFMT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file.
+    Regular,
+    /// A directory.
+    Directory,
+    /// A symbolic link (only `lstat` reports it).
+    Symlink,
+    /// Anything else: FIFO, socket, character or block device.
+    Other,
+}
+
+impl FileKind {
+    fn of_mode(mode: libc::mode_t) -> FileKind {
+        match mode & libc::S_IFMT {
+            libc::S_IFREG => FileKind::Regular,
+            libc::S_IFDIR => FileKind::Directory,
+            libc::S_IFLNK => FileKind::Symlink,
+            _ => FileKind::Other,
+        }
+    }
+
+    /// The kind in words, for messages ("a symbolic link").
+    pub fn words(self) -> &'static str {
+        match self {
+            FileKind::Regular => "a regular file",
+            FileKind::Directory => "a directory",
+            FileKind::Symlink => "a symbolic link",
+            FileKind::Other => "a special file (FIFO, socket or device)",
+        }
+    }
+}
+
+/// What `lstat`/`fstat` report about a file, the fields h5perf identifies and checks
+/// its data files by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStat {
+    /// `st_dev`: the device (file system) holding the file, as this process sees it.
+    pub dev: u64,
+    /// `st_ino`: the inode number.
+    pub ino: u64,
+    /// The kind of file.
+    pub kind: FileKind,
+    /// `st_uid`: the owner.
+    pub uid: u32,
+    /// `st_nlink`: the number of names (hard links) of the file.
+    pub nlink: u64,
+    /// `st_size`, bytes.
+    pub size: u64,
+}
+
+impl FileStat {
+    /// The fields of `m` (from `std::fs::symlink_metadata` or `metadata`).
+    pub fn of(m: &std::fs::Metadata) -> FileStat {
+        use std::os::unix::fs::MetadataExt;
+        FileStat {
+            dev: m.dev(),
+            ino: m.ino(),
+            kind: FileKind::of_mode(m.mode() as libc::mode_t),
+            uid: m.uid(),
+            nlink: m.nlink(),
+            size: m.size(),
+        }
+    }
+
+    /// Whether `other` is the same file (device and inode).
+    pub fn same_file(&self, other: &FileStat) -> bool {
+        self.dev == other.dev && self.ino == other.ino
+    }
+}
+
+/// `lstat(path)`: the file under the name itself, a symbolic link not followed;
+/// `None` when nothing is there (`ENOENT`).
+///
+/// Errors: any other failure (`EACCES`, `ENOTDIR`, ...), with the path.
+pub fn lstat(path: &CStr) -> Result<Option<FileStat>> {
+    use std::os::unix::ffi::OsStrExt;
+    let p = std::ffi::OsStr::from_bytes(path.to_bytes());
+    match std::fs::symlink_metadata(p) {
+        Ok(m) => Ok(Some(FileStat::of(&m))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::Posix {
+            call: "lstat",
+            errno: e.raw_os_error().unwrap_or(0),
+            path: Some(path.to_string_lossy().into_owned()),
+        }),
+    }
+}
+
+/// `path` opened as a `std::fs::File` for reading, or for appending when `append`,
+/// with `O_NOFOLLOW` (a symbolic link fails with `ELOOP`) and no `O_CREAT`.
+///
+/// Errors: the open fails, with the path.
+pub fn open_std_nofollow(path: &CStr, append: bool) -> Result<std::fs::File> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut o = std::fs::OpenOptions::new();
+    if append {
+        o.append(true);
+    } else {
+        o.read(true);
+    }
+    o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(std::ffi::OsStr::from_bytes(path.to_bytes()))
+        .map_err(|e| Error::Posix {
+            call: "open",
+            errno: e.raw_os_error().unwrap_or(0),
+            path: Some(path.to_string_lossy().into_owned()),
+        })
+}
+
+/// `unlink(path)`: removes the name (a symbolic link itself, never its target).
+///
+/// Errors: the call fails, with the path.
+pub fn unlink(path: &CStr) -> Result<()> {
+    // SAFETY: NUL-terminated path.
+    if unsafe { libc::unlink(path.as_ptr()) } != 0 {
+        return Err(Error::Posix {
+            call: "unlink",
+            errno: errno(),
+            path: Some(path.to_string_lossy().into_owned()),
+        });
+    }
+    Ok(())
+}
+
+/// The effective user id of this process (`geteuid`), the owner its new files get.
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid cannot fail and takes no arguments.
+    unsafe { libc::geteuid() }
+}
+
+/// The regular files this process holds open: one [`FileStat`] per descriptor in
+/// `/proc/self/fd` that refers to a regular file (a descriptor closed while the
+/// directory is read is skipped). Allocates; not for timed code.
+///
+/// Errors: `/proc/self/fd` cannot be read (no procfs).
+pub fn open_regular_files() -> Result<Vec<FileStat>> {
+    let dir = std::fs::read_dir("/proc/self/fd").map_err(|e| Error::Posix {
+        call: "opendir",
+        errno: e.raw_os_error().unwrap_or(0),
+        path: Some("/proc/self/fd".into()),
+    })?;
+    let mut out = Vec::new();
+    for entry in dir.flatten() {
+        // the magic link leads to the open file itself, whatever its name now is
+        if let Ok(m) = std::fs::metadata(entry.path()) {
+            let st = FileStat::of(&m);
+            if st.kind == FileKind::Regular {
+                out.push(st);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// `remove(path)`.
-pub fn remove(path: &str) -> Result<()> {
+pub fn remove(path: &Path) -> Result<()> {
     std::fs::remove_file(path).map_err(|e| Error::Posix {
         call: "remove",
         errno: e.raw_os_error().unwrap_or(0),
-        path: Some(path.to_string()),
+        path: Some(path_text(path.as_os_str())),
     })
 }
 
 /// Check that `dir` is a directory this process can create files in
 /// (`access(dir, W_OK | X_OK)`).
-pub fn check_writable_dir(dir: &str) -> Result<()> {
+pub fn check_writable_dir(dir: &Path) -> Result<()> {
     let fail = |call, errno| {
         Err(Error::Posix {
             call,
             errno,
-            path: Some(dir.to_string()),
+            path: Some(path_text(dir.as_os_str())),
         })
     };
     match std::fs::metadata(dir) {
@@ -339,7 +590,7 @@ pub fn check_writable_dir(dir: &str) -> Result<()> {
         Ok(_) => return fail("stat", libc::ENOTDIR),
         Err(e) => return fail("stat", e.raw_os_error().unwrap_or(0)),
     }
-    let c = cpath(dir)?;
+    let c = c_path(dir)?;
     // SAFETY: NUL-terminated path.
     if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
         return fail("access", errno());
@@ -377,8 +628,8 @@ mod tests {
     fn pwrite_pread_roundtrip_mode_and_eof() {
         let dir = std::env::temp_dir().join(format!("h5perf-posix-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("f.posix").to_string_lossy().into_owned();
-        let fd = Fd::open_str(&path, OpenMode::CreateRw).unwrap();
+        let path = dir.join("f.posix");
+        let fd = Fd::open_path(&path, OpenMode::CreateRw).unwrap();
         fd.pwrite_all(&[1, 2, 3, 4], 4).unwrap();
         fd.pwrite_all(&[9; 4], 0).unwrap();
         fd.close().unwrap();
@@ -390,7 +641,7 @@ mod tests {
             "data files are private (0600 before umask)"
         );
         assert_eq!(std::fs::read(&path).unwrap(), vec![9, 9, 9, 9, 1, 2, 3, 4]);
-        let fd = Fd::open_str(&path, OpenMode::Read).unwrap();
+        let fd = Fd::open_path(&path, OpenMode::Read).unwrap();
         let mut b = [0u8; 4];
         fd.pread_exact(&mut b, 4).unwrap();
         assert_eq!(b, [1, 2, 3, 4]);
@@ -409,7 +660,7 @@ mod tests {
         );
         assert!(e.to_string().contains("unexpected end of file"));
         drop(fd);
-        let e = Fd::open_str(&format!("{path}.missing/x"), OpenMode::Read)
+        let e = Fd::open_path(&dir.join("f.posix.missing/x"), OpenMode::Read)
             .err()
             .unwrap();
         assert!(
@@ -418,7 +669,7 @@ mod tests {
         );
         remove(&path).unwrap();
         assert!(remove(&path).is_err());
-        check_writable_dir(dir.to_str().unwrap()).unwrap();
+        check_writable_dir(&dir).unwrap();
         assert!(
             check_writable_dir(&path).is_err(),
             "a missing path is refused"

@@ -1,54 +1,64 @@
-//! Signal handling: remove the data file being written when the job is interrupted
-//! (SIGINT, SIGTERM, SIGHUP), and turn "file too large" into an error value instead of
-//! a fatal signal (SIGXFSZ ignored, so `write` fails with `EFBIG`).
+//! Signal handling: remove the files registered in [`super::cleanup`] (the data file
+//! being written, a scratch file, the data directory's lock) when the job is
+//! interrupted (SIGINT, SIGTERM, SIGHUP) or crashes (SIGSEGV, SIGBUS, SIGFPE, SIGABRT,
+//! e.g. inside the MPI or HDF5 library), and turn "file too large" into an error value
+//! instead of a fatal signal (SIGXFSZ ignored, so `write` fails with `EFBIG`).
 //!
-//! The engine records the data file in use with [`set_current`] (outside the timers);
-//! the handler, async-signal-safe, unlinks it, restores the default action and
-//! re-raises the signal, so the process still dies of that signal. Nothing is
-//! recorded when `HDF5_NOCLEANUP` is set.
+//! The handlers are async-signal-safe: they unlink the registered files, then
+//! * for SIGINT, SIGTERM and SIGHUP restore the default action and re-raise the signal,
+//!   so the process still dies of it;
+//! * for the crash signals call the handler that was installed before (the MPI
+//!   library's, e.g. Open MPI's backtrace printer, or Rust's stack-overflow reporter),
+//!   then restore the default action and re-raise, so the process still dies of the
+//!   signal (with a core dump where enabled). They run on the thread's own stack, so a
+//!   stack overflow kills the process without them (the reaper then removes the files).
+//!
+//! Nothing is registered for the data files when `HDF5_NOCLEANUP` is set.
+//! The `-o` report's temporary file, until it is renamed over the report, is recorded
+//! apart ([`set_pending_report`]) and removed the same way.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::ffi::{c_int, c_void, OsStr};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Longest path recorded (bytes, including the terminating NUL).
-const MAX: usize = 4096;
+use super::cleanup::{self, Slot};
 
-static ARMED: AtomicBool = AtomicBool::new(false);
-static LEN: AtomicUsize = AtomicUsize::new(0);
-static PATH: [AtomicU8; MAX] = [const { AtomicU8::new(0) }; MAX];
-
-/// Record `path` as the data file to remove on SIGINT/SIGTERM/SIGHUP (replacing any
-/// previous one). Paths of 4096 bytes or more are not recorded.
-pub fn set_current(path: &str) {
-    ARMED.store(false, Ordering::SeqCst);
-    let b = path.as_bytes();
-    if b.len() >= MAX || b.contains(&0) {
-        return;
-    }
-    for (i, &c) in b.iter().enumerate() {
-        PATH[i].store(c, Ordering::Relaxed);
-    }
-    PATH[b.len()].store(0, Ordering::Relaxed);
-    LEN.store(b.len(), Ordering::SeqCst);
-    ARMED.store(true, Ordering::SeqCst);
+/// Record `path` as the data file to remove if the process is interrupted or crashes
+/// ([`cleanup::register`] with [`Slot::Data`]). Paths of 4096 bytes or more are not
+/// recorded.
+pub fn set_current(path: impl AsRef<OsStr>) {
+    cleanup::register(Slot::Data, path);
 }
 
 /// Forget the recorded data file (it was removed, or is to be kept).
 pub fn clear_current() {
-    ARMED.store(false, Ordering::SeqCst);
+    cleanup::unregister(Slot::Data);
 }
 
-extern "C" fn on_signal(sig: libc::c_int) {
-    if ARMED.swap(false, Ordering::SeqCst) {
-        let n = LEN.load(Ordering::SeqCst).min(MAX - 1);
-        let mut buf = [0u8; MAX];
-        for (i, slot) in buf.iter_mut().enumerate().take(n) {
-            *slot = PATH[i].load(Ordering::Relaxed);
-        }
-        // SAFETY: buf is NUL-terminated (buf[n] == 0); unlink is async-signal-safe.
-        unsafe {
-            libc::unlink(buf.as_ptr() as *const libc::c_char);
-        }
-    }
+/// Record `path`, the temporary file of the `-o` report not yet renamed over the
+/// report, to remove if the process is interrupted or crashes ([`cleanup::register`]
+/// with [`Slot::Report`]): an interrupted run leaves an earlier report as it was and no
+/// temporary file. Paths of 4096 bytes or more are not recorded.
+pub fn set_pending_report(path: impl AsRef<OsStr>) {
+    cleanup::register(Slot::Report, path);
+}
+
+/// Forget the report's temporary file (renamed over the report, or removed).
+pub fn clear_pending_report() {
+    cleanup::unregister(Slot::Report);
+}
+
+/// Signals that end the job on request: removed, default action, re-raised.
+const STOPS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+/// Signals of a crash: removed, the previous handler called, default, re-raised.
+const CRASHES: [c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGABRT];
+
+/// The actions installed before ours for [`CRASHES`], in that order; written once by
+/// [`install`] before our handler is installed, read only by the handler.
+static mut PREVIOUS: [Option<libc::sigaction>; 4] = [None; 4];
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop(sig: c_int) {
+    cleanup::remove_all_in_handler();
     // SAFETY: signal and raise are async-signal-safe; restore the default and die of it.
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
@@ -56,15 +66,80 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
-/// Install the handlers for SIGINT, SIGTERM and SIGHUP and ignore SIGXFSZ. Call once,
-/// after `MPI_Init` (so that ours replace any the MPI library installed for these).
+extern "C" fn on_crash(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void) {
+    cleanup::remove_all_in_handler();
+    let i = CRASHES.iter().position(|&s| s == sig);
+    // SAFETY: PREVIOUS is written before this handler is installed and never after.
+    let prev = i.and_then(|i| unsafe { (*std::ptr::addr_of!(PREVIOUS))[i] });
+    if let Some(prev) = prev {
+        let h = prev.sa_sigaction;
+        if h != libc::SIG_DFL && h != libc::SIG_IGN {
+            // SAFETY: h is the address of the handler installed before ours, called with
+            // the arguments its flags ask for (as the kernel would have).
+            unsafe {
+                if prev.sa_flags & libc::SA_SIGINFO != 0 {
+                    let f: extern "C" fn(c_int, *mut libc::siginfo_t, *mut c_void) =
+                        std::mem::transmute(h);
+                    f(sig, info, ctx);
+                } else {
+                    let f: extern "C" fn(c_int) = std::mem::transmute(h);
+                    f(sig);
+                }
+            }
+        }
+    }
+    // SAFETY: async-signal-safe calls. The signal is blocked while this handler runs, so
+    // the raised one is delivered, with the default action, when it returns (a fault
+    // also recurs when the faulting instruction is retried).
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// A signal mask holding every signal handled here (blocked while a handler runs).
+fn handled_mask() -> libc::sigset_t {
+    // SAFETY: sigemptyset/sigaddset initialise and fill the set.
+    unsafe {
+        let mut m: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut m);
+        for s in STOPS.iter().chain(CRASHES.iter()) {
+            libc::sigaddset(&mut m, *s);
+        }
+        m
+    }
+}
+
+/// Install the handlers and ignore SIGXFSZ. Call once, after `MPI_Init` (so that ours
+/// replace those the MPI library installed for SIGINT/SIGTERM/SIGHUP, and chain to its
+/// crash handlers); later calls do nothing.
 pub fn install() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: a zeroed sigaction with a plain handler and an empty mask is valid.
+    if INSTALLED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let mask = handled_mask();
+    for sig in STOPS {
+        // SAFETY: a zeroed sigaction with a plain handler and a valid mask.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_sigaction = on_stop as extern "C" fn(c_int) as usize;
+            sa.sa_mask = mask;
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+    for (i, sig) in CRASHES.into_iter().enumerate() {
+        // SAFETY: PREVIOUS is written here, before our handler for `sig` exists; the
+        // sigaction structures are valid.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 {
+                (*std::ptr::addr_of_mut!(PREVIOUS))[i] = Some(old);
+            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction =
+                on_crash as extern "C" fn(c_int, *mut libc::siginfo_t, *mut c_void) as usize;
+            sa.sa_flags = libc::SA_SIGINFO;
+            sa.sa_mask = mask;
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
     }

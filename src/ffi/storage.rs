@@ -134,6 +134,29 @@ const FS_NAMES: [(i64, &str); 24] = [
     (0x7461_636f, "ocfs2"),
 ];
 
+/// `statfs(path)`: bytes available to this user on the file system holding `path`
+/// (`f_bavail × f_bsize`), for the message of a failed write that names no reason.
+///
+/// Errors: `statfs` fails, with `errno` and the path.
+pub fn available_bytes(path: &CStr) -> Result<u64> {
+    let mut st = MaybeUninit::<libc::statfs>::zeroed();
+    // SAFETY: NUL-terminated path; st is a writable statfs buffer.
+    if unsafe { libc::statfs(path.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return Err(Error::Posix {
+            call: "statfs",
+            errno: errno(),
+            path: Some(path.to_string_lossy().into_owned()),
+        });
+    }
+    // SAFETY: filled by the successful call.
+    let st = unsafe { st.assume_init() };
+    #[allow(clippy::useless_conversion)]
+    let bsize = u64::try_from(i64::from(st.f_bsize)).unwrap_or(0);
+    #[allow(clippy::useless_conversion)]
+    let avail = u64::from(st.f_bavail);
+    Ok(avail.saturating_mul(bsize))
+}
+
 /// `statfs(path)`: the name of the file system holding `path` (`lustre`, `gpfs`,
 /// `beegfs`, `nfs`, `xfs`, `ext4` (also ext2/ext3, which share the magic), `tmpfs`, …),
 /// or `0x…` (the magic number in hexadecimal) for one not in h5perf's table.

@@ -4,12 +4,15 @@
 //! storage read back from the file after each step; then the mode itself ([`run_mode`]):
 //! both tables and the checks observed, the report printed by rank 0.
 
-use std::ffi::CString;
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{path_text, Error, Result};
+use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::hdf5::{self, AllocTime, Dataset, Dataspace, FillKind, H5File, Plist};
 use crate::ffi::mpi::{Comm, Info, Op};
-use crate::services::{agree, data_dir_checked, write_stdout, RunEnv};
+use crate::ffi::posix::{self, FileStat};
+use crate::services::{agree, data_dir_checked, data_files, dir_lock, write_stdout, RunEnv};
 
 use super::cells::{parallel_cells, serial_cells, Cell, Table, CHUNK, SIDE};
 use super::classify::{Census, Observation, Snapshot, MARKER};
@@ -80,26 +83,48 @@ impl Scope<'_> {
     }
 }
 
-/// Read `len` bytes at `addr` of the file `path`.
-fn read_file(path: &str, addr: u64, len: u64) -> Result<Vec<u8>> {
+/// Read `len` bytes at `addr` of the scratch file `path`, which must be the file made
+/// as `made` (never through a symbolic link, issue 12).
+fn read_file(path: &CStr, made: Option<&FileStat>, addr: u64, len: u64) -> Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
-    let f = std::fs::File::open(path)
-        .map_err(|e| Error::Other(format!("cannot open {path} to inspect it: {e}")))?;
+    let made = made.ok_or_else(|| Error::Other("scratch file read before it was made".into()))?;
+    let f = data_files::reopen(path, false, made)?;
+    let shown = || c_text(path);
     let mut buf = vec![0u8; len as usize];
-    f.read_exact_at(&mut buf, addr)
-        .map_err(|e| Error::Other(format!("cannot read {len} bytes at {addr} of {path}: {e}")))?;
+    f.read_exact_at(&mut buf, addr).map_err(|e| {
+        Error::Other(format!(
+            "cannot read {len} bytes at {addr} of {}: {e}",
+            shown()
+        ))
+    })?;
     Ok(buf)
 }
 
-/// Append [`MARKER_BYTES`] marker bytes to the file `path`.
-fn append_marker(path: &str) -> Result<()> {
+/// Append [`MARKER_BYTES`] marker bytes to the scratch file `path`, made as `made`.
+fn append_marker(path: &CStr, made: Option<&FileStat>) -> Result<()> {
     use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .map_err(|e| Error::Other(format!("cannot append to {path}: {e}")))?;
+    let made = made.ok_or_else(|| Error::Other("scratch file used before it was made".into()))?;
+    let mut f = data_files::reopen(path, true, made)?;
     f.write_all(&vec![MARKER; MARKER_BYTES])
-        .map_err(|e| Error::Other(format!("cannot append to {path}: {e}")))
+        .map_err(|e| Error::Other(format!("cannot append to {}: {e}", c_text(path))))
+}
+
+/// A C path as message text (non-UTF-8 bytes as `\xNN`).
+fn c_text(path: &CStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    path_text(std::ffi::OsStr::from_bytes(path.to_bytes()))
+}
+
+/// The scratch file `path` as HDF5 made it: a new regular file of this user, one link.
+fn made_file(path: &CStr) -> Result<FileStat> {
+    let seen = posix::lstat(path)?.ok_or_else(|| {
+        Error::Other(format!(
+            "the scratch file {} is gone after its creation",
+            c_text(path)
+        ))
+    })?;
+    data_files::check_new(path, &seen, false)?;
+    Ok(seen)
 }
 
 /// Count the bytes of a `width`-byte-wide row-major region whose origin is the
@@ -130,7 +155,7 @@ fn snapshot(
     scope: Scope<'_>,
     ds: &Dataset,
     cell: &Cell,
-    path: &str,
+    (path, made): (&CStr, Option<&FileStat>),
     written: bool,
     wrote: u64,
 ) -> Result<Snapshot> {
@@ -152,7 +177,7 @@ fn snapshot(
         }
         Storage::Contiguous => {
             if let (true, Some(addr)) = (root && snap.allocated > 0, ds.offset()) {
-                let buf = read_file(path, addr, d)?;
+                let buf = read_file(path, made, addr, d)?;
                 snap.storage = census_outside_block(&buf, SIDE, written, fill)?;
             }
         }
@@ -160,7 +185,7 @@ fn snapshot(
             let chunks = ds.chunks()?;
             if root {
                 for ch in chunks {
-                    let buf = read_file(path, ch.addr, ch.size)?;
+                    let buf = read_file(path, made, ch.addr, ch.size)?;
                     if written && ch.offset.iter().all(|o| *o == 0) {
                         let c = census_outside_block(&buf, CHUNK, true, fill)?;
                         snap.buffer.fill += c.fill;
@@ -180,17 +205,39 @@ fn snapshot(
 /// Run one cell (collective in parallel) and return what was observed (contents on the
 /// root only). HDF5 refusing the dataset is an observation; anything else that fails is
 /// an error, agreed on by all ranks in parallel.
-fn run_cell(scope: Scope<'_>, path: &str, cell: &Cell) -> Result<Observation> {
-    let cpath = CString::new(path).map_err(|_| Error::Other(format!("bad file name {path:?}")))?;
+fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
+    let cpath = crate::ffi::posix::c_path(path)?;
     let root = scope.root()?;
     let fapl = scope.agree(match scope {
         Scope::Serial => Plist::file_access_sec2(0),
         Scope::Parallel(c) => Plist::file_access_mpio(c, &Info::null(), 1, 1),
     })?;
+    // a new scratch file, never one already there nor through a link (issue 12): the
+    // root makes the name free, HDF5 creates the file with H5F_ACC_EXCL, and every
+    // later use checks that the name still leads to it
+    scope.agree(if root {
+        data_files::make_room(&cpath)
+    } else {
+        Ok(())
+    })?;
     let made = H5File::create(&cpath, &fapl).and_then(H5File::close);
     scope.agree(made)?;
-    scope.agree(if root { append_marker(path) } else { Ok(()) })?;
+    // the new file is this run's: removed however the process ends (every rank of the
+    // scope records it: any rank's handler may remove it)
+    cleanup::register(Slot::Scratch, path);
+    let made = scope.agree(if root {
+        made_file(&cpath).map(Some)
+    } else {
+        Ok(None)
+    })?;
+    let made = made.as_ref();
+    scope.agree(if root {
+        append_marker(&cpath, made)
+    } else {
+        Ok(())
+    })?;
     let file = scope.agree(H5File::open_rdwr(&cpath, &fapl))?;
+    scope.agree(made.map_or(Ok(()), |m| data_files::check_still(&cpath, m)))?;
 
     let mut obs = Observation {
         storage: cell.storage,
@@ -234,16 +281,17 @@ fn run_cell(scope: Scope<'_>, path: &str, cell: &Cell) -> Result<Observation> {
             )))
         }
     };
-    scope.agree(ds.flush())?;
+    scope.agree(flush(scope, &file, &ds))?;
     let w1 = scope.agree(wchar())?;
     obs.alloc_reported = Some(scope.agree(ds.create_plist().and_then(|p| p.alloc_time()))?);
     let wrote = scope.sum(w1.saturating_sub(w0))?;
     scope.barrier()?;
-    obs.created = scope.agree(snapshot(scope, &ds, cell, path, false, wrote))?;
+    obs.created = scope.agree(snapshot(scope, &ds, cell, (&cpath, made), false, wrote))?;
 
     // the first write: rank 0 writes the block at the origin, other ranks nothing
+    // (compact data from 1.12 on: every rank, see `writes_block`)
     let mem = scope.agree(Dataspace::simple(&[PATCH, PATCH]))?;
-    let sel = if root {
+    let sel = if writes_block(scope, cell.storage)? {
         space.select_hyperslab(&[0, 0], &[1, 1], &[1, 1], &[PATCH, PATCH])
     } else {
         space.select_none().and_then(|_| mem.select_none())
@@ -253,16 +301,66 @@ fn run_cell(scope: Scope<'_>, path: &str, cell: &Cell) -> Result<Observation> {
     let data = vec![DATA; (PATCH * PATCH) as usize];
     let w2 = scope.agree(wchar())?;
     scope.agree(ds.write(&mem, &space, &xfer, &data))?;
-    scope.agree(ds.flush())?;
+    scope.agree(flush(scope, &file, &ds))?;
     let w3 = scope.agree(wchar())?;
     let wrote = scope.sum(w3.saturating_sub(w2))?;
     scope.barrier()?;
-    obs.written = scope.agree(snapshot(scope, &ds, cell, path, true, wrote))?;
+    obs.written = scope.agree(snapshot(scope, &ds, cell, (&cpath, made), true, wrote))?;
 
     scope.agree(ds.close())?;
     drop(dcpl);
     scope.agree(file.close())?;
     Ok(obs)
+}
+
+/// Make HDF5 write out what it holds for the dataset (its object header, compact data,
+/// raw data it fills), so that the bytes written and the file's contents show it.
+/// Serial: `H5Dflush`. Parallel, chosen by the HDF5 release the build found
+/// (`build.rs`): up to 1.10.x `H5Dflush` (measured on 1.10.8); from 1.12 on the
+/// collective `H5Fflush` of the file, because HDF5 refuses `H5Dflush` on a file opened
+/// with the MPI-IO driver there ("H5Oflush isn't supported for parallel", measured on
+/// 1.14.5).
+fn flush(scope: Scope<'_>, file: &H5File, ds: &Dataset) -> Result<()> {
+    match scope {
+        Scope::Serial => ds.flush(),
+        Scope::Parallel(_) => parallel_flush(file, ds),
+    }
+}
+
+/// The flush and the writers of the block, for the report (`Findings::method`).
+#[cfg(not(hdf5_1_12))]
+const METHOD: &str = concat!(
+    "Flush after each step: H5Dflush. In parallel rank 0 writes the block, the other\n",
+    "ranks select nothing (HDF5 before 1.12)."
+);
+#[cfg(hdf5_1_12)]
+const METHOD: &str = concat!(
+    "Flush after each step: serial H5Dflush; parallel the collective H5Fflush of the\n",
+    "file (HDF5 1.12 and later refuse H5Dflush with the MPI-IO driver). In parallel\n",
+    "rank 0 writes the block, the other ranks select nothing; compact data is\n",
+    "metadata there and every rank writes the same block."
+);
+
+#[cfg(not(hdf5_1_12))]
+fn parallel_flush(_file: &H5File, ds: &Dataset) -> Result<()> {
+    ds.flush()
+}
+
+#[cfg(hdf5_1_12)]
+fn parallel_flush(file: &H5File, _ds: &Dataset) -> Result<()> {
+    file.flush()
+}
+
+/// True when this rank writes the test's block: the root always; in parallel every
+/// rank too for compact data from HDF5 1.12 on. Compact data lives in the object header,
+/// which is metadata: a write changes it on the ranks that write only, and the
+/// collective flush of the file ([`flush`]) then hangs on mismatched metadata (measured
+/// with 2 ranks on 1.14.5), so there every rank writes the same bytes to the same
+/// place, as parallel HDF5 asks of metadata. Up to 1.10.x the root writes alone, as
+/// measured on 1.10.8.
+fn writes_block(scope: Scope<'_>, storage: Storage) -> Result<bool> {
+    let every_rank = cfg!(hdf5_1_12) && storage == Storage::Compact;
+    Ok(every_rank || scope.root()?)
 }
 
 fn size(scope: Scope<'_>) -> Result<u64> {
@@ -289,40 +387,66 @@ fn library_defaults() -> Result<Defaults> {
     })
 }
 
-/// `dir/name`, or `name` for the current directory.
-fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{dir}/{name}")
-    }
+/// `dir/name`, or `name` for the current directory (empty `dir`).
+fn join(dir: &Path, name: &str) -> PathBuf {
+    dir.join(name)
 }
 
-/// Remove a scratch file if it exists (root only).
-fn remove_scratch(path: &str) -> Result<()> {
-    match std::fs::remove_file(path) {
+/// Remove a scratch file if it is one of this user's own regular files (never a link
+/// or another user's file planted under its name, which a cell refused) and forget it
+/// ([`cleanup::unregister`]).
+fn remove_scratch(path: &Path) -> Result<()> {
+    let own = posix::c_path(path).is_ok_and(|c| data_files::is_own(&c));
+    let r = match if own {
+        std::fs::remove_file(path)
+    } else {
+        Ok(())
+    } {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::Other(format!("cannot remove {path}: {e}"))),
-    }
+        Err(e) => Err(Error::Other(format!(
+            "cannot remove {}: {e}",
+            path_text(path.as_os_str())
+        ))),
+    };
+    cleanup::unregister(Slot::Scratch);
+    r
 }
+
+/// The scratch file names, in the data directory.
+const SERIAL_SCRATCH: &str = "#h5perf_fill_serial.h5";
+const PARALLEL_SCRATCH: &str = "#h5perf_fill_parallel.h5";
 
 /// Run every experiment on `world` (collective) and return the findings on every rank
 /// (observed contents only on rank 0). Scratch files `#h5perf_fill_serial.h5` and
 /// `#h5perf_fill_parallel.h5` are made in the data directory (`HDF5_PARAPREFIX`, spec
-/// §5.1) and removed.
+/// §5.1), under its lock ([`dir_lock`]), and removed whatever happens (also when a cell
+/// fails, e.g. on a full disk; the signal handlers and the reaper remove them when the
+/// process is interrupted, crashes or is killed).
 ///
-/// Errors: a failure other than HDF5 refusing a cell's settings (file creation, I/O,
-/// `/proc/self/io`), agreed on by all ranks.
+/// Errors: the data directory is in use by another run; a failure other than HDF5
+/// refusing a cell's settings (file creation, I/O, `/proc/self/io`), agreed on by all
+/// ranks; a scratch file that cannot be removed.
 fn observe(world: &Comm) -> Result<Findings> {
     // HDF5 prints nothing while h5perf runs; errors come back from its error stack
     let _quiet = hdf5::Quiet::new();
     let rank = world.rank()?;
     let env = RunEnv::from_process();
     let dir = data_dir_checked(world, &env)?;
-    let serial_path = join(&dir, "#h5perf_fill_serial.h5");
-    let parallel_path = join(&dir, "#h5perf_fill_parallel.h5");
-
+    let claim = dir_lock::Claim {
+        data: Vec::new(),
+        scratch: vec![SERIAL_SCRATCH.into(), PARALLEL_SCRATCH.into()],
+        keep: false,
+    };
+    let lock = dir_lock::acquire(world, &dir, &claim)?;
+    if rank == 0 {
+        for note in &lock.takeover {
+            let _ =
+                std::io::Write::write_all(&mut std::io::stderr(), format!("{note}\n").as_bytes());
+        }
+    }
+    let serial_path = join(&dir, SERIAL_SCRATCH);
+    let parallel_path = join(&dir, PARALLEL_SCRATCH);
     let defaults = Scope::Parallel(world).agree(library_defaults())?;
 
     let scells = serial_cells();
@@ -331,16 +455,63 @@ fn observe(world: &Comm) -> Result<Findings> {
             .iter()
             .map(|c| run_cell(Scope::Serial, &serial_path, c))
             .collect();
-        r.and_then(|v| remove_scratch(&serial_path).map(|_| v))
+        let removed = remove_scratch(&serial_path);
+        r.and_then(|v| removed.map(|_| v))
     } else {
         Ok(Vec::new())
     };
     let sobs = Scope::Parallel(world).agree(sobs)?;
 
+    let parallel = parallel_observations(world, &parallel_path);
+    let removed = if rank == 0 {
+        remove_scratch(&parallel_path)
+    } else {
+        cleanup::unregister(Slot::Scratch);
+        Ok(())
+    };
+    // the cells' errors are agreed, so every rank is here with the same outcome
+    let (pcells, pobs, rows) = match (parallel, Scope::Parallel(world).agree(removed)) {
+        (Err(e), Err(r)) => return Err(Error::Remote(format!("{e}; {r}"))),
+        (p, r) => {
+            r?;
+            p?
+        }
+    };
+
+    let (serial, parallel) = if rank == 0 {
+        (results(&scells, &sobs), results(&pcells, &pobs))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    lock.release(world)?;
+    Ok(Findings {
+        hdf5_version: hdf5::library_version(),
+        method: METHOD,
+        ranks: world.size()?,
+        defaults,
+        serial,
+        parallel,
+        alloc_check: AllocCheck {
+            rows,
+            dataset_bytes: SIDE * SIDE,
+        },
+    })
+}
+
+/// The parallel cells, their observations and the allocation check's rows.
+type ParallelObservations = (
+    Vec<Cell>,
+    Vec<Observation>,
+    Vec<(Storage, u64, Option<AllocTime>)>,
+);
+
+/// Run the parallel cells and the allocation check of the parallel table in the scratch
+/// file `parallel_path` (collective; errors agreed).
+fn parallel_observations(world: &Comm, parallel_path: &Path) -> Result<ParallelObservations> {
     let pcells = parallel_cells();
     let mut pobs = Vec::with_capacity(pcells.len());
     for c in &pcells {
-        pobs.push(run_cell(Scope::Parallel(world), &parallel_path, c)?);
+        pobs.push(run_cell(Scope::Parallel(world), parallel_path, c)?);
     }
     let mut rows = Vec::new();
     for storage in [Storage::Contiguous, Storage::Chunked] {
@@ -351,31 +522,10 @@ fn observe(world: &Comm) -> Result<Findings> {
             alloc: Some(AllocTime::Late),
             storage,
         };
-        let o = run_cell(Scope::Parallel(world), &parallel_path, &c)?;
+        let o = run_cell(Scope::Parallel(world), parallel_path, &c)?;
         rows.push((storage, o.created.allocated, o.alloc_reported));
     }
-    Scope::Parallel(world).agree(if rank == 0 {
-        remove_scratch(&parallel_path)
-    } else {
-        Ok(())
-    })?;
-
-    let (serial, parallel) = if rank == 0 {
-        (results(&scells, &sobs), results(&pcells, &pobs))
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    Ok(Findings {
-        hdf5_version: hdf5::library_version(),
-        ranks: world.size()?,
-        defaults,
-        serial,
-        parallel,
-        alloc_check: AllocCheck {
-            rows,
-            dataset_bytes: SIDE * SIDE,
-        },
-    })
+    Ok((pcells, pobs, rows))
 }
 
 /// The `--fill-behaviour` mode on `world` (collective): observes both tables and the

@@ -9,15 +9,19 @@
 //! space, and the file is opened again, so raw-data storage that HDF5 allocates lands on
 //! marker bytes and storage HDF5 never writes keeps them. A 128 × 128 byte dataset is
 //! created with the cell's settings (chunks of 32 × 32 bytes; compact data lives in the
-//! object header) and flushed (`H5Dflush`), then a 16 × 16 block at the origin is written
-//! with 0x11 and flushed again. Around both steps the bytes the process wrote are taken
+//! object header) and flushed, then a 16 × 16 block at the origin is written with 0x11
+//! and flushed again (`H5Dflush`; in parallel from HDF5 1.12 on the collective
+//! `H5Fflush`, as HDF5 refuses `H5Dflush` with the MPI-IO driver there: chosen at build
+//! time by the release found, see `experiment`). Around both steps the bytes the process wrote are taken
 //! from `/proc/self/io` (`wchar`, summed over ranks in parallel); after both steps the
 //! allocated storage is read back from the file (`H5Dget_offset`, `H5Dget_chunk_info`),
 //! compact data with `H5Dread`. Bytes are counted as fill value, marker, zero or other
 //! (`Census`), and `classify` turns the counts into the document's outcomes. The
 //! serial table runs on rank 0 alone with the `sec2` driver (sieve buffer off, so a
 //! partial write moves only its own bytes); the parallel table on every rank with the
-//! MPI-IO driver, rank 0 writing the block and the others selecting nothing.
+//! MPI-IO driver, rank 0 writing the block and the others selecting nothing (compact
+//! data from HDF5 1.12 on: every rank writes the same block, as parallel HDF5 asks of
+//! metadata; rank 0 alone hangs the collective flush).
 //!
 //! One limit of any such experiment: the library default fill value is 0, and HDF5
 //! zeroes the buffer of a chunk or of compact data it does not fill. Where the test's

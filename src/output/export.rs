@@ -78,14 +78,14 @@
 //! `--rank-csv` ([`to_rank_csv`]): every rank's own time per (record, iteration, phase).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 
 use std::borrow::Cow;
 
 use crate::config::{Params, StorageOptions};
-use crate::error::{Error, Result};
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
 use crate::measure::{Phase, Record};
+/// Re-exported from [`crate::services::host`], where the data-directory lock uses them too.
+pub use crate::services::host::{hostname, now_unix_seconds, rfc3339_utc};
 
 /// What describes the run as a whole, the same in every record.
 #[derive(Debug, Clone, PartialEq)]
@@ -582,170 +582,11 @@ pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     out
 }
 
-/// `unix_seconds` (seconds since 1970-01-01T00:00:00Z, leap seconds not counted) as an
-/// RFC 3339 UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` in the proleptic Gregorian calendar.
-/// Years after 9999 are written with more digits.
-pub fn rfc3339_utc(unix_seconds: u64) -> String {
-    let days = unix_seconds / 86_400;
-    let secs = unix_seconds % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
-}
-
-/// (year, month 1-12, day 1-31) of the day `days` after 1970-01-01, by H. Hinnant's
-/// `civil_from_days`, with eras of 400 years (146097 days) starting on March 1st.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468; // days since 0000-03-01
-    let era = z / 146_097;
-    let doe = z % 146_097; // day of era, 0..=146096
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // 0..=399
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of the March-based year
-    let mp = (5 * doy + 2) / 153; // month from March, 0..=11
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = era * 400 + yoe + u64::from(m <= 2);
-    (y, m, d)
-}
-
-/// The current time in whole seconds since the Unix epoch (0 if the clock is set
-/// before 1970), for [`rfc3339_utc`].
-pub fn now_unix_seconds() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// This machine's host name, from `/proc/sys/kernel/hostname` (Linux), else
-/// `/etc/hostname`, else `$HOSTNAME`, else `unknown`; surrounding blanks removed.
-pub fn hostname() -> String {
-    let read = |path: &str| std::fs::read_to_string(path).ok();
-    read("/proc/sys/kernel/hostname")
-        .or_else(|| read("/etc/hostname"))
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".to_string())
-}
-
 /// Number of distinct names in `names` (the host names of all processes, for
 /// [`RunMeta::hostname_count`]).
 pub fn distinct_count<S: AsRef<str>>(names: &[S]) -> u32 {
     let set: std::collections::BTreeSet<&str> = names.iter().map(AsRef::as_ref).collect();
     u32::try_from(set.len()).unwrap_or(u32::MAX)
-}
-
-/// Where one results document goes: standard output (written once, at the end of the
-/// run) or a file (replaced atomically, after each step and at the end).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Sink {
-    /// Standard output (`-`).
-    Stdout,
-    /// A file: its name, and the temporary file beside it that each rewrite goes
-    /// through (`.NAME.h5perf-tmp.PID` in the same directory).
-    File {
-        /// The results file as given.
-        path: String,
-        /// The temporary file.
-        tmp: String,
-    },
-}
-
-/// Check the destination `dest` of `--json`, `--csv` or `--rank-csv` before the run:
-/// `-` is standard output; for a file, the temporary file beside it is created and
-/// removed again, so an unwritable name is refused before any I/O while a file of an
-/// earlier run is left alone until the first step of this run has finished.
-///
-/// # Errors
-/// [`Error::Other`] naming the file when the temporary file beside it cannot be created
-/// (`cannot create 'x/r.json': No such file or directory`).
-pub fn create(dest: &str) -> Result<Sink> {
-    if dest == "-" {
-        return Ok(Sink::Stdout);
-    }
-    let path = std::path::Path::new(dest);
-    let name = path.file_name().map_or_else(
-        || std::borrow::Cow::Borrowed("results"),
-        |n| n.to_string_lossy(),
-    );
-    let tmp_name = format!(".{name}.h5perf-tmp.{}", std::process::id());
-    let tmp = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.join(tmp_name),
-        _ => std::path::PathBuf::from(tmp_name),
-    };
-    let tmp = tmp.to_string_lossy().into_owned();
-    let cannot =
-        |e: std::io::Error| Error::Other(format!("cannot create '{dest}': {}", io_text(&e)));
-    if std::fs::metadata(dest).is_ok_and(|m| m.is_dir()) {
-        return Err(Error::Other(format!(
-            "cannot create '{dest}': Is a directory"
-        )));
-    }
-    std::fs::File::create(&tmp).map_err(cannot)?;
-    std::fs::remove_file(&tmp).map_err(cannot)?;
-    Ok(Sink::File {
-        path: dest.to_string(),
-        tmp,
-    })
-}
-
-impl Sink {
-    /// Write `text` as the whole document: on standard output, once, flushed; to a
-    /// file, through its temporary file (written, `fsync`ed, renamed over the file,
-    /// then the directory `fsync`ed), so a reader or a killed run sees either the
-    /// previous document or this one, never a part.
-    ///
-    /// # Errors
-    /// [`Error::Other`] when the text cannot be written or the file not replaced (the
-    /// temporary file is removed).
-    pub fn write(&self, text: &str) -> Result<()> {
-        match self {
-            Sink::Stdout => {
-                let mut o = std::io::stdout().lock();
-                o.write_all(text.as_bytes())
-                    .and_then(|()| o.flush())
-                    .map_err(|e| {
-                        Error::Other(format!(
-                            "cannot write the results to standard output: {}",
-                            io_text(&e)
-                        ))
-                    })
-            }
-            Sink::File { path, tmp } => {
-                let wrote = std::fs::File::create(tmp)
-                    .and_then(|mut f| {
-                        f.write_all(text.as_bytes())?;
-                        f.sync_all()
-                    })
-                    .and_then(|()| std::fs::rename(tmp, path));
-                if let Err(e) = wrote {
-                    let _ = std::fs::remove_file(tmp);
-                    return Err(Error::Other(format!(
-                        "cannot write '{path}': {}",
-                        io_text(&e)
-                    )));
-                }
-                // the rename itself reaches the disk with the directory (best effort)
-                let dir = std::path::Path::new(path)
-                    .parent()
-                    .filter(|d| !d.as_os_str().is_empty())
-                    .unwrap_or(std::path::Path::new("."));
-                if let Ok(d) = std::fs::File::open(dir) {
-                    let _ = d.sync_all();
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// Whether the document goes to a file (rewritten after each step).
-    pub fn is_file(&self) -> bool {
-        matches!(self, Sink::File { .. })
-    }
 }
 
 /// The header of the `--rank-csv` file.
@@ -806,12 +647,6 @@ pub fn to_rank_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         }
     }
     out
-}
-
-/// An I/O error's text without the ` (os error N)` suffix.
-fn io_text(e: &std::io::Error) -> String {
-    let t = e.to_string();
-    t.split(" (os error").next().unwrap_or(&t).to_string()
 }
 
 #[cfg(test)]
@@ -1227,19 +1062,6 @@ mod tests {
             assert_eq!(rfc3339_utc(n), want, "{n}");
         }
         assert_eq!(rfc3339_utc(253_402_300_800), "10000-01-01T00:00:00Z");
-        // every day of 1970..2101 follows the previous one
-        let mut prev = civil_from_days(0);
-        for d in 1..(131 * 366) {
-            let cur = civil_from_days(d);
-            let next_day = (prev.0, prev.1, prev.2 + 1);
-            let next_month = (prev.0, prev.1 + 1, 1);
-            let next_year = (prev.0 + 1, 1, 1);
-            assert!(
-                cur == next_day || cur == next_month || cur == next_year,
-                "{prev:?} -> {cur:?}"
-            );
-            prev = cur;
-        }
         assert!(now_unix_seconds() > 1_700_000_000);
     }
 
@@ -1249,40 +1071,6 @@ mod tests {
         assert_eq!(distinct_count(&["a", "b", "a"]), 2);
         assert_eq!(distinct_count::<&str>(&[]), 0);
         assert_eq!(distinct_count(&[String::from("n1")]), 1);
-    }
-
-    #[test]
-    fn sinks() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.json");
-        let name = path.to_str().unwrap();
-        std::fs::write(&path, "old content that is longer").unwrap();
-        let sink = create(name).unwrap();
-        assert!(sink.is_file());
-        // checked, not touched: the earlier file stays until the first write
-        assert_eq!(
-            std::fs::read_to_string(&path).unwrap(),
-            "old content that is longer"
-        );
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        sink.write("{}\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
-        sink.write("[]\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[]\n");
-        // no temporary file left beside it
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        assert_eq!(create("-").unwrap(), Sink::Stdout);
-        let bad = dir.path().join("no/such/dir.csv");
-        let e = create(bad.to_str().unwrap()).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            format!(
-                "cannot create '{}': No such file or directory",
-                bad.display()
-            )
-        );
-        let e = create(dir.path().to_str().unwrap()).unwrap_err();
-        assert!(e.to_string().ends_with("Is a directory"), "{e}");
     }
 
     #[test]

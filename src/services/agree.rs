@@ -8,10 +8,30 @@ use crate::ffi::mpi::{Comm, Op};
 
 /// Agreement point: every rank of `comm` learns whether any rank failed. If one did,
 /// all return `Error::Remote` with the message of the lowest failing rank
-/// (`rank R: <error>`), or `Error::Fatal` if any rank's error was fatal. Collective
-/// over `comm`.
+/// (`rank R: <error>`), or `Error::Fatal` if any rank's error was fatal. A rank that
+/// only stopped because another failed (`Error::Stopped`) counts as failing, but its
+/// message is chosen only when no rank has another error. Collective over `comm`.
 pub fn agree(comm: &Comm, res: Result<()>) -> Result<()> {
     agree_with(comm, res, false)
+}
+
+/// Agreement on a refusal found before any I/O: when any rank of `comm` has one
+/// (`mine`), every rank returns [`Error::Invalid`] with the message of the lowest such
+/// rank, as is (printed as `h5perf: <message>`). Collective.
+///
+/// # Errors
+/// That refusal, or an MPI error.
+pub fn refuse_if_any(comm: &Comm, mine: Option<String>) -> Result<()> {
+    const NONE: u64 = 1 << 40;
+    let me = u64::from(comm.rank()?);
+    let first = comm.allreduce_u64(if mine.is_some() { me } else { NONE }, Op::Min)?;
+    if first == NONE {
+        return Ok(());
+    }
+    let msg = comm.bcast_bytes(first as u32, mine.unwrap_or_default().as_bytes())?;
+    Err(Error::Invalid(vec![
+        String::from_utf8_lossy(&msg).into_owned()
+    ]))
 }
 
 /// [`agree`], where `stranded` says that this rank holds a handle that only a
@@ -29,9 +49,20 @@ pub fn agree_with(comm: &Comm, res: Result<()>, stranded: bool) -> Result<()> {
         return Ok(());
     }
     const NONE: u64 = 1 << 40;
+    // ranks that only stopped come after every rank with an error of its own
+    const STOPPED: u64 = 1 << 32;
     let me = comm.rank()?;
-    let mine = if res.is_err() { u64::from(me) } else { NONE };
+    let mine = match &res {
+        Err(Error::Stopped) => STOPPED + u64::from(me),
+        Err(_) => u64::from(me),
+        Ok(()) => NONE,
+    };
     let first = comm.allreduce_u64(mine, Op::Min)?;
+    let first = if (STOPPED..NONE).contains(&first) {
+        first - STOPPED
+    } else {
+        first
+    };
     let msg = match &res {
         Err(Error::Remote(m)) | Err(Error::Fatal(m)) => m.clone(),
         Err(e) => format!("rank {me}: {e}"),

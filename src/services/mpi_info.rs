@@ -89,6 +89,44 @@ pub fn parse_mpi_info_with_limits(
     Ok(out)
 }
 
+/// What to add to the message `msg` of an MPI-IO or PHDF5 call made with the hints
+/// `pairs` of `HDF5_MPI_INFO`, so that the user sees which hint to fix: the hints whose
+/// key the MPI library's text names (`cb_config_list` in MPICH's `ADIO_OPEN
+/// cb_config_list(320): No aggregators match`), or, for a failed open (`opening`), all
+/// of them. None without hints, or when no hint is named and the call was not an open
+/// (a transfer's error is the file system's, not a hint's).
+pub fn hint_note(msg: &str, pairs: &[(String, String)], opening: bool) -> Option<String> {
+    if pairs.is_empty() {
+        return None;
+    }
+    let lower = msg.to_ascii_lowercase();
+    let list = |ps: &[&(String, String)]| {
+        ps.iter()
+            .map(|(k, v)| format!("'{}={}'", printable(k), printable(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let named: Vec<&(String, String)> = pairs
+        .iter()
+        .filter(|(k, _)| lower.contains(&k.to_ascii_lowercase()))
+        .collect();
+    if !named.is_empty() {
+        let s = if named.len() == 1 { "" } else { "s" };
+        return Some(format!(
+            " (the MPI library names the HDF5_MPI_INFO hint{s} {}: check or remove it)",
+            list(&named)
+        ));
+    }
+    opening.then(|| {
+        let all: Vec<&(String, String)> = pairs.iter().collect();
+        format!(
+            " (the file was opened with the HDF5_MPI_INFO hints {}: if the data directory \
+             is fine, check them)",
+            list(&all)
+        )
+    })
+}
+
 /// `s` with control characters escaped, so that a message stays on one line.
 fn printable(s: &str) -> String {
     s.chars()
@@ -191,6 +229,47 @@ mod tests {
         );
         assert!(parse_mpi_info_with_limits("ab=1", 1, 10).is_err());
         assert!(parse_mpi_info_with_limits("a=12", 10, 1).is_err());
+    }
+
+    #[test]
+    fn long_multibyte_entries_are_refused_whole() {
+        for c in ["é", "€", "𝄞"] {
+            let long = c.repeat(2000 / c.len());
+            for s in [
+                format!("{long}=1"),
+                format!("k={long}"),
+                long.clone(),
+                format!("={long}"),
+            ] {
+                let m = refused(&s);
+                assert!(m.contains(c) && !m.contains('\n'), "{m}");
+            }
+            let ps = vec![p(&long, &long)];
+            let n = hint_note(&format!("x {long} y"), &ps, false).unwrap();
+            assert!(n.contains(&long), "{n}");
+        }
+    }
+
+    #[test]
+    fn hint_notes_name_the_hint() {
+        let ps = vec![p("cb_config_list", "zz"), p("striping_unit", "1048576")];
+        let m = "MPI_File_open failed: Other I/O error, error stack: ADIO_OPEN \
+                 cb_config_list(320): No aggregators match (MPI error 581664)";
+        assert_eq!(
+            hint_note(m, &ps, true).unwrap(),
+            " (the MPI library names the HDF5_MPI_INFO hint 'cb_config_list=zz': check or \
+             remove it)"
+        );
+        let n = hint_note("MPI_File_open failed: Invalid argument", &ps, true).unwrap();
+        assert!(
+            n.contains("HDF5_MPI_INFO hints 'cb_config_list=zz', 'striping_unit=1048576'"),
+            "{n}"
+        );
+        assert_eq!(
+            hint_note("pwrite failed: No space left on device", &ps, false),
+            None
+        );
+        assert_eq!(hint_note(m, &[], true), None);
     }
 
     #[test]

@@ -1,29 +1,46 @@
 //! The run environment: the variables read once at start-up (`HDF5_PARAPREFIX`, `USER`,
 //! `HDF5_NOCLEANUP`; spec §5.1, §5.2), the data-file directory and the data-file names.
+//!
+//! Names are bytes (`OsStr`, `Path`) from the environment to the system call: a
+//! `HDF5_PARAPREFIX` or `USER` holding bytes that are not UTF-8 names exactly the
+//! directory it spells, never a look-alike with replacement characters. Only messages
+//! turn names into text ([`crate::error::path_text`]).
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
 
 use super::agree::agree;
-use crate::error::{Error, Result};
+use super::data_files;
+use crate::error::{cut, path_text, Error, Result};
 use crate::ffi::mpi::Comm;
 
-/// Environment settings read once at start-up (spec §5.1, §5.2, §2.4).
+/// Environment settings read once at start-up (spec §5.1, §5.2, §2.4), as the bytes the
+/// process was given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunEnv {
     /// `HDF5_PARAPREFIX` (None if unset).
-    pub paraprefix: Option<String>,
-    /// `$USER`, else `$LOGIN`.
-    pub user: Option<String>,
+    pub paraprefix: Option<OsString>,
+    /// `$USER`, else `$LOGIN` (None if neither is set).
+    pub user: Option<OsString>,
     /// `HDF5_NOCLEANUP` is set (any value): keep the data files.
     pub nocleanup: bool,
 }
 
 impl RunEnv {
-    /// Read the variables from the process environment.
+    /// Read the variables from the process environment (bytes as given).
     pub fn from_process() -> RunEnv {
-        let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
         RunEnv {
-            paraprefix: var("HDF5_PARAPREFIX"),
-            user: var("USER").or_else(|| var("LOGIN")),
+            paraprefix: std::env::var_os("HDF5_PARAPREFIX"),
+            user: std::env::var_os("USER").or_else(|| std::env::var_os("LOGIN")),
             nocleanup: std::env::var_os("HDF5_NOCLEANUP").is_some(),
         }
+    }
+
+    /// `HDF5_PARAPREFIX` as message text (non-UTF-8 bytes as `\xNN`), for the report's
+    /// parameter block; None if unset.
+    pub fn paraprefix_text(&self) -> Option<String> {
+        self.paraprefix.as_deref().map(path_text)
     }
 }
 
@@ -32,30 +49,62 @@ impl RunEnv {
 /// some ranks only can hang inside the MPI library, e.g. Open MPI's OMPIO, so such a
 /// problem must be found before any file is opened.) Collective over `world`.
 ///
-/// Errors: the directory is missing, not a directory or not writable on some rank.
-pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<String> {
+/// Returns the directory part of the data-file names ([`data_dir`]): empty for the
+/// current directory.
+///
+/// Errors: the directory is missing, not a directory or not writable on some rank;
+/// `USER` is not a plain name, or `$HDF5_PARAPREFIX/$USER` is not a directory of the
+/// user running h5perf ([`data_files::check_user_name`], [`data_files::check_user_dir`]).
+pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<PathBuf> {
+    // issue 12: USER names one subdirectory (refused before anything is created), and
+    // that subdirectory must be this user's own directory
+    let prefix = env.paraprefix.as_deref().filter(|p| !p.is_empty());
+    let user = prefix.and(env.user.as_deref());
+    if let Some(u) = user {
+        agree(world, data_files::check_user_name(u))?;
+    }
     let dir = data_dir(env.paraprefix.as_deref(), env.user.as_deref());
-    let here = if dir.is_empty() { "." } else { dir.as_str() };
+    let here = dir_or_current(&dir);
     let usable = crate::ffi::posix::check_writable_dir(here).map_err(|e| {
         Error::Other(format!(
-            "cannot create data files in {here} (HDF5_PARAPREFIX): {e}"
+            "cannot create data files in {} (HDF5_PARAPREFIX): {e}",
+            path_text(here.as_os_str())
         ))
     });
+    let usable = match user {
+        Some(_) if Some(dir.as_os_str()) != prefix => {
+            usable.and_then(|()| data_files::check_user_dir(&dir))
+        }
+        _ => usable,
+    };
     agree(world, usable)?;
     Ok(dir)
 }
 
+/// `dir`, or `.` when `dir` is empty (the current directory of [`data_dir`]).
+pub fn dir_or_current(dir: &Path) -> &Path {
+    if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }
+}
+
 /// The directory part of data-file names (spec §5.1): empty for the current
 /// directory, else `prefix/$USER` (or `$LOGIN`), created with mode 0755 if missing;
-/// if that cannot be created, `prefix` itself. Runs of `/` are collapsed later.
-pub fn data_dir(prefix: Option<&str>, user: Option<&str>) -> String {
+/// if that cannot be created, `prefix` itself. The bytes are joined as given (runs of
+/// `/` are collapsed by [`data_file_name`]).
+pub fn data_dir(prefix: Option<&OsStr>, user: Option<&OsStr>) -> PathBuf {
     let Some(prefix) = prefix.filter(|p| !p.is_empty()) else {
-        return String::new();
+        return PathBuf::new();
     };
     let Some(sub) = user else {
-        return prefix.to_string();
+        return PathBuf::from(prefix);
     };
-    let dir = format!("{prefix}/{sub}");
+    let mut dir = prefix.to_os_string();
+    dir.push("/");
+    dir.push(sub);
+    let dir = PathBuf::from(dir);
     if std::fs::metadata(&dir).is_ok() {
         return dir;
     }
@@ -63,73 +112,122 @@ pub fn data_dir(prefix: Option<&str>, user: Option<&str>) -> String {
     match std::fs::DirBuilder::new().mode(0o755).create(&dir) {
         Ok(()) => dir,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => dir,
-        Err(_) => prefix.to_string(),
+        Err(_) => PathBuf::from(prefix),
     }
 }
 
 /// The name of data file `f` (1-based) in directory `dir`, with the API's `suffix`
 /// (`.posix`, `.mpio`, `.h5`): `dir/#pio_tmp_<f><suffix>` with runs of `/` collapsed
-/// (spec §5.1).
+/// (spec §5.1); the bytes of `dir` are kept as they are.
 ///
 /// Errors: a name of 4096 bytes or more (`FILENAME_MAX`).
-pub fn data_file_name(dir: &str, f: u64, suffix: &str) -> Result<String> {
-    let raw = if dir.is_empty() {
-        format!("#pio_tmp_{f}{}", suffix)
-    } else {
-        format!("{dir}/#pio_tmp_{f}{}", suffix)
-    };
-    let mut name = String::with_capacity(raw.len());
-    let mut prev_slash = false;
-    for c in raw.chars() {
-        if c == '/' && prev_slash {
+pub fn data_file_name(dir: &Path, f: u64, suffix: &str) -> Result<PathBuf> {
+    let mut raw = dir.as_os_str().as_bytes().to_vec();
+    if !raw.is_empty() {
+        raw.push(b'/');
+    }
+    raw.extend_from_slice(format!("#pio_tmp_{f}{suffix}").as_bytes());
+    let mut name = Vec::with_capacity(raw.len());
+    for &b in &raw {
+        if b == b'/' && name.last() == Some(&b'/') {
             continue;
         }
-        prev_slash = c == '/';
-        name.push(c);
+        name.push(b);
     }
     if name.len() >= 4096 {
+        let text = path_text(OsStr::from_bytes(&name));
         return Err(Error::Other(format!(
-            "data file name is too long ({} bytes, the limit is 4095): {}…",
+            "data file name is too long ({} bytes, the limit is 4095): {}… (choose a shorter \
+             HDF5_PARAPREFIX)",
             name.len(),
-            &name[..64]
+            cut(&text, 64)
         )));
     }
-    Ok(name)
+    Ok(PathBuf::from(OsString::from_vec(name)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn p(s: &str) -> PathBuf {
+        PathBuf::from(s)
+    }
+
     #[test]
     fn names() {
-        assert_eq!(data_file_name("", 1, ".posix").unwrap(), "#pio_tmp_1.posix");
         assert_eq!(
-            data_file_name("/scratch//pp/bob", 2, ".mpio").unwrap(),
-            "/scratch/pp/bob/#pio_tmp_2.mpio"
+            data_file_name(&p(""), 1, ".posix").unwrap(),
+            p("#pio_tmp_1.posix")
         );
         assert_eq!(
-            data_file_name("/x/", 10, ".h5").unwrap(),
-            "/x/#pio_tmp_10.h5"
+            data_file_name(&p("/scratch//pp/bob"), 2, ".mpio").unwrap(),
+            p("/scratch/pp/bob/#pio_tmp_2.mpio")
+        );
+        assert_eq!(
+            data_file_name(&p("/x/"), 10, ".h5").unwrap(),
+            p("/x/#pio_tmp_10.h5")
         );
         let long = "/a".repeat(3000);
-        assert!(data_file_name(&long, 1, ".posix").is_err());
+        assert!(data_file_name(&p(&long), 1, ".posix").is_err());
+    }
+
+    #[test]
+    fn names_keep_non_utf8_bytes() {
+        let dir = PathBuf::from(OsString::from_vec(b"/s\xff//d\xe9".to_vec()));
+        let name = data_file_name(&dir, 3, ".h5").unwrap();
+        assert_eq!(name.as_os_str().as_bytes(), b"/s\xff/d\xe9/#pio_tmp_3.h5");
+    }
+
+    #[test]
+    fn too_long_multibyte_name_is_an_error_not_a_panic() {
+        // 2-, 3- and 4-byte characters, so that byte 64 falls inside one of them
+        for c in ["é", "€", "𝄞"] {
+            for pad in 0..4 {
+                let dir = format!("/{}{}", "x".repeat(pad), c.repeat(5000 / c.len()));
+                let e = data_file_name(&p(&dir), 1, ".posix").unwrap_err();
+                assert!(e.to_string().contains("too long"), "{e}");
+            }
+        }
+        let raw = [b"/".to_vec(), vec![0xffu8; 5000]].concat();
+        let e = data_file_name(&PathBuf::from(OsString::from_vec(raw)), 1, "").unwrap_err();
+        assert!(e.to_string().contains("\\xff"), "{e}");
     }
 
     #[test]
     fn dirs() {
-        assert_eq!(data_dir(None, Some("bob")), "");
-        assert_eq!(data_dir(Some(""), Some("bob")), "");
+        assert_eq!(data_dir(None, Some(OsStr::new("bob"))), p(""));
+        assert_eq!(
+            data_dir(Some(OsStr::new("")), Some(OsStr::new("bob"))),
+            p("")
+        );
         let t = std::env::temp_dir().join(format!("h5perf-dirtest-{}", std::process::id()));
         std::fs::create_dir_all(&t).unwrap();
-        let p = t.to_str().unwrap();
-        assert_eq!(data_dir(Some(p), None), p);
-        let d = data_dir(Some(p), Some("bob"));
-        assert_eq!(d, format!("{p}/bob"));
-        assert!(std::path::Path::new(&d).is_dir());
+        assert_eq!(data_dir(Some(t.as_os_str()), None), t);
+        let d = data_dir(Some(t.as_os_str()), Some(OsStr::new("bob")));
+        assert_eq!(d, t.join("bob"));
+        assert!(d.is_dir());
+        // non-UTF-8 bytes name exactly that directory
+        let odd = OsStr::from_bytes(b"b\xf6b");
+        let d = data_dir(Some(t.as_os_str()), Some(odd));
+        assert_eq!(d, t.join(odd));
+        assert!(d.is_dir());
         // one level only: a missing prefix falls back to the prefix itself
-        let missing = format!("{p}/missing");
-        assert_eq!(data_dir(Some(&missing), Some("bob")), missing);
+        let missing = t.join("missing");
+        assert_eq!(
+            data_dir(Some(missing.as_os_str()), Some(OsStr::new("bob"))),
+            missing
+        );
         std::fs::remove_dir_all(&t).unwrap();
+    }
+
+    #[test]
+    fn paraprefix_text_escapes_bytes() {
+        let env = RunEnv {
+            paraprefix: Some(OsString::from_vec(b"/p\xff".to_vec())),
+            user: None,
+            nocleanup: false,
+        };
+        assert_eq!(env.paraprefix_text().as_deref(), Some("/p\\xff"));
     }
 }

@@ -5,6 +5,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use super::launcher::info_dump_header;
+use super::library::hdf5_version_line;
 
 /// Root of the package (where Cargo.toml is).
 pub fn manifest_dir() -> PathBuf {
@@ -184,10 +185,15 @@ pub struct Golden {
 
 /// The golden transcripts were recorded with Open MPI, whose `MPI_MAX_INFO_VAL` is 256; the
 /// release prints the flavour's own value there (spec §2.2), so under MPICH the exact header
-/// line reads `(up to 1024 bytes per item)`. Nothing else is changed.
+/// line reads `(up to 1024 bytes per item)`. They were recorded with HDF5 1.10.8, and the
+/// report names the linked library's version: the `HDF5 Library: Version` line becomes that
+/// of the library the binary loads ([`super::library::linked_hdf5_version`]). Nothing else is changed.
 pub fn for_flavour(golden_stdout: &str) -> String {
     const RECORDED: &str = "Dumping MPI Info Object (up to 256 bytes per item):";
-    golden_stdout.replace(RECORDED, &info_dump_header())
+    const RECORDED_VERSION: &str = "HDF5 Library: Version 1.10.8\n";
+    golden_stdout
+        .replace(RECORDED, &info_dump_header())
+        .replace(RECORDED_VERSION, &format!("{}\n", hdf5_version_line()))
 }
 
 /// One golden case's transcript: stdout (adjusted by [`for_flavour`]), stderr and the

@@ -4,6 +4,7 @@
 //! a hang must never block CI), the [`Outcome`] of a run with its assertion helpers, and
 //! the filter that removes launcher banners from stderr.
 
+use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -288,15 +289,48 @@ pub fn run_session(
     cwd: &Path,
     timeout: Duration,
 ) -> Outcome {
+    let argv: Vec<&OsStr> = argv.iter().map(OsStr::new).collect();
+    let env: Vec<(&str, &OsStr)> = env.iter().map(|(k, v)| (*k, OsStr::new(v))).collect();
+    run_session_os(&argv, &env, cwd, timeout)
+}
+
+/// Like [`mpirun_timeout`], with arguments and environment values given as bytes (file
+/// names that are not UTF-8).
+pub fn mpirun_os(
+    np: usize,
+    args: &[&OsStr],
+    env: &[(&str, &OsStr)],
+    cwd: &Path,
+    timeout: Duration,
+) -> Outcome {
+    let bin = h5perf_bin();
+    assert!(bin.is_file(), "h5perf binary missing: {}", bin.display());
+    let mut argv: Vec<OsString> = launcher().into_iter().map(OsString::from).collect();
+    argv.extend(["-n".into(), np.to_string().into(), bin.into_os_string()]);
+    argv.extend(args.iter().map(|a| a.to_os_string()));
+    let argv: Vec<&OsStr> = argv.iter().map(OsString::as_os_str).collect();
+    run_session_os(&argv, env, cwd, timeout)
+}
+
+/// [`run_session`] with arguments and environment values given as bytes.
+pub fn run_session_os(
+    argv: &[&OsStr],
+    env: &[(&str, &OsStr)],
+    cwd: &Path,
+    timeout: Duration,
+) -> Outcome {
     let cmdline = {
         let mut s = format!("cd {} && ", shell_quote(&cwd.to_string_lossy()));
-        for (k, v) in OMPI_ENV.iter().chain(env.iter()) {
+        for (k, v) in OMPI_ENV {
             let _ = write!(s, "{}={} ", k, shell_quote(v));
+        }
+        for (k, v) in env {
+            let _ = write!(s, "{}={} ", k, shell_quote(&v.to_string_lossy()));
         }
         s.push_str(
             &argv
                 .iter()
-                .map(|a| shell_quote(a))
+                .map(|a| shell_quote(&a.to_string_lossy()))
                 .collect::<Vec<_>>()
                 .join(" "),
         );
@@ -504,4 +538,39 @@ pub fn filter_launcher_noise(stderr: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The name of the MPI flavour under test (`openmpi`, `mpich`), for tables.
+pub fn flavour_name() -> &'static str {
+    match flavour() {
+        Flavour::OpenMpi => "openmpi",
+        Flavour::Mpich => "mpich",
+    }
+}
+
+/// The first `h5perf: ` line of the run's stderr (empty when there is none).
+pub fn first_message(o: &Outcome) -> String {
+    o.stderr_clean()
+        .lines()
+        .find(|l| l.starts_with("h5perf: "))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Print one row `TABLE|case|flavour|exit status|seconds|files left|message` on stderr
+/// for a test's report table (`--nocapture` shows them; `grep ^TABLE` collects them):
+/// `left` the files the run left (`none` when empty), `msg` cut at 300 characters.
+pub fn table_row(case: &str, o: &Outcome, left: &[String], msg: &str) {
+    eprintln!(
+        "TABLE|{case}|{}|{:?}|{:.1}|{}|{}",
+        flavour_name(),
+        o.status,
+        o.elapsed.as_secs_f64(),
+        if left.is_empty() {
+            "none".to_string()
+        } else {
+            left.join(" ")
+        },
+        msg.chars().take(300).collect::<String>()
+    );
 }

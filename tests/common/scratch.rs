@@ -1,4 +1,4 @@
-//! Scratch directories and their listings.
+//! Scratch directories and their listings, and small tmpfs file systems mounted by a test.
 
 use std::fs;
 use std::path::Path;

@@ -1,12 +1,19 @@
-//! The LD_PRELOAD shim that slows one rank on purpose (tests/slow_shim.c).
+//! The LD_PRELOAD shims of the tests: the one that slows one rank on purpose
+//! (tests/slow_shim.c) and any other `tests/*.c` shim ([`build_shim`]).
 
 use std::path::Path;
 use std::process::Command;
 
 /// The slow shim, built with `cc` into `dir`.
 pub fn slow_shim(dir: &Path) -> String {
-    let shim = dir.join("slow_shim.so");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slow_shim.c");
+    build_shim(dir, "slow_shim")
+}
+
+/// The LD_PRELOAD shim `tests/NAME.c` (e.g. `phase_shim`, tests/phase_shim.c), built with
+/// `cc` into `dir/NAME.so`; returns its path.
+pub fn build_shim(dir: &Path, name: &str) -> String {
+    let shim = dir.join(format!("{name}.so"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/{name}.c"));
     let cc = Command::new("cc")
         .args(["-shared", "-fPIC", "-O2", "-o"])
         .arg(&shim)

@@ -7,7 +7,8 @@ pub mod phdf5;
 pub mod posix;
 
 pub use interface::{
-    each_transfer, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig, ReadCheck,
+    each_transfer, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig,
+    ReadCheck, POLL_BYTES,
 };
 
 use crate::config::Api;

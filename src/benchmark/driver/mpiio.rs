@@ -1,4 +1,5 @@
-//! MPI-IO driver (spec §5.2, §6.2–§6.4): collective `MPI_File_open`, `set_size(0)`;
+//! MPI-IO driver (spec §5.2, §6.2–§6.4): collective `MPI_File_open` (a new file, with
+//! `MPI_MODE_EXCL`, for writing), `set_size(0)`;
 //! independent `write_at`/`read_at` per piece, or collective `write_at_all`/`read_at_all`
 //! with a file view of a derived datatype.
 //!
@@ -227,14 +228,13 @@ impl Driver for MpiioDriver {
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
         match phase {
             Access::Write => {
-                // Delete from one rank, then let everyone see the deletion before the
-                // collective create: a fresh file picks up striping hints from
-                // HDF5_MPI_INFO. (The C tool deletes from every rank, racing the open.)
-                if ctx.comm.rank()? == 0 {
-                    let _ = mpi::file_delete(path, ctx.info);
-                }
-                ctx.comm.barrier()?;
-                let f = File::open(ctx.comm, path, mode::CREATE_RDWR, ctx.info)?;
+                // The engine has made the name free (rank 0, before the timers): the
+                // file is created new, with MPI_MODE_EXCL, so it picks up striping
+                // hints from HDF5_MPI_INFO and a symbolic link or a file that appeared
+                // under the name is never opened (the first process creates it with
+                // O_EXCL, the others open what it made). (The C tool deleted it from
+                // every rank, racing the open.)
+                let f = File::open(ctx.comm, path, mode::CREATE_EXCL_RDWR, ctx.info)?;
                 f.set_size(0)?;
                 self.file = Some(f);
             }
@@ -267,13 +267,16 @@ impl Driver for MpiioDriver {
             Some((f, t, nb, first, step)) if n > 0 => {
                 let w = f.writes(buf, nb, t, ctx.cfg.collective)?;
                 each_transfer(
+                    ctx,
                     n,
                     keep_going,
                     #[inline(always)]
                     |k| w.at(mpi::to_offset(first + k * step)?),
                 )
             }
-            _ => each_transfer(n, keep_going, |k| self.transfer(ctx, k, Dir::Write(buf))),
+            _ => each_transfer(ctx, n, keep_going, |k| {
+                self.transfer(ctx, k, Dir::Write(buf))
+            }),
         }
     }
 
@@ -288,13 +291,16 @@ impl Driver for MpiioDriver {
             Some((f, t, nb, first, step)) if n > 0 => {
                 let mut r = f.reads(buf, nb, t, ctx.cfg.collective)?;
                 each_transfer(
+                    ctx,
                     n,
                     keep_going,
                     #[inline(always)]
                     |k| r.at(mpi::to_offset(first + k * step)?),
                 )
             }
-            _ => each_transfer(n, keep_going, |k| self.transfer(ctx, k, Dir::Read(buf))),
+            _ => each_transfer(ctx, n, keep_going, |k| {
+                self.transfer(ctx, k, Dir::Read(buf))
+            }),
         }
     }
 
@@ -325,8 +331,7 @@ impl Driver for MpiioDriver {
         }
     }
 
-    fn remove(&mut self, ctx: &Ctx<'_>, path: &str) -> Result<()> {
-        let c = CString::new(path).map_err(|_| Error::Other(format!("bad file name {path:?}")))?;
-        mpi::file_delete(&c, ctx.info)
+    fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
+        mpi::file_delete(path, ctx.info)
     }
 }

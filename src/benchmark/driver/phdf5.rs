@@ -176,13 +176,14 @@ impl Driver for Phdf5Driver {
             Pattern::D1(p) => {
                 let step = step_1d(p);
                 each_transfer(
+                    ctx,
                     n,
                     keep_going,
                     #[inline(always)]
                     |k| w.at(&[conv(k * step)?]),
                 )
             }
-            Pattern::D2(p) => each_transfer(n, keep_going, |k| {
+            Pattern::D2(p) => each_transfer(ctx, n, keep_going, |k| {
                 let (r, c) = p.hdf5_offset(k);
                 w.at(&[conv(r)?, conv(c)?])
             }),
@@ -209,13 +210,14 @@ impl Driver for Phdf5Driver {
             Pattern::D1(p) => {
                 let step = step_1d(p);
                 each_transfer(
+                    ctx,
                     n,
                     keep_going,
                     #[inline(always)]
                     |k| r.at(&[conv(k * step)?]),
                 )
             }
-            Pattern::D2(p) => each_transfer(n, keep_going, |k| {
+            Pattern::D2(p) => each_transfer(ctx, n, keep_going, |k| {
                 let (row, col) = p.hdf5_offset(k);
                 r.at(&[conv(row)?, conv(col)?])
             }),
@@ -246,9 +248,8 @@ impl Driver for Phdf5Driver {
         }
     }
 
-    fn remove(&mut self, ctx: &Ctx<'_>, path: &str) -> Result<()> {
-        let c = CString::new(path).map_err(|_| Error::Other(format!("bad file name {path:?}")))?;
-        mpi::file_delete(&c, ctx.info)
+    fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
+        mpi::file_delete(path, ctx.info)
     }
 }
 

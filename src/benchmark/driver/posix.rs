@@ -1,4 +1,5 @@
-//! POSIX driver: `open(O_CREAT|O_TRUNC|O_RDWR, 0600)` then a barrier, one `pwrite`
+//! POSIX driver: `open(O_CREAT|O_TRUNC|O_NOFOLLOW|O_RDWR, 0600)` (the engine has
+//! refused anything under the name but a file of this user) then an agreement, one `pwrite`
 //! (`pread`) per piece of a transfer at the offsets of spec §6.2–§6.3, `close`.
 //! `-C` does not apply to POSIX. With `--direct` both opens add `O_DIRECT`; with
 //! `--fsync` the write phase ends with `fsync`.
@@ -7,7 +8,7 @@ use std::ffi::CString;
 
 use super::interface::{each_transfer, Access, Ctx, Driver};
 use crate::error::{Error, Result};
-use crate::ffi::posix::{self, Fd, OpenMode};
+use crate::ffi::posix::{self, Fd, FileStat, OpenMode};
 use crate::pattern::Steps;
 
 /// State of the POSIX driver: the open file, the current dataset's base offset and the
@@ -29,18 +30,7 @@ impl PosixDriver {
 
     #[cold]
     fn with_path(&self, e: Error) -> Error {
-        match e {
-            Error::Posix {
-                call,
-                errno,
-                path: None,
-            } => Error::Posix {
-                call,
-                errno,
-                path: self.path.as_ref().map(|p| p.to_string_lossy().into_owned()),
-            },
-            e => e,
-        }
+        e.with_path(|| self.path.as_deref().map(posix::c_text))
     }
 }
 
@@ -83,9 +73,9 @@ impl Driver for PosixDriver {
             // contiguous): one pwrite per transfer, nothing else
             (Some((first, step)), 1) => {
                 let (first, src) = (self.base + first, &buf[..st.piece_len as usize]);
-                each_transfer(n, keep_going, |k| fd.pwrite_all(src, first + k * step))
+                each_transfer(ctx, n, keep_going, |k| fd.pwrite_all(src, first + k * step))
             }
-            _ => each_transfer(n, keep_going, |k| {
+            _ => each_transfer(ctx, n, keep_going, |k| {
                 let o = self.base + st.start(p, k);
                 for j in 0..st.pieces {
                     let pc = st.piece(o, j);
@@ -112,9 +102,11 @@ impl Driver for PosixDriver {
         let res = match (st.linear, st.pieces) {
             (Some((first, step)), 1) => {
                 let (first, dst) = (self.base + first, &mut buf[..st.piece_len as usize]);
-                each_transfer(n, keep_going, |k| fd.pread_exact(dst, first + k * step))
+                each_transfer(ctx, n, keep_going, |k| {
+                    fd.pread_exact(dst, first + k * step)
+                })
             }
-            _ => each_transfer(n, keep_going, |k| {
+            _ => each_transfer(ctx, n, keep_going, |k| {
                 let o = self.base + st.start(p, k);
                 for j in 0..st.pieces {
                     let pc = st.piece(o, j);
@@ -170,7 +162,18 @@ impl Driver for PosixDriver {
         }
     }
 
-    fn remove(&mut self, _ctx: &Ctx<'_>, path: &str) -> Result<()> {
-        posix::remove(path)
+    fn remove(&mut self, _ctx: &Ctx<'_>, path: &CString) -> Result<()> {
+        use std::os::unix::ffi::OsStrExt;
+        posix::remove(std::path::Path::new(std::ffi::OsStr::from_bytes(
+            path.to_bytes(),
+        )))
+    }
+
+    fn open_file_stat(&self) -> Option<Result<FileStat>> {
+        Some(
+            self.fd()
+                .and_then(|fd| fd.stat())
+                .map_err(|e| self.with_path(e)),
+        )
     }
 }

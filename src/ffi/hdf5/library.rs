@@ -141,9 +141,29 @@ fn error_stack_text() -> String {
 #[cold]
 #[inline(never)]
 pub(super) fn err(call: &'static str) -> Error {
+    // first, before anything else can change errno
+    let system = crate::ffi::posix::last_io_error();
     Error::Hdf5 {
         call,
-        msg: error_stack_text(),
+        msg: with_system_error(error_stack_text(), system.as_deref()),
+    }
+}
+
+/// An HDF5 error stack `msg` that ends in the MPI-IO driver's "file write failed" (or
+/// read) without the MPI library's error text — HDF5's check of a short count after
+/// an MPI call that returned success — completed with the system error the MPI library
+/// met (`system`, `errno` after the call; Open MPI prints it on stderr only).
+fn with_system_error(msg: String, system: Option<&str>) -> String {
+    let short = [
+        "mpio_write(): file write failed",
+        "mpio_read(): file read failed",
+    ];
+    match system {
+        Some(why) if short.iter().any(|s| msg.ends_with(s)) => format!(
+            "{msg}: {why} (the MPI library returned success with a short count and printed \
+             this system error on stderr)"
+        ),
+        _ => msg,
     }
 }
 
@@ -168,4 +188,26 @@ pub(super) fn check(call: &'static str, rc: herr_t) -> Result<()> {
 /// it (`outer(): desc: inner(): desc` → `desc` of `inner`).
 pub fn innermost(msg: &str) -> &str {
     msg.rsplit("(): ").next().unwrap_or(msg).trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_system_error;
+
+    #[test]
+    fn short_mpio_write_gets_the_system_error() {
+        let stack =
+            "H5Dwrite(): can't write data: H5FD__mpio_write(): file write failed".to_string();
+        assert_eq!(
+            with_system_error(stack.clone(), Some("No space left on device")),
+            format!(
+                "{stack}: No space left on device (the MPI library returned success with a \
+                 short count and printed this system error on stderr)"
+            )
+        );
+        assert_eq!(with_system_error(stack.clone(), None), stack);
+        // the MPI library's own text is there already: unchanged
+        let mpich = "H5FD__mpio_write(): MPI_File_write_at failed: MPI error string is 'x'";
+        assert_eq!(with_system_error(mpich.to_string(), Some("y")), mpich);
+    }
 }

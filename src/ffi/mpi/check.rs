@@ -39,11 +39,19 @@ fn error_string(code: c_int) -> String {
     if rc != 0 {
         return format!("unknown MPI error {code}");
     }
-    let bytes: Vec<u8> = buf[..len.max(0) as usize]
-        .iter()
-        .map(|&c| c as u8)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
+    let len = (len.max(0) as usize).min(buf.len());
+    let bytes: Vec<u8> = buf[..len].iter().map(|&c| c as u8).collect();
+    one_line(&String::from_utf8_lossy(&bytes))
+}
+
+/// An MPI library's text on one line: MPICH's error strings hold an error stack over
+/// several lines (`Other I/O error , error stack:\nADIOI_GEN_WRITECONTIG(80): ...`);
+/// runs of blanks and line breaks become one space, and a space before a comma goes.
+fn one_line(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" ,", ",")
 }
 
 /// Convert a count to the `int` MPI wants (MPI-3.1 §2.5.8), refusing values above
@@ -55,4 +63,23 @@ pub fn to_count(what: &'static str, n: u64) -> Result<c_int> {
             c_int::MAX
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn mpich_error_stacks_become_one_line() {
+        assert_eq!(
+            one_line(
+                "Other I/O error , error stack:\nADIO_OPEN cb_config_list(320): No aggregators match"
+            ),
+            "Other I/O error, error stack: ADIO_OPEN cb_config_list(320): No aggregators match"
+        );
+        assert_eq!(
+            one_line("  MPI_ERR_ARG:\tinvalid argument "),
+            "MPI_ERR_ARG: invalid argument"
+        );
+    }
 }

@@ -150,6 +150,35 @@ impl Comm {
         check("MPI_Barrier", unsafe { raw::MPI_Barrier(self.raw) })
     }
 
+    /// `MPI_Ibarrier` waited for (`MPI_Test`, every millisecond) at most `limit`: true
+    /// if every rank reached it in time (MPI-3.1 §5.12.1). For an exit after an error,
+    /// where a plain barrier could wait for ever on a broken communicator.
+    pub fn barrier_within(&self, limit: std::time::Duration) -> bool {
+        let mut req = MaybeUninit::<raw::MPI_Request>::uninit();
+        // SAFETY: valid communicator; req receives the request.
+        if unsafe { raw::MPI_Ibarrier(self.raw, req.as_mut_ptr()) } != 0 {
+            return false;
+        }
+        // SAFETY: initialised by the successful MPI_Ibarrier.
+        let mut req = unsafe { req.assume_init() };
+        let start = std::time::Instant::now();
+        loop {
+            let mut done: c_int = 0;
+            let mut status = MaybeUninit::<raw::MPI_Status>::uninit();
+            // SAFETY: req is an active request; status has room for one status.
+            if unsafe { raw::MPI_Test(&mut req, &mut done, status.as_mut_ptr()) } != 0 {
+                return false;
+            }
+            if done != 0 {
+                return true;
+            }
+            if start.elapsed() >= limit {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// In-place `MPI_Allreduce` of doubles with `op`; `out` receives the result
     /// (MPI-3.1 §5.9.6).
     pub fn allreduce_f64(&self, input: &[f64], out: &mut [f64], op: Op) -> Result<()> {

@@ -164,7 +164,7 @@ pub fn library_version() -> String {
         return "unknown MPI library".into();
     }
     // Open MPI counts the terminating NUL in len
-    let bytes: Vec<u8> = buf[..len.max(0) as usize]
+    let bytes: Vec<u8> = buf[..(len.max(0) as usize).min(buf.len())]
         .iter()
         .map(|&c| c as u8)
         .take_while(|&b| b != 0)

@@ -33,6 +33,10 @@ fn offset_overflow(n: u64) -> Error {
 pub mod mode {
     /// `MPI_MODE_CREATE | MPI_MODE_RDWR`
     pub const CREATE_RDWR: i32 = (mpi_sys::MPI_MODE_CREATE | mpi_sys::MPI_MODE_RDWR) as i32;
+    /// `MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR`: a new file; the open fails if
+    /// anything is under the name (MPI-3.1 §13.2.1).
+    pub const CREATE_EXCL_RDWR: i32 =
+        (mpi_sys::MPI_MODE_CREATE | mpi_sys::MPI_MODE_EXCL | mpi_sys::MPI_MODE_RDWR) as i32;
     /// `MPI_MODE_RDONLY`
     pub const RDONLY: i32 = mpi_sys::MPI_MODE_RDONLY as i32;
 }
@@ -468,14 +472,29 @@ fn check_count(
 #[cold]
 #[inline(never)]
 fn short_transfer(call: &'static str, n: c_int, count: c_int) -> Error {
+    // first, before anything else can change errno
+    let system = crate::ffi::posix::last_io_error();
     let moved = if n < 0 {
         "part of an element".to_string()
     } else {
         format!("{n} of {count} element(s)")
     };
-    Error::Other(format!(
-        "{call} failed: short transfer, moved {moved} (the MPI library reported no error)"
-    ))
+    Error::Other(short_transfer_text(call, &moved, system.as_deref()))
+}
+
+/// The message of a short transfer that moved `moved`, with the system error
+/// `system` the MPI library met (`errno` after the call), if any.
+fn short_transfer_text(call: &str, moved: &str, system: Option<&str>) -> String {
+    match system {
+        Some(why) => format!(
+            "{call} failed: short transfer, moved {moved}: {why} (the MPI library returned \
+             success with a short count and printed this system error on stderr)"
+        ),
+        None => format!(
+            "{call} failed: short transfer, moved {moved} (the MPI library returned success \
+             with a short count and no error code: see what it printed on stderr)"
+        ),
+    }
 }
 
 /// Bytes in `count` elements of `dtype` (`u64::MAX` for a negative count or an
@@ -503,4 +522,28 @@ fn short_buffer(buf_len: usize, need: u64, what: &'static str) -> Error {
     Error::Other(format!(
         "{what}: buffer of {buf_len} bytes is smaller than the {need} bytes to move"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_transfer_text;
+
+    #[test]
+    fn short_transfer_says_what_the_library_met() {
+        let m = short_transfer_text(
+            "MPI_File_write_at",
+            "0 of 1 element(s)",
+            Some("No space left on device"),
+        );
+        assert!(
+            m.starts_with("MPI_File_write_at failed: short transfer, moved 0 of 1 element(s): No space left on device ("),
+            "{m}"
+        );
+        assert!(!m.contains("no error"), "{m}");
+        let m = short_transfer_text("MPI_File_read_at", "part of an element", None);
+        assert!(
+            m.contains("no error code: see what it printed on stderr"),
+            "{m}"
+        );
+    }
 }

@@ -17,6 +17,8 @@ fn cstring(what: &'static str, s: &str) -> Result<CString> {
 pub struct Info {
     pub(super) raw: raw::MPI_Info,
     owned: bool,
+    /// The (key, value) pairs set in it, for messages.
+    pairs: Vec<(String, String)>,
 }
 
 impl Info {
@@ -26,6 +28,7 @@ impl Info {
         Info {
             raw: unsafe { raw::RSMPI_INFO_NULL },
             owned: false,
+            pairs: Vec::new(),
         }
     }
 
@@ -42,6 +45,7 @@ impl Info {
         let info = Info {
             raw: unsafe { h.assume_init() },
             owned: true,
+            pairs: pairs.to_vec(),
         };
         for (k, v) in pairs {
             let k = cstring("HDF5_MPI_INFO key", k)?;
@@ -52,6 +56,11 @@ impl Info {
             })?;
         }
         Ok(info)
+    }
+
+    /// The (key, value) pairs set in the object, in order (none for `MPI_INFO_NULL`).
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
     }
 
     /// The raw handle, for the HDF5 MPI-IO driver.

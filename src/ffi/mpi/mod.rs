@@ -18,10 +18,12 @@
 //! - [`check`]: return codes to errors, `int` counts;
 //! - `env`: the [`Universe`] (init, finalize, error handlers), clock, version;
 //! - [`comm`]: communicators and collectives;
+//! - [`beacon`]: the error beacon that stops independent transfers early;
 //! - [`info`]: info objects;
 //! - [`datatype`]: derived datatypes;
 //! - `file`: MPI-IO files.
 
+pub mod beacon;
 pub mod check;
 pub mod comm;
 pub mod datatype;
@@ -29,6 +31,7 @@ pub mod env;
 pub mod file;
 pub mod info;
 
+pub use beacon::Beacon;
 pub use check::to_count;
 pub use comm::{Comm, Op};
 pub use datatype::Datatype;

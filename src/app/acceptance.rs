@@ -1,0 +1,305 @@
+//! The acceptance options in the program: before the run, the checks of `--expect`
+//! (every criterion selects a measurement of the run), `--baseline` (read, and sharing
+//! a measurement with the run) and `--html` (the file can be written), all before any
+//! I/O; after the run, the verdict table on the report's stream and the page (rank 0);
+//! and the `--from` mode, which makes the same verdict and page from results files
+//! without running a benchmark.
+
+use crate::config::criteria::Criterion;
+use crate::config::{Acceptance, Params, Percent};
+use crate::error::{path_text, Error, Result};
+use crate::ffi::mpi::{Comm, Op};
+use crate::measure::{Phase, Record};
+use crate::output::baseline::{self, Comparison};
+use crate::output::export::RunMeta;
+use crate::output::files;
+use crate::output::results::{CellKey, ResultSet};
+use crate::output::verdict::Verdict;
+use crate::output::{html, readback};
+use crate::services::{self, Sink};
+
+/// The exit status of a run whose criteria or baseline comparison failed (1 stays
+/// "error").
+pub const EXIT_CHECKS_FAILED: i32 = 3;
+
+/// What a run's acceptance options need at its end.
+pub(super) struct Prepared {
+    /// The criteria, in the order given.
+    criteria: Vec<Criterion>,
+    /// The baseline's name and results (world rank 0 only).
+    baseline: Option<(String, ResultSet)>,
+    /// The tolerance of the baseline comparison.
+    tolerance: Percent,
+    /// The page's destination (world rank 0 only).
+    html: Option<files::Sink>,
+}
+
+/// The verdict of a run as the program needs it.
+#[derive(Debug, Clone, Default)]
+pub struct Checks {
+    /// Failed criteria and regressions (the same on every rank).
+    pub failed: u64,
+    /// The verdict's summary line (rank 0; empty without criteria and baseline).
+    pub summary: String,
+}
+
+/// The measurements a run of `params` makes, every combination of its APIs, process
+/// counts, transfer sizes and phases: (APIs, process counts, sizes, phases).
+fn plan(params: &Params) -> (Vec<crate::config::Api>, Vec<u32>, Vec<u64>, Vec<Phase>) {
+    let phases = Phase::ALL
+        .into_iter()
+        .filter(|p| {
+            if p.is_read() {
+                !params.write_only
+            } else {
+                !params.storage.read_only
+            }
+        })
+        .collect();
+    (
+        params.apis.iter().collect(),
+        params.proc_counts(),
+        params.buf_sizes(),
+        phases,
+    )
+}
+
+/// The criteria that select nothing among `keys` of the measurements made (by
+/// `apis`, `procs`, `sizes`, `phases`), each as one message naming the criterion and
+/// the reason; `what` names the results (`this run`, `r.csv`).
+fn unmatched(
+    criteria: &[Criterion],
+    what: &str,
+    (apis, procs, sizes, phases): (&[crate::config::Api], &[u32], &[u64], &[Phase]),
+    keys: &[CellKey],
+) -> Vec<String> {
+    criteria
+        .iter()
+        .filter_map(|c| {
+            let why = c.why_unmatched(apis, procs, sizes, phases).or_else(|| {
+                let any = keys
+                    .iter()
+                    .any(|k| c.selects(k.nprocs, k.xfer_size, k.api(), k.phase()));
+                (!any).then(|| "no measurement has all of its API, phase and selectors".to_string())
+            })?;
+            Some(format!(
+                "--expect '{}' selects nothing in {what}: {why}",
+                c.text()
+            ))
+        })
+        .collect()
+}
+
+/// `Ok` when the baseline `base` (file `name`) has one of the measurements `keys`.
+fn check_overlap(
+    name: &str,
+    base: &ResultSet,
+    keys: &[CellKey],
+) -> std::result::Result<(), String> {
+    if keys.iter().any(|k| base.cell(k).is_some()) {
+        return Ok(());
+    }
+    let list = |v: Vec<String>| v.join(", ");
+    Err(format!(
+        "{name} has no measurement in common with this run (its process counts: \
+         {}; transfer sizes: {} bytes; APIs: {})",
+        list(base.procs().iter().map(u32::to_string).collect()),
+        list(base.sizes().iter().map(u64::to_string).collect()),
+        list(base.apis().iter().map(|a| a.name().to_string()).collect())
+    ))
+}
+
+/// Agree on a per-rank result that carries a value; the error names `what`.
+fn agree_value<T>(comm: &Comm, r: Result<T>, what: &str) -> Result<T> {
+    let (unit, val) = match r {
+        Ok(v) => (Ok(()), Some(v)),
+        Err(e) => (Err(Error::Other(format!("{what}: {e}"))), None),
+    };
+    services::agree(comm, unit)?;
+    Ok(val.expect("agreement succeeded, so this rank succeeded"))
+}
+
+/// The before-run checks of the acceptance options `a` for a run of `params` on
+/// `comm` (collective; `None` when no acceptance option is given). Criteria that select
+/// nothing are refused on every rank; rank 0 reads the baseline and checks the page's
+/// file, and every rank learns whether that worked.
+///
+/// # Errors
+/// [`Error::Invalid`] naming each criterion that selects nothing and why; an agreed
+/// error when the baseline cannot be read, shares no measurement with the run, or the
+/// page's file cannot be created.
+pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Option<Prepared>> {
+    if !a.any() {
+        return Ok(None);
+    }
+    let (apis, procs, sizes, phases) = plan(params);
+    let mut keys = Vec::new();
+    for &n in &procs {
+        for &x in &sizes {
+            for &api in &apis {
+                keys.extend(phases.iter().map(|&p| CellKey::new(n, x, api, p)));
+            }
+        }
+    }
+    let problems = unmatched(
+        &a.expect,
+        "this run",
+        (&apis, &procs, &sizes, &phases),
+        &keys,
+    );
+    if !problems.is_empty() {
+        return Err(Error::Invalid(problems));
+    }
+    let rank = comm.rank()?;
+    let baseline = match (&a.baseline, rank) {
+        (Some(name), 0) => {
+            let shown = path_text(name);
+            readback::read_results(std::slice::from_ref(name))
+                .and_then(|b| check_overlap(&shown, &b, &keys).map(|()| Some((shown, b))))
+                .map_err(Error::Other)
+        }
+        _ => Ok(None),
+    };
+    let baseline = agree_value(comm, baseline, "baseline (--baseline)")?;
+    let html = match (&a.html, rank) {
+        (Some(name), 0) => files::create(name, "--html").map(Some),
+        _ => Ok(None),
+    };
+    let html = agree_value(comm, html, "HTML page (--html)")?;
+    Ok(Some(Prepared {
+        criteria: a.expect.clone(),
+        baseline,
+        tolerance: a.tolerance(),
+        html,
+    }))
+}
+
+/// The verdict of `set` (criteria and baseline of `p`), `None` when there is nothing
+/// to check.
+fn verdict_of(
+    set: &ResultSet,
+    criteria: &[Criterion],
+    baseline: Option<&(String, ResultSet)>,
+    tolerance: Percent,
+) -> Option<Verdict> {
+    let cmp: Option<Comparison> = baseline.map(|(name, b)| {
+        baseline::compare(set, b, name, tolerance.fraction(), &tolerance.to_string())
+    });
+    (!criteria.is_empty() || cmp.is_some()).then(|| Verdict::evaluate(set, criteria, cmp))
+}
+
+/// After the run (collective): rank 0 evaluates the verdict, writes its table to `out`
+/// after the report (only for a run whose bytes verified, `verified`), and writes the
+/// page; every rank learns the number of failed checks. `meta` and `records` are rank
+/// 0's (the run's metadata, complete, and all records).
+///
+/// # Errors
+/// The page or the table cannot be written (agreed by all ranks).
+pub(super) fn finish(
+    comm: &Comm,
+    prepared: &Prepared,
+    meta: Option<&RunMeta>,
+    params: &Params,
+    records: &[Record],
+    out: &Sink,
+    verified: bool,
+) -> Result<Checks> {
+    let mut checks = Checks::default();
+    let mut done = Ok(());
+    if let (0, Some(meta)) = (comm.rank()?, meta) {
+        let set = readback::of_run(meta, params, records);
+        let verdict = verdict_of(
+            &set,
+            &prepared.criteria,
+            prepared.baseline.as_ref(),
+            prepared.tolerance,
+        );
+        if let Some(v) = &verdict {
+            checks.failed = v.failed() as u64;
+            checks.summary = v.summary();
+            if verified {
+                out.write(&v.text());
+                done = out.status();
+            }
+        }
+        if let (Ok(()), Some(sink)) = (&done, &prepared.html) {
+            done = sink.write(&html::page(&set, verdict.as_ref(), &prepared.criteria));
+        }
+    }
+    services::agree(comm, done)?;
+    checks.failed = comm.allreduce_u64(checks.failed, Op::Max)?;
+    Ok(checks)
+}
+
+/// The `--from` mode on rank 0: read the results, check the criteria and the baseline,
+/// print the verdict table on standard output, write the page. Returns the exit
+/// status: 0, or [`EXIT_CHECKS_FAILED`].
+///
+/// # Errors
+/// [`Error::Invalid`] for a results or baseline file that cannot be read or does not
+/// fit, a criterion that selects nothing; an error writing the page.
+fn from_files_here(a: &Acceptance) -> Result<i32> {
+    let invalid = |e: String| Error::Invalid(vec![e]);
+    let set = readback::read_results(&a.from).map_err(invalid)?;
+    let what = a
+        .from
+        .iter()
+        .map(|f| path_text(f))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let keys: Vec<CellKey> = set.cells.iter().map(|c| c.key).collect();
+    let (apis, procs, sizes, phases) = (set.apis(), set.procs(), set.sizes(), set.phases());
+    let problems = unmatched(&a.expect, &what, (&apis, &procs, &sizes, &phases), &keys);
+    if !problems.is_empty() {
+        return Err(Error::Invalid(problems));
+    }
+    let baseline = match &a.baseline {
+        Some(name) => {
+            let b = readback::read_results(std::slice::from_ref(name)).map_err(invalid)?;
+            let shown = path_text(name);
+            check_overlap(&shown, &b, &keys).map_err(invalid)?;
+            Some((shown, b))
+        }
+        None => None,
+    };
+    // the page's file is checked before anything is printed
+    let sink = a
+        .html
+        .as_deref()
+        .map(|h| files::create(h, "--html"))
+        .transpose()?;
+    let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance());
+    if let Some(v) = &verdict {
+        services::write_stdout(&v.text())?;
+    }
+    if let Some(sink) = sink {
+        sink.write(&html::page(&set, verdict.as_ref(), &a.expect))?;
+    }
+    match verdict {
+        Some(v) if v.failed() > 0 => {
+            eprintln!("h5perf: verdict FAIL: {}", v.summary());
+            Ok(EXIT_CHECKS_FAILED)
+        }
+        _ => Ok(0),
+    }
+}
+
+/// The `--from` mode (collective over `world`): rank 0 does the work; every rank
+/// returns its exit status, or an error (printed by rank 0 only).
+///
+/// # Errors
+/// Those of [`from_files_here`], on rank 0; an unprinted one on the other ranks.
+pub(super) fn from_files(world: &Comm, a: &Acceptance) -> Result<i32> {
+    let rank = world.rank()?;
+    let here = if rank == 0 { from_files_here(a) } else { Ok(0) };
+    let code = match &here {
+        Ok(c) => u64::try_from(*c).unwrap_or(1),
+        Err(_) => 1,
+    };
+    let code = world.allreduce_u64(code, Op::Max)?;
+    match here {
+        Err(e) => Err(e),
+        Ok(_) if code == 1 => Err(Error::Usage(String::new())),
+        Ok(_) => Ok(i32::try_from(code).unwrap_or(1)),
+    }
+}

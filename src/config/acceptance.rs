@@ -1,0 +1,210 @@
+//! The acceptance options, pure core: contract criteria (`--expect`), the baseline of an
+//! earlier run (`--baseline`, `--tolerance`), the HTML page (`--html`) and the results
+//! files a page or verdict is made from without running a benchmark (`--from`).
+//!
+//! The verdict they lead to is [`crate::output::verdict`]'s, the comparison with the
+//! baseline [`crate::output::baseline`]'s and the page [`crate::output::html`]'s.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+
+use super::criteria::Criterion;
+
+/// A percentage with up to three decimals (`--tolerance`), kept exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Percent {
+    /// Thousandths of a percent.
+    thousandths: u32,
+}
+
+impl Percent {
+    /// The default tolerance of `--baseline`: 10 %.
+    pub const DEFAULT_TOLERANCE: Percent = Percent {
+        thousandths: 10_000,
+    };
+
+    /// Parse `10`, `2.5`, `0.125` (optionally followed by `%`): at least 0, below 100,
+    /// at most three decimals.
+    ///
+    /// # Errors
+    /// The reason (`not a number of percent`, `must be below 100`, …).
+    pub fn parse(text: &str) -> Result<Percent, String> {
+        let t = text.trim();
+        let t = t.strip_suffix('%').unwrap_or(t).trim_end();
+        let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if int.is_empty() || !digits(int) || !digits(frac) || (t.contains('.') && frac.is_empty()) {
+            return Err("not a number of percent (e.g. 10 or 2.5)".to_string());
+        }
+        if frac.len() > 3 {
+            return Err("at most three decimals".to_string());
+        }
+        let whole: u32 = match int.parse() {
+            Ok(n) if n < 100 => n,
+            _ => return Err("must be below 100 (percent)".to_string()),
+        };
+        let frac: u32 = format!("{frac:0<3}").parse().unwrap_or(0);
+        Ok(Percent {
+            thousandths: whole * 1000 + frac,
+        })
+    }
+
+    /// The percentage as a fraction: 10 % is 0.1.
+    pub fn fraction(self) -> f64 {
+        f64::from(self.thousandths) / 100_000.0
+    }
+}
+
+impl fmt::Display for Percent {
+    /// `10%`, `2.5%`, `0.125%`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (w, t) = (self.thousandths / 1000, self.thousandths % 1000);
+        if t == 0 {
+            write!(f, "{w}%")
+        } else {
+            let frac = format!("{t:03}");
+            write!(f, "{w}.{}%", frac.trim_end_matches('0'))
+        }
+    }
+}
+
+/// What the acceptance options asked for (default: nothing).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Acceptance {
+    /// `--expect`, in the order given.
+    pub expect: Vec<Criterion>,
+    /// `--baseline FILE`: the CSV or JSON results of an earlier run.
+    pub baseline: Option<OsString>,
+    /// `--tolerance PCT` (only with `--baseline`); `None` = [`Percent::DEFAULT_TOLERANCE`].
+    pub tolerance: Option<Percent>,
+    /// `--html FILE`: the HTML page.
+    pub html: Option<OsString>,
+    /// `--from FILE` (repeatable): results files to make the page or verdict from,
+    /// instead of running a benchmark.
+    pub from: Vec<OsString>,
+}
+
+impl Acceptance {
+    /// `--expect`: add a criterion.
+    ///
+    /// # Errors
+    /// The reason of [`Criterion::parse`].
+    pub fn add_expect(&mut self, text: &str) -> Result<(), String> {
+        self.expect.push(Criterion::parse(text)?);
+        Ok(())
+    }
+
+    /// `--baseline`: the results file of an earlier run.
+    ///
+    /// # Errors
+    /// An empty name.
+    pub fn set_baseline(&mut self, name: &OsStr) -> Result<(), String> {
+        self.baseline = Some(non_empty(name)?);
+        Ok(())
+    }
+
+    /// `--tolerance`: the percentage by which a throughput may be worse than the
+    /// baseline's before it is a regression.
+    ///
+    /// # Errors
+    /// The reason of [`Percent::parse`].
+    pub fn set_tolerance(&mut self, text: &str) -> Result<(), String> {
+        self.tolerance = Some(Percent::parse(text)?);
+        Ok(())
+    }
+
+    /// `--html`: the page's file.
+    ///
+    /// # Errors
+    /// An empty name.
+    pub fn set_html(&mut self, name: &OsStr) -> Result<(), String> {
+        self.html = Some(non_empty(name)?);
+        Ok(())
+    }
+
+    /// `--from`: add a results file.
+    ///
+    /// # Errors
+    /// An empty name.
+    pub fn add_from(&mut self, name: &OsStr) -> Result<(), String> {
+        self.from.push(non_empty(name)?);
+        Ok(())
+    }
+
+    /// The tolerance in effect.
+    pub fn tolerance(&self) -> Percent {
+        self.tolerance.unwrap_or(Percent::DEFAULT_TOLERANCE)
+    }
+
+    /// Whether a run has anything to check or draw (`--expect`, `--baseline` or
+    /// `--html`): it then keeps every rank's times and the run's metadata.
+    pub fn any(&self) -> bool {
+        !self.expect.is_empty() || self.baseline.is_some() || self.html.is_some()
+    }
+}
+
+/// `name` unless empty.
+fn non_empty(name: &OsStr) -> Result<OsString, String> {
+    if name.is_empty() {
+        Err("empty file name".to_string())
+    } else {
+        Ok(name.to_os_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages() {
+        for (t, th, shown) in [
+            ("10", 10_000, "10%"),
+            ("2.5", 2_500, "2.5%"),
+            ("0.125", 125, "0.125%"),
+            ("0", 0, "0%"),
+            (" 99.999 ", 99_999, "99.999%"),
+            ("15%", 15_000, "15%"),
+            ("7.50", 7_500, "7.5%"),
+        ] {
+            let p = Percent::parse(t).unwrap();
+            assert_eq!(p.thousandths, th, "{t}");
+            assert_eq!(p.to_string(), shown);
+        }
+        assert_eq!(Percent::parse("10").unwrap().fraction(), 0.1);
+        assert_eq!(Percent::DEFAULT_TOLERANCE.to_string(), "10%");
+        for (t, why) in [
+            ("100", "below 100"),
+            ("250", "below 100"),
+            ("-1", "not a number"),
+            ("", "not a number"),
+            ("1.", "not a number"),
+            (".5", "not a number"),
+            ("1e2", "not a number"),
+            ("1.2345", "three decimals"),
+            ("ten", "not a number"),
+        ] {
+            let e = Percent::parse(t).unwrap_err();
+            assert!(e.contains(why), "{t}: {e}");
+        }
+    }
+
+    #[test]
+    fn setters() {
+        let mut a = Acceptance::default();
+        assert!(!a.any());
+        assert_eq!(a.tolerance(), Percent::DEFAULT_TOLERANCE);
+        a.add_expect("posix.write>=1MiB/s").unwrap();
+        assert!(a.add_expect("posix.wr>=1MiB/s").is_err());
+        assert_eq!(a.expect.len(), 1);
+        assert!(a.any());
+        let os = OsStr::new;
+        assert_eq!(a.set_html(os("")).unwrap_err(), "empty file name");
+        assert!(a.set_baseline(os("")).is_err() && a.add_from(os("")).is_err());
+        a.set_tolerance("5").unwrap();
+        assert_eq!(a.tolerance().to_string(), "5%");
+        a.add_from(os("a.csv")).unwrap();
+        a.add_from(os("r.csv")).unwrap();
+        assert_eq!(a.from, ["a.csv", "r.csv"]);
+    }
+}

@@ -1,0 +1,656 @@
+//! The HTML page of a run (`--html FILE`): one self-contained file — inline CSS, inline
+//! SVG charts ([`super::svg`]), no script, no external resource (its Content Security
+//! Policy forbids every fetch) — with the run's metadata, the verdict, the charts and a
+//! summary table, laid out to print on A4. Written as polyglot markup: the page is
+//! well-formed XML as well as HTML. Pure formatting: no I/O.
+//!
+//! The charts:
+//! * throughput against transfer size: one chart per API and phase, a line per process
+//!   count, one point per (transfer size, process count) at the mean throughput with a
+//!   bar from the minimum to the maximum; the bounds of the criteria of that API and
+//!   phase as dashed lines; measurements that fail a check ringed in red;
+//! * throughput against processes, when several process counts ran: one chart per
+//!   phase, a line per API, at the largest transfer size;
+//! * per-rank times of the slowest step ([`ResultSet::slowest_step`]) when per-rank
+//!   samples exist: one chart per API, a line per phase, each rank's largest time over
+//!   the iterations; the slowest rank of each line has the larger marker.
+//!
+//! Everything on the page comes from the [`ResultSet`] (and the verdict made from it),
+//! so a page made from a run's results files (`--from`) is the page the run made.
+
+use std::fmt::Write as _;
+
+use crate::config::criteria::Criterion;
+use crate::config::Api;
+use crate::measure::Phase;
+
+use super::results::{procs_text, size_text, CellKey, RankSample, ResultSet};
+use super::svg::{self, esc, Chart, Mark, Point, Series};
+use super::verdict::{figure, Status, Verdict};
+
+/// The page's style sheet (the charts' classes are [`svg::CSS`]).
+const PAGE_CSS: &str = "\
+body{font-family:sans-serif;margin:0 auto;max-width:1000px;padding:12px;color:#222;font-size:14px}\
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;border-bottom:1px solid #bbb;margin:18px 0 6px}\
+h3{font-size:14px;margin:10px 0 4px}code{font-size:12px;word-break:break-all}\
+table{border-collapse:collapse;font-size:12px;margin:4px 0}\
+td,th{border:1px solid #ccc;padding:2px 5px;text-align:left;vertical-align:top}\
+th{background:#f3f3f3}td.n{text-align:right}td.bad{background:#fbdada}\
+#summary table{font-size:11px}small{color:#555;white-space:nowrap}\
+.params{font-size:12px;margin:4px 0}.params span{display:inline-block;margin-right:12px}\
+.badge{display:inline-block;padding:2px 10px;border-radius:3px;color:#fff;font-weight:bold}\
+.pass{background:#1a7f37;color:#fff}.fail{background:#c62828;color:#fff}.none{background:#777}\
+.grid{display:grid;grid-template-columns:1fr 1fr;gap:6px 14px}\
+figure{margin:0;break-inside:avoid}figcaption{font-size:11px;color:#444}\
+ul{margin:2px 0;padding-left:20px;font-size:12px}.note{font-size:12px;color:#444}\
+@media (max-width:640px){.grid{grid-template-columns:1fr}}\
+@media print{body{max-width:none;padding:0;font-size:11px}h2,h3{break-after:avoid}}\
+@page{size:A4;margin:12mm}";
+
+/// The API as the report's headings name it: `POSIX`, `MPI-IO`, `PHDF5`.
+fn api_title(a: Api) -> &'static str {
+    match a {
+        Api::Posix => "POSIX",
+        Api::Mpiio => "MPI-IO",
+        Api::Phdf5 => "PHDF5",
+    }
+}
+
+/// The phases in chart order: write and read side by side, raw, then the data phase,
+/// then open-close.
+const CHART_ORDER: [Phase; 6] = [
+    Phase::RawWrite,
+    Phase::RawRead,
+    Phase::Write,
+    Phase::Read,
+    Phase::WriteOpenClose,
+    Phase::ReadOpenClose,
+];
+
+/// The x ticks of `values` at `pos(value)`: every value gets a tick, at most about
+/// `labels` of them a label.
+fn ticks<T: Copy>(
+    values: &[T],
+    labels: usize,
+    pos: impl Fn(T) -> f64,
+    text: impl Fn(T) -> String,
+) -> Vec<(f64, String)> {
+    let every = values.len().div_ceil(labels.max(1)).max(1);
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let t = if i % every == 0 {
+                text(*v)
+            } else {
+                String::new()
+            };
+            (pos(*v), t)
+        })
+        .collect()
+}
+
+/// log2 of a size or count (1 for 0).
+fn log2(v: f64) -> f64 {
+    v.max(1.0).log2()
+}
+
+/// The bounds drawn on the charts of (api, phase): those of the criteria about it, in
+/// MiB/s, labelled with the criterion.
+fn bounds(criteria: &[Criterion], api: Api, phase: Phase) -> Vec<(f64, String)> {
+    criteria
+        .iter()
+        .filter(|c| c.api() == api && c.phase() == phase)
+        .map(|c| {
+            (
+                c.bound_bytes_per_second() / 1_048_576.0,
+                c.text().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The chart of throughput against transfer size of (api, phase).
+fn size_chart(
+    run: &ResultSet,
+    api: Api,
+    phase: Phase,
+    criteria: &[Criterion],
+    flagged: &[CellKey],
+) -> Chart {
+    let sizes = run.sizes();
+    let series = run
+        .procs()
+        .into_iter()
+        .map(|n| Series {
+            name: procs_text(n),
+            points: sizes
+                .iter()
+                .filter_map(|&x| run.cell(&CellKey::new(n, x, api, phase)))
+                .map(|c| Point {
+                    x: log2(c.key.xfer_size as f64),
+                    y: c.avg_mibps,
+                    lo: c.min_mibps,
+                    hi: c.max_mibps,
+                    title: format!(
+                        "{}, {}: mean {} MiB/s (min {}, max {}, sd {})",
+                        procs_text(n),
+                        size_text(c.key.xfer_size),
+                        figure(c.avg_mibps),
+                        figure(c.min_mibps),
+                        figure(c.max_mibps),
+                        figure(c.std_mibps)
+                    ),
+                    mark: if flagged.contains(&c.key) {
+                        Mark::Failed
+                    } else {
+                        Mark::Plain
+                    },
+                })
+                .collect(),
+        })
+        .filter(|s: &Series| !s.points.is_empty())
+        .collect();
+    Chart {
+        id: format!("size-{}-{}", api.name(), phase.key().replace('_', "-")),
+        kind: "size",
+        title: format!("{} — {}", api_title(api), phase.title()),
+        x_label: "Transfer size, bytes (log scale)".to_string(),
+        y_label: "Throughput (MiB/s)".to_string(),
+        x_ticks: ticks(&sizes, 6, |x| log2(x as f64), size_text),
+        series,
+        bounds: bounds(criteria, api, phase),
+        bars: true,
+    }
+}
+
+/// The chart of throughput against processes of `phase` at transfer size `xfer`.
+fn procs_chart(
+    run: &ResultSet,
+    phase: Phase,
+    xfer: u64,
+    criteria: &[Criterion],
+    flagged: &[CellKey],
+) -> Chart {
+    let procs = run.procs();
+    let series = run
+        .apis()
+        .into_iter()
+        .map(|api| Series {
+            name: api_title(api).to_string(),
+            points: procs
+                .iter()
+                .filter_map(|&n| run.cell(&CellKey::new(n, xfer, api, phase)))
+                .map(|c| Point {
+                    x: log2(f64::from(c.key.nprocs)),
+                    y: c.avg_mibps,
+                    lo: c.min_mibps,
+                    hi: c.max_mibps,
+                    title: format!(
+                        "{} {}: mean {} MiB/s (min {}, max {})",
+                        api_title(api),
+                        procs_text(c.key.nprocs),
+                        figure(c.avg_mibps),
+                        figure(c.min_mibps),
+                        figure(c.max_mibps)
+                    ),
+                    mark: if flagged.contains(&c.key) {
+                        Mark::Failed
+                    } else {
+                        Mark::Plain
+                    },
+                })
+                .collect(),
+        })
+        .filter(|s: &Series| !s.points.is_empty())
+        .collect();
+    let apis = run.apis();
+    let drawn: Vec<(f64, String)> = if apis.len() == 1 {
+        bounds(criteria, apis[0], phase)
+    } else {
+        Vec::new()
+    };
+    Chart {
+        id: format!("procs-{}", phase.key().replace('_', "-")),
+        kind: "procs",
+        title: format!("{} — transfer size {}", phase.title(), size_text(xfer)),
+        x_label: "Processes (log scale)".to_string(),
+        y_label: "Throughput (MiB/s)".to_string(),
+        x_ticks: ticks(&procs, 8, |n| log2(f64::from(n)), |n| n.to_string()),
+        series,
+        bounds: drawn,
+        bars: true,
+    }
+}
+
+/// The per-rank chart of `api` in the step (nprocs, xfer), and its caption; `None`
+/// when the step has no samples of `api`.
+fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Chart, String)> {
+    let mine: Vec<&RankSample> = run
+        .samples
+        .iter()
+        .filter(|s| s.key.nprocs == nprocs && s.key.xfer_size == xfer && s.key.api() == api)
+        .collect();
+    if mine.is_empty() {
+        return None;
+    }
+    let ranks: Vec<u32> = (0..nprocs).collect();
+    let mut series = Vec::new();
+    let mut caption = Vec::new();
+    for phase in Phase::ALL {
+        let key = CellKey::new(nprocs, xfer, api, phase);
+        let of_phase: Vec<&&RankSample> = mine.iter().filter(|s| s.key == key).collect();
+        if of_phase.is_empty() {
+            continue;
+        }
+        let worst: Vec<Option<(f64, &str, u32)>> = ranks
+            .iter()
+            .map(|&r| {
+                let t: Vec<&&&RankSample> = of_phase.iter().filter(|s| s.rank == r).collect();
+                let n = u32::try_from(t.len()).unwrap_or(u32::MAX);
+                t.iter()
+                    .map(|s| (s.time_s, s.host.as_str()))
+                    .reduce(|a, b| if b.0 > a.0 { b } else { a })
+                    .map(|(v, h)| (v, h, n))
+            })
+            .collect();
+        let top = worst
+            .iter()
+            .enumerate()
+            .filter_map(|(r, w)| w.map(|w| (r, w.0)))
+            .reduce(|a, b| if b.1 > a.1 { b } else { a })
+            .map(|(r, _)| r);
+        let points = worst
+            .iter()
+            .enumerate()
+            .filter_map(|(r, w)| {
+                w.map(|(t, host, n)| Point {
+                    x: r as f64,
+                    y: t,
+                    lo: t,
+                    hi: t,
+                    title: format!(
+                        "rank {r} ({host}): {} s in {} (largest of {n} iteration{})",
+                        figure(t),
+                        phase.title(),
+                        if n == 1 { "" } else { "s" }
+                    ),
+                    mark: if Some(r) == top {
+                        Mark::Top
+                    } else {
+                        Mark::Plain
+                    },
+                })
+            })
+            .collect();
+        series.push(Series {
+            name: phase.title().to_string(),
+            points,
+        });
+        if let Some((rank, host)) = run.cell(&key).and_then(|c| c.slowest.clone()) {
+            caption.push(format!("{}: rank {rank} ({host})", phase.title()));
+        }
+    }
+    let chart = Chart {
+        id: format!("ranks-{}", api.name()),
+        kind: "ranks",
+        title: format!(
+            "{} — per-rank times, {}, {}",
+            api_title(api),
+            procs_text(nprocs),
+            size_text(xfer)
+        ),
+        x_label: "Rank".to_string(),
+        y_label: "Time (s), largest of the iterations".to_string(),
+        x_ticks: ticks(&ranks, 16, f64::from, |r| r.to_string()),
+        series,
+        bounds: Vec::new(),
+        bars: false,
+    };
+    let text = if caption.is_empty() {
+        String::new()
+    } else {
+        format!("Slowest rank — {}.", caption.join("; "))
+    };
+    Some((chart, text))
+}
+
+/// One `<figure>` of a chart and its caption.
+fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
+    out.push_str("<figure>");
+    out.push_str(&svg::render(chart));
+    if !caption.is_empty() {
+        let _ = write!(out, "<figcaption>{}</figcaption>", esc(caption));
+    }
+    out.push_str("</figure>\n");
+}
+
+/// Regressions listed in the verdict table; further ones are folded (`<details>`).
+const SHOWN_REGRESSIONS: usize = 10;
+
+/// The verdict section: the badge, the summary, the table (criteria, the baseline's
+/// row and the worst regressions, the others folded), the notes.
+fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
+    out.push_str("<section id=\"verdict\"><h2>Verdict</h2>\n");
+    let Some(v) = verdict else {
+        out.push_str("<p><span class=\"badge none\">NONE</span> No criterion (--expect) and no baseline (--baseline) were given.</p></section>\n");
+        return;
+    };
+    let st = v.status();
+    let _ = writeln!(
+        out,
+        "<p><span class=\"badge {}\">{}</span> {}</p>",
+        if st == Status::Pass { "pass" } else { "fail" },
+        st.word(),
+        esc(&v.summary())
+    );
+    let head = "<table><tr><th>Result</th><th>Check</th><th>Measured</th><th>Bound</th><th>Where</th></tr>\n";
+    out.push_str(head);
+    let shown = v.rows.len().min(v.criteria + 1 + SHOWN_REGRESSIONS);
+    for (i, r) in v.rows.iter().enumerate() {
+        if i == shown {
+            let _ = write!(
+                out,
+                "</table>\n<details><summary class=\"note\">{} more regression{}</summary>{head}",
+                v.rows.len() - shown,
+                if v.rows.len() - shown == 1 { "" } else { "s" }
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"{}\">{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            if r.status == Status::Pass { "pass" } else { "fail" },
+            r.status.word(),
+            esc(&r.check),
+            esc(&r.measured),
+            esc(&r.bound),
+            esc(&r.place)
+        );
+    }
+    out.push_str(if v.rows.len() > shown {
+        "</table></details>\n"
+    } else {
+        "</table>\n"
+    });
+    let notes = v.notes();
+    if !notes.is_empty() {
+        let open = if notes.len() <= 10 {
+            " open=\"open\""
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "<details{open}><summary class=\"note\">{} note{} on the baseline</summary><ul>",
+            notes.len(),
+            if notes.len() == 1 { "" } else { "s" }
+        );
+        for n in notes {
+            let _ = write!(out, "<li>{}</li>", esc(&n));
+        }
+        out.push_str("</ul></details>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// The run's metadata and parameters.
+fn run_section(out: &mut String, run: &ResultSet) {
+    let f = |n: &str| run.run_field(n).to_string();
+    let or = |s: String, d: &str| if s.is_empty() { d.to_string() } else { s };
+    let rows = [
+        (
+            "Command line",
+            format!("<code>{}</code>", esc(&f("command_line"))),
+        ),
+        ("Started", esc(&f("start_time"))),
+        ("Ended", esc(&f("end_time"))),
+        (
+            "Complete",
+            esc(&match f("complete").as_str() {
+                "true" => "yes".to_string(),
+                "false" => {
+                    "no: the run did not finish every step, or -D v found wrong bytes".to_string()
+                }
+                other => other.to_string(),
+            }),
+        ),
+        (
+            "Versions",
+            esc(&format!(
+                "h5perf {}, HDF5 {}, {}",
+                f("h5perf_version"),
+                f("hdf5_version"),
+                f("mpi_version").lines().next().unwrap_or("")
+            )),
+        ),
+        (
+            "Processes",
+            esc(&format!(
+                "{} on {} host(s): {}",
+                f("world_size"),
+                f("hostname_count"),
+                f("hosts").replace(';', ", ")
+            )),
+        ),
+        (
+            "Data directory",
+            esc(&format!("{} ({})", f("data_dir"), f("fs_type"))),
+        ),
+        (
+            "MPI-IO hints",
+            esc(&or(f("mpi_info").replace(';', ", "), "none")),
+        ),
+    ];
+    out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
+    for (k, v) in rows {
+        let _ = write!(out, "<tr><th>{k}</th><td>{v}</td></tr>");
+    }
+    out.push_str("</table>\n<p class=\"params\">");
+    for (k, v) in &run.parameters {
+        let _ = write!(out, "<span><b>{}</b> {}</span> ", esc(k), esc(v));
+    }
+    out.push_str("</p></section>\n");
+}
+
+/// The summary table: one row per (API, processes, transfer size), the mean ± standard
+/// deviation of each phase.
+fn summary_section(out: &mut String, run: &ResultSet, flagged: &[CellKey]) {
+    let phases = run.phases();
+    out.push_str("<section id=\"summary\"><h2>Summary (mean ± standard deviation over the iterations, MiB/s)</h2>\n<table><tr><th>API</th><th>Processes</th><th>Transfer size</th>");
+    for p in &phases {
+        let _ = write!(out, "<th>{}</th>", p.title());
+    }
+    out.push_str("</tr>\n");
+    let mut steps: Vec<(Api, u32, u64)> = Vec::new();
+    for c in &run.cells {
+        let s = (c.key.api(), c.key.nprocs, c.key.xfer_size);
+        if !steps.contains(&s) {
+            steps.push(s);
+        }
+    }
+    for (api, n, x) in steps {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"n\">{n}</td><td class=\"n\">{}</td>",
+            api_title(api),
+            size_text(x)
+        );
+        for p in &phases {
+            let key = CellKey::new(n, x, api, *p);
+            match run.cell(&key) {
+                Some(c) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"n{}\">{} <small>± {}</small></td>",
+                        if flagged.contains(&key) { " bad" } else { "" },
+                        figure(c.avg_mibps),
+                        figure(c.std_mibps)
+                    );
+                }
+                None => out.push_str("<td></td>"),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table></section>\n");
+}
+
+/// The whole page of `run`, with its `verdict` (when criteria or a baseline were given)
+/// and the `criteria` whose bounds the charts draw.
+pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) -> String {
+    let flagged: &[CellKey] = verdict.map_or(&[], |v| &v.flagged);
+    let status = verdict.map_or("no verdict", |v| v.status().word());
+    let mut out = String::with_capacity(64 * 1024);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n\
+         <meta charset=\"utf-8\"/>\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"/>\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
+         <title>h5perf results: {} ({})</title>\n<style>{PAGE_CSS}{}</style>\n</head>\n<body>\n",
+        esc(status),
+        esc(run.run_field("start_time")),
+        svg::CSS
+    );
+    let _ = writeln!(
+        out,
+        "<header><h1>h5perf results</h1><p class=\"note\">Throughputs in MiB/s (2^20 bytes per second, the report's MB/s); GB/s are 10^9 bytes per second.</p></header>"
+    );
+    verdict_section(&mut out, verdict);
+    run_section(&mut out, run);
+
+    out.push_str("<section id=\"size\"><h2>Throughput against transfer size</h2>\n<p class=\"note\">Mean throughput of the iterations; bars from the minimum to the maximum; dashed lines: criteria; red rings: failed checks.</p>\n");
+    let phases = run.phases();
+    for api in run.apis() {
+        let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
+        for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
+            figure_of(
+                &mut out,
+                &size_chart(run, api, *phase, criteria, flagged),
+                "",
+            );
+        }
+        out.push_str("</div>\n");
+    }
+    out.push_str("</section>\n");
+
+    let sizes = run.sizes();
+    if let (true, Some(&xmax)) = (run.procs().len() > 1, sizes.last()) {
+        out.push_str(
+            "<section id=\"procs\"><h2>Throughput against processes</h2>\n<div class=\"grid\">",
+        );
+        for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
+            figure_of(
+                &mut out,
+                &procs_chart(run, *phase, xmax, criteria, flagged),
+                "",
+            );
+        }
+        out.push_str("</div></section>\n");
+    }
+
+    if let Some((n, x)) = run.slowest_step() {
+        let _ = writeln!(
+            out,
+            "<section id=\"ranks\"><h2>Per-rank times of the slowest step: {}, {}</h2>\n<p class=\"note\">Each rank's own time of each phase, the largest of the iterations; the largest marker of a line is its slowest rank.</p><div class=\"grid\">",
+            procs_text(n),
+            size_text(x)
+        );
+        for api in run.apis() {
+            if let Some((chart, caption)) = rank_chart(run, api, n, x) {
+                figure_of(&mut out, &chart, &caption);
+            }
+        }
+        out.push_str("</div></section>\n");
+    }
+
+    summary_section(&mut out, run, flagged);
+    let _ = writeln!(
+        out,
+        "<footer class=\"note\"><p>Made by h5perf {} from the run's results.</p></footer>\n</body>\n</html>",
+        esc(run.run_field("h5perf_version"))
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::baseline::compare;
+    use super::super::results::testing::run_set;
+    use super::*;
+
+    fn run(procs: &[u32], sizes: &[u64], samples: bool) -> ResultSet {
+        let (m, p, r) = run_set(procs, sizes, &Api::ALL, samples, &|n, x, a, ph| {
+            f64::from(n) * 50.0 + (x >> 10) as f64 + (a * 6 + ph) as f64
+        });
+        super::super::readback::of_run(&m, &p, &r)
+    }
+
+    #[test]
+    fn one_chart_per_api_and_phase_with_one_point_per_size_and_count() {
+        let set = run(&[4, 2, 1], &[8192, 16384, 32768, 65536], true);
+        let crit = [Criterion::parse("mpiio.write>=100MiB/s").unwrap()];
+        let v = Verdict::evaluate(&set, &crit, None);
+        let page = page(&set, Some(&v), &crit);
+        assert!(page.starts_with("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\""));
+        assert_eq!(page.matches("<svg ").count(), 18 + 6 + 3);
+        assert_eq!(page.matches("class=\"chart size\"").count(), 18);
+        for api in Api::ALL {
+            for ph in Phase::ALL {
+                let id = format!("id=\"size-{}-{}\"", api.name(), ph.key().replace('_', "-"));
+                let at = page.find(&id).unwrap_or_else(|| panic!("{id}"));
+                let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
+                assert_eq!(svg.matches("<circle class=\"pt\"").count(), 12, "{id}");
+            }
+        }
+        // the bound of the criterion on its chart
+        let at = page.find("id=\"size-mpiio-write\"").unwrap();
+        let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
+        assert!(svg.contains(">mpiio.write&gt;=100MiB/s</text>"));
+        // the per-rank charts: one marker per rank of the slowest step
+        assert_eq!(set.slowest_step(), Some((4, 8192)));
+        let at = page.find("id=\"ranks-posix\"").unwrap();
+        let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
+        assert_eq!(svg.matches("<circle class=\"pt").count(), 6 * 4);
+        assert_eq!(svg.matches("<circle class=\"pt top\"").count(), 6);
+        assert!(page.contains("Slowest rank — Raw Data Write: rank 3 (node2)"));
+        // no script, no external reference
+        assert!(!page.contains("<script") && !page.contains("http://e") && !page.contains("src="));
+        assert!(page.contains("default-src 'none'"));
+        let size = page.len();
+        assert!(size < 150_000, "{size} bytes");
+    }
+
+    #[test]
+    fn failed_checks_are_marked_and_sections_follow_the_data() {
+        let set = run(&[2], &[4096], false);
+        let mut base = set.clone();
+        let key = CellKey::new(2, 4096, Api::Phdf5, Phase::Read);
+        let i = base.cells.iter().position(|c| c.key == key).unwrap();
+        base.cells[i].avg_mibps *= 3.0;
+        let v = Verdict::evaluate(&set, &[], Some(compare(&set, &base, "old.csv", 0.1, "10%")));
+        let page = page(&set, Some(&v), &[]);
+        assert_eq!(page.matches("<circle class=\"ring\"").count(), 1);
+        assert_eq!(page.matches("<td class=\"n bad\">").count(), 1);
+        assert!(page.contains("<span><b>num_bytes</b> 1048576</span>"));
+        assert!(page.contains("<span class=\"badge fail\">FAIL</span>"));
+        assert!(page.contains("<code>baseline: phdf5 read</code>"));
+        // one process count, no samples: neither scaling nor per-rank charts
+        assert!(!page.contains("id=\"procs\"") && !page.contains("id=\"ranks\""));
+        // many regressions: the worst ten in the table, the others folded
+        base.cells.iter_mut().for_each(|c| c.avg_mibps *= 3.0);
+        base.cells[0].avg_mibps *= 4.0;
+        let v = Verdict::evaluate(&set, &[], Some(compare(&set, &base, "old.csv", 0.1, "10%")));
+        let many = super::page(&set, Some(&v), &[]);
+        assert!(many.contains("<details><summary class=\"note\">8 more regressions</summary>"));
+        let at = many.find("<details>").unwrap();
+        assert_eq!(many[..at].matches("<code>baseline: ").count(), 10);
+        // the largest drop (the first cell, 12 times better in the baseline; phdf5 read 9 times) comes first
+        assert!(many[..at].contains("<code>baseline: posix raw_write</code>"));
+        let first = many.find("<code>baseline: ").unwrap();
+        assert!(many[first..].starts_with("<code>baseline: posix raw_write</code>"));
+        let none = super::page(&set, None, &[]);
+        assert!(none.contains("badge none"));
+        assert!(none.contains("<title>h5perf results: no verdict (2027-01-01T00:00:00Z)</title>"));
+    }
+}

@@ -1,0 +1,546 @@
+//! Reading h5perf's own results files back into a [`ResultSet`] (for `--baseline` and
+//! `--from`): the `--csv` and `--json` documents ([`super::export`]) and the
+//! `--rank-csv` samples. Fields are found by name, so extra columns or a different
+//! column order do not matter; the fields the verdict and the page need must be there.
+//!
+//! A document is recognised by its first line — `{` for JSON, the header
+//! `nprocs,xfer_size,buf_bytes,…` or `nprocs,xfer_size,api,iteration,…` for CSV — or,
+//! in a capture of standard output (`--json -`, `--csv -` after the text report), by
+//! the first line that is one of these.
+
+use std::ffi::{OsStr, OsString};
+
+use crate::config::{Api, Params};
+use crate::error::path_text;
+use crate::measure::{Phase, Record};
+
+use super::export::{self, RunMeta, FIELDS};
+use super::json_text::{self, Json};
+use super::results::{Cell, CellKey, RankSample, ResultSet, RUN_FIELDS};
+
+/// The results of a run that just ended, from the CSV text of its `--csv` and
+/// `--rank-csv` documents, read back as a later `--from` reads those files.
+pub fn of_run(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
+    let csv = export::to_csv(meta, p, records);
+    let mut set = results_from_csv(&csv).expect("h5perf reads back the CSV it writes");
+    if records.iter().any(Record::has_samples) {
+        set.samples = samples_from_csv(&export::to_rank_csv(meta, p, records))
+            .expect("h5perf reads back the rank CSV it writes");
+    }
+    set
+}
+
+/// What a results file holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    /// `--csv` or `--json` results (without samples).
+    Results(ResultSet),
+    /// `--rank-csv` samples.
+    Samples(Vec<RankSample>),
+}
+
+/// Read one results file.
+///
+/// # Errors
+/// `NAME: reason` when the file cannot be read or is not an h5perf results document.
+pub fn read_file(name: &OsStr) -> Result<Document, String> {
+    let shown = path_text(name);
+    let text = std::fs::read_to_string(name).map_err(|e| {
+        let t = e.to_string();
+        format!("{shown}: {}", t.split(" (os error").next().unwrap_or(&t))
+    })?;
+    parse_document(&text).map_err(|e| format!("{shown}: {e}"))
+}
+
+/// Read the results of one run from `names`: one `--csv` or `--json` file and at most
+/// one `--rank-csv` file, in any order; the samples must belong to the results.
+///
+/// # Errors
+/// A file cannot be read or parsed; no results file, two of them, or two samples files;
+/// samples of a measurement the results do not have.
+pub fn read_results(names: &[OsString]) -> Result<ResultSet, String> {
+    let mut results: Option<(String, ResultSet)> = None;
+    let mut samples: Option<(String, Vec<RankSample>)> = None;
+    for name in names {
+        let doc = read_file(name)?;
+        let name = path_text(name);
+        match doc {
+            Document::Results(r) => {
+                if let Some((first, _)) = &results {
+                    return Err(format!(
+                        "{first} and {name} are both results files (give one --csv or \
+                         --json file and at most one --rank-csv file)"
+                    ));
+                }
+                results = Some((name, r));
+            }
+            Document::Samples(s) => {
+                if let Some((first, _)) = &samples {
+                    return Err(format!("{first} and {name} are both --rank-csv files"));
+                }
+                samples = Some((name, s));
+            }
+        }
+    }
+    let Some((rname, mut set)) = results else {
+        let all: Vec<String> = names.iter().map(|n| path_text(n)).collect();
+        return Err(format!(
+            "{} holds per-rank samples only: give the run's --csv or --json file too",
+            all.join(", ")
+        ));
+    };
+    if let Some((sname, s)) = samples {
+        if let Some(r) = s.iter().find(|r| set.cell(&r.key).is_none()) {
+            return Err(format!(
+                "{sname} does not belong to {rname}: {rname} has no {}",
+                r.key
+            ));
+        }
+        set.samples = s;
+    }
+    Ok(set)
+}
+
+/// The document in `text` (see the module documentation).
+///
+/// # Errors
+/// Not a results document, or a malformed one (the reason names the row or position).
+pub fn parse_document(text: &str) -> Result<Document, String> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let l = line.trim_end_matches(['\n', '\r']);
+        if l == "{" {
+            return results_from_json(&text[at..]).map(Document::Results);
+        }
+        if l.starts_with("nprocs,xfer_size,buf_bytes,") {
+            return results_from_csv(&text[at..]).map(Document::Results);
+        }
+        if l.starts_with("nprocs,xfer_size,api,iteration,") {
+            return samples_from_csv(&text[at..]).map(Document::Samples);
+        }
+        at += line.len();
+    }
+    Err(
+        "not an h5perf results file (no line '{' of --json, no header of --csv or \
+         --rank-csv)"
+            .to_string(),
+    )
+}
+
+/// The rows of an RFC 4180 CSV text (fields quoted with `"` where needed; `\n` or
+/// `\r\n` line ends).
+///
+/// # Errors
+/// A quote left open, or a quote inside an unquoted field.
+pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let (mut quoted, mut was_quoted) = (false, false);
+    let mut chars = text.chars().peekable();
+    let mut line = 1;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => {
+                line += usize::from(c == '\n');
+                field.push(c);
+            }
+            (false, '"') if field.is_empty() && !was_quoted => {
+                quoted = true;
+                was_quoted = true;
+            }
+            (false, '"') => return Err(format!("line {line}: a quote inside a field")),
+            (false, ',') => {
+                row.push(std::mem::take(&mut field));
+                was_quoted = false;
+            }
+            (false, '\r') if chars.peek() == Some(&'\n') => {}
+            (false, '\n') => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+                was_quoted = false;
+                line += 1;
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if quoted {
+        return Err(format!("line {line}: a quoted field is not closed"));
+    }
+    if !field.is_empty() || !row.is_empty() || was_quoted {
+        row.push(field);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// A field getter of one record: the field's text, `None` when absent, empty or null.
+type Get<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+/// The text of field `name`, required.
+fn need(get: &Get<'_>, name: &str, at: &str) -> Result<String, String> {
+    get(name).ok_or_else(|| format!("{at}: no value of {name}"))
+}
+
+/// Field `name` as a number of type `T`.
+fn num<T: std::str::FromStr>(get: &Get<'_>, name: &str, at: &str) -> Result<T, String> {
+    let t = need(get, name, at)?;
+    t.parse()
+        .map_err(|_| format!("{at}: {name} is not a number: '{t}'"))
+}
+
+/// The (processes, transfer size, API, phase) of a record.
+fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey, String> {
+    let api = need(get, "api", at)?;
+    let api = Api::ALL
+        .into_iter()
+        .find(|a| a.name() == api)
+        .ok_or_else(|| format!("{at}: unknown api '{api}'"))?;
+    let phase = need(get, "phase", at)?;
+    let phase = Phase::ALL
+        .into_iter()
+        .find(|p| p.key() == phase)
+        .ok_or_else(|| format!("{at}: unknown phase '{phase}'"))?;
+    Ok(CellKey::new(
+        num(get, "nprocs", at)?,
+        num(get, "xfer_size", at)?,
+        api,
+        phase,
+    ))
+}
+
+/// One measurement from its fields.
+fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell, String> {
+    let slowest = match (get("slowest_rank"), get("slowest_host")) {
+        (Some(r), h) => Some((
+            r.parse()
+                .map_err(|_| format!("{at}: slowest_rank is not a number: '{r}'"))?,
+            h.unwrap_or_default(),
+        )),
+        (None, _) => None,
+    };
+    Ok(Cell {
+        key: key_of(get, at)?,
+        bytes: num(get, "bytes", at)?,
+        iterations: num(get, "iterations", at)?,
+        min_time_s: num(get, "min_time_s", at)?,
+        avg_time_s: num(get, "avg_time_s", at)?,
+        max_time_s: num(get, "max_time_s", at)?,
+        max_mibps: num(get, "max_mibps", at)?,
+        avg_mibps: num(get, "avg_mibps", at)?,
+        min_mibps: num(get, "min_mibps", at)?,
+        std_mibps: num(get, "std_mibps", at)?,
+        slowest,
+    })
+}
+
+/// Refuse a second measurement of the same key.
+fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<(), String> {
+    if cells.iter().any(|x| x.key == c.key) {
+        return Err(format!("{at}: a second record of {}", c.key));
+    }
+    cells.push(c);
+    Ok(())
+}
+
+/// The parameter field names of a record in [`FIELDS`] (`num_bytes` … `alloc_time`).
+fn param_fields() -> &'static [&'static str] {
+    let a = FIELDS.iter().position(|f| *f == "num_bytes").unwrap_or(0);
+    let b = FIELDS
+        .iter()
+        .position(|f| *f == "h5perf_version")
+        .unwrap_or(a);
+    &FIELDS[a..b]
+}
+
+/// The results of a `--csv` document (its header first).
+///
+/// # Errors
+/// No header, a field missing, a row of the wrong length, a value that is not a number
+/// where one is needed, two rows of one measurement.
+pub fn results_from_csv(text: &str) -> Result<ResultSet, String> {
+    let rows = parse_csv(text)?;
+    let Some((header, rows)) = rows.split_first() else {
+        return Err("empty CSV".to_string());
+    };
+    let col = |name: &str| header.iter().position(|h| h == name);
+    for f in [
+        "nprocs",
+        "xfer_size",
+        "api",
+        "phase",
+        "avg_mibps",
+        "std_mibps",
+    ] {
+        if col(f).is_none() {
+            return Err(format!("the CSV header has no column {f}"));
+        }
+    }
+    let mut set = ResultSet::default();
+    let storage = crate::config::StorageOptions::FIELDS;
+    let params: Vec<&str> = param_fields()
+        .iter()
+        .copied()
+        .chain(
+            header
+                .iter()
+                .map(String::as_str)
+                .filter(|h| storage.contains(h)),
+        )
+        .filter(|f| col(f).is_some())
+        .collect();
+    for (i, row) in rows.iter().enumerate() {
+        let at = format!("row {}", i + 2);
+        if row.len() != header.len() {
+            return Err(format!(
+                "{at}: {} fields, the header has {}",
+                row.len(),
+                header.len()
+            ));
+        }
+        let get = |name: &str| col(name).map(|c| row[c].clone()).filter(|v| !v.is_empty());
+        if i == 0 {
+            set.run = RUN_FIELDS
+                .iter()
+                .map(|f| get(f).unwrap_or_default())
+                .collect();
+            set.parameters = params
+                .iter()
+                .map(|f| (f.to_string(), get(f).unwrap_or_default()))
+                .collect();
+        }
+        push_unique(&mut set.cells, cell_of(&get, &at)?, &at)?;
+    }
+    Ok(set)
+}
+
+/// The samples of a `--rank-csv` document (its header first).
+///
+/// # Errors
+/// As [`results_from_csv`].
+pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>, String> {
+    let rows = parse_csv(text)?;
+    let Some((header, rows)) = rows.split_first() else {
+        return Err("empty CSV".to_string());
+    };
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let mut out = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let at = format!("row {}", i + 2);
+        if row.len() != header.len() {
+            return Err(format!(
+                "{at}: {} fields, the header has {}",
+                row.len(),
+                header.len()
+            ));
+        }
+        let get = |name: &str| col(name).map(|c| row[c].clone()).filter(|v| !v.is_empty());
+        out.push(RankSample {
+            key: key_of(&get, &at)?,
+            iteration: num(&get, "iteration", &at)?,
+            rank: num(&get, "rank", &at)?,
+            host: get("host").unwrap_or_default(),
+            time_s: num(&get, "time_s", &at)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The results of a `--json` document.
+///
+/// # Errors
+/// Not JSON, not an object with a `records` array, or a record as in
+/// [`results_from_csv`].
+pub fn results_from_json(text: &str) -> Result<ResultSet, String> {
+    let j = json_text::parse(text)?;
+    let Some(Json::Arr(records)) = j.get("records") else {
+        return Err("the JSON has no \"records\" array".to_string());
+    };
+    let mut set = ResultSet::default();
+    for f in RUN_FIELDS {
+        let v = match (f, j.get(f)) {
+            ("mpi_info", Some(Json::Obj(m))) => m
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.text().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(";"),
+            ("hosts", Some(Json::Arr(hs))) => hs
+                .iter()
+                .map(|h| {
+                    let t = |k: &str| h.get(k).and_then(Json::text).unwrap_or_default();
+                    format!("{}:{}", t("name"), t("ranks"))
+                })
+                .collect::<Vec<_>>()
+                .join(";"),
+            (_, v) => v.and_then(Json::text).unwrap_or_default(),
+        };
+        set.run.push(v);
+    }
+    if let Some(Json::Obj(ps)) = j.get("parameters") {
+        set.parameters = ps
+            .iter()
+            .map(|(k, v)| (k.clone(), v.text().unwrap_or_default()))
+            .collect();
+    }
+    for (i, r) in records.iter().enumerate() {
+        let at = format!("record {}", i + 1);
+        let get = |name: &str| r.get(name).and_then(Json::text).filter(|v| !v.is_empty());
+        push_unique(&mut set.cells, cell_of(&get, &at)?, &at)?;
+    }
+    Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::results::testing::run_set;
+    use super::*;
+
+    fn rates(n: u32, x: u64, a: usize, p: usize) -> f64 {
+        1.0 / 3.0 * f64::from(n) + x as f64 / 7.0 + a as f64 + p as f64 * 0.1
+    }
+
+    #[test]
+    fn csv_and_json_read_back_to_the_same_set() {
+        let (m, p, recs) = run_set(&[4, 2, 1], &[4096, 65536], &Api::ALL, true, &rates);
+        let from_csv = results_from_csv(&export::to_csv(&m, &p, &recs)).unwrap();
+        let from_json = results_from_json(&export::to_json(&m, &p, &recs)).unwrap();
+        assert_eq!(from_csv, from_json);
+        assert_eq!(from_csv.cells.len(), 3 * 2 * 3 * 6);
+        // every figure exactly as in the records
+        for (c, (r, ph)) in from_csv.cells.iter().zip(
+            recs.iter()
+                .flat_map(|r| Phase::ALL.iter().enumerate().map(move |(i, _)| (r, i))),
+        ) {
+            let s = &r.phases[ph];
+            assert_eq!(
+                (c.avg_mibps, c.max_mibps, c.min_mibps, c.std_mibps),
+                (s.avg_mibps, s.max_mibps, s.min_mibps, s.std_mibps)
+            );
+            assert_eq!((c.min_time_s, c.avg_time_s), (s.min_time, s.avg_time));
+        }
+        // with storage options the parameters end with the storage fields, both ways
+        let mut ps = p.clone();
+        ps.storage.fsync = true;
+        let a = results_from_csv(&export::to_csv(&m, &ps, &recs)).unwrap();
+        let b = results_from_json(&export::to_json(&m, &ps, &recs)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.parameters.last().unwrap().0, "drop_caches");
+        assert_eq!(a.parameters.len(), from_csv.parameters.len() + 5);
+    }
+
+    #[test]
+    fn documents_are_recognised_also_after_a_report() {
+        let (m, p, recs) = run_set(&[2], &[4096], &[Api::Posix], true, &rates);
+        let csv = export::to_csv(&m, &p, &recs);
+        let json = export::to_json(&m, &p, &recs);
+        let ranks = export::to_rank_csv(&m, &p, &recs);
+        let report = "HDF5 Library: Version 1.10.8\nrank 0: ==== Parameters ====\n";
+        for (text, results) in [
+            (csv.clone(), true),
+            (json.clone(), true),
+            (ranks.clone(), false),
+        ] {
+            for t in [text.clone(), format!("{report}{text}")] {
+                match parse_document(&t).unwrap() {
+                    Document::Results(r) => {
+                        assert!(results);
+                        assert_eq!(r.cells.len(), 6);
+                    }
+                    Document::Samples(s) => {
+                        assert!(!results);
+                        assert_eq!(s.len(), 3 * 6 * 2);
+                    }
+                }
+            }
+        }
+        assert!(parse_document("a,b\n1,2\n")
+            .unwrap_err()
+            .starts_with("not an h5perf results file"));
+        assert!(parse_document("").is_err());
+    }
+
+    #[test]
+    fn files_of_one_run_together() {
+        let dir = tempfile::tempdir().unwrap();
+        let (m, p, recs) = run_set(&[2, 1], &[4096], &Api::ALL, true, &rates);
+        let w = |n: &str, t: String| {
+            let path = dir.path().join(n);
+            std::fs::write(&path, t).unwrap();
+            path.into_os_string()
+        };
+        let csv = w("r.csv", export::to_csv(&m, &p, &recs));
+        let json = w("r.json", export::to_json(&m, &p, &recs));
+        let ranks = w("ranks.csv", export::to_rank_csv(&m, &p, &recs));
+        let want = of_run(&m, &p, &recs);
+        assert_eq!(read_results(&[csv.clone(), ranks.clone()]).unwrap(), want);
+        assert_eq!(read_results(&[ranks.clone(), json.clone()]).unwrap(), want);
+        assert!(read_results(std::slice::from_ref(&csv))
+            .unwrap()
+            .samples
+            .is_empty());
+        let e = read_results(&[csv.clone(), json.clone()]).unwrap_err();
+        assert!(e.contains("are both results files"), "{e}");
+        let e = read_results(&[ranks.clone(), ranks.clone(), csv.clone()]).unwrap_err();
+        assert!(e.contains("are both --rank-csv files"), "{e}");
+        let e = read_results(std::slice::from_ref(&ranks)).unwrap_err();
+        assert!(e.contains("holds per-rank samples only"), "{e}");
+        // samples of another run
+        let (m2, p2, recs2) = run_set(&[4], &[4096], &Api::ALL, true, &rates);
+        let other = w("other.csv", export::to_rank_csv(&m2, &p2, &recs2));
+        let e = read_results(&[csv.clone(), other]).unwrap_err();
+        assert!(
+            e.contains("does not belong to") && e.contains("4 processes"),
+            "{e}"
+        );
+        let missing = dir.path().join("none.csv").into_os_string();
+        let e = read_results(std::slice::from_ref(&missing)).unwrap_err();
+        assert_eq!(
+            e,
+            format!("{}: No such file or directory", missing.to_string_lossy())
+        );
+    }
+
+    #[test]
+    fn malformed_results_are_refused_with_the_place() {
+        let (m, p, recs) = run_set(&[2], &[4096], &[Api::Posix], false, &rates);
+        let csv = export::to_csv(&m, &p, &recs);
+        let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
+        // a figure that is not a number (row 3)
+        lines[2] = lines[2].replacen(",posix,write,", ",posix,write,x", 1);
+        let e = results_from_csv(&(lines.join("\n") + "\n")).unwrap_err();
+        assert!(e.starts_with("row 3: bytes is not a number"), "{e}");
+        let dup = format!("{csv}{}\n", csv.lines().nth(1).unwrap());
+        let e = results_from_csv(&dup).unwrap_err();
+        assert!(
+            e.contains("a second record of posix raw_write, 2 processes, 4 KiB"),
+            "{e}"
+        );
+        let short = format!("{csv}2,4096\n");
+        assert!(results_from_csv(&short)
+            .unwrap_err()
+            .contains("fields, the header has"));
+        let e = results_from_csv("nprocs,xfer_size,buf_bytes,api\n").unwrap_err();
+        assert!(e.contains("no column phase"), "{e}");
+        assert!(parse_csv("a,\"b\n").unwrap_err().contains("not closed"));
+        assert!(parse_csv("a,b\"c\n").unwrap_err().contains("quote inside"));
+        assert_eq!(
+            parse_csv("a,\"b,\"\"c\"\"\"\r\n\"x\ny\",\n").unwrap(),
+            [vec!["a", "b,\"c\""], vec!["x\ny", ""]]
+        );
+        let json =
+            export::to_json(&m, &p, &recs).replace("\"phase\":\"write\"", "\"phase\":\"wr\"");
+        let e = results_from_json(&json).unwrap_err();
+        assert!(e.starts_with("record 2: unknown phase 'wr'"), "{e}");
+        assert!(results_from_json("{\"a\":1}")
+            .unwrap_err()
+            .contains("no \"records\""));
+        assert!(results_from_json("{\n\"a\":}")
+            .unwrap_err()
+            .starts_with("line 2"));
+    }
+}

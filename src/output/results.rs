@@ -1,0 +1,469 @@
+//! The results of a run as the results files hold them ([`ResultSet`]): what the
+//! verdict ([`super::verdict`]), the comparison with a baseline ([`super::baseline`]) and
+//! the HTML page ([`super::html`]) work from, whether the run just ended or its files are
+//! read back ([`super::readback`]).
+//!
+//! A run's own set is made from the very CSV text its `--csv` and `--rank-csv` files
+//! get ([`super::readback::of_run`]), so that a page made later from those files with `--from`
+//! is the page the run made, byte for byte. No I/O, no MPI.
+
+use std::fmt;
+
+use crate::config::criteria::Statistic;
+use crate::config::Api;
+use crate::measure::Phase;
+
+/// What identifies one measurement: (processes, transfer size, API, phase).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CellKey {
+    /// Processes of the step.
+    pub nprocs: u32,
+    /// Transfer size of the step, bytes.
+    pub xfer_size: u64,
+    /// The API (ordered as it runs).
+    pub api: ApiOrd,
+    /// The phase (ordered as the report prints them).
+    pub phase: PhaseOrd,
+}
+
+/// An [`Api`] ordered in execution order (for sorting keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ApiOrd(u8);
+
+/// A [`Phase`] ordered as in [`Phase::ALL`] (for sorting keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PhaseOrd(u8);
+
+impl ApiOrd {
+    /// The API.
+    pub fn get(self) -> Api {
+        Api::ALL[usize::from(self.0)]
+    }
+}
+
+impl From<Api> for ApiOrd {
+    fn from(a: Api) -> ApiOrd {
+        ApiOrd(Api::ALL.iter().position(|x| *x == a).unwrap_or(0) as u8)
+    }
+}
+
+impl PhaseOrd {
+    /// The phase.
+    pub fn get(self) -> Phase {
+        Phase::ALL[usize::from(self.0)]
+    }
+}
+
+impl From<Phase> for PhaseOrd {
+    fn from(p: Phase) -> PhaseOrd {
+        PhaseOrd(Phase::ALL.iter().position(|x| *x == p).unwrap_or(0) as u8)
+    }
+}
+
+impl CellKey {
+    /// The key of (processes, transfer size in bytes, API, phase).
+    pub fn new(nprocs: u32, xfer_size: u64, api: Api, phase: Phase) -> CellKey {
+        CellKey {
+            nprocs,
+            xfer_size,
+            api: api.into(),
+            phase: phase.into(),
+        }
+    }
+
+    /// The API.
+    pub fn api(&self) -> Api {
+        self.api.get()
+    }
+
+    /// The phase.
+    pub fn phase(&self) -> Phase {
+        self.phase.get()
+    }
+}
+
+impl fmt::Display for CellKey {
+    /// `mpiio write, 2 processes, 1 MiB`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}, {}, {}",
+            self.api().name(),
+            self.phase().key(),
+            procs_text(self.nprocs),
+            size_text(self.xfer_size)
+        )
+    }
+}
+
+/// One measurement: the statistics of one phase over the iterations (seconds, MiB/s),
+/// as in the results files' fields of the same names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// What was measured.
+    pub key: CellKey,
+    /// Bytes moved per iteration (`bytes`).
+    pub bytes: u64,
+    /// Iterations (`iterations`).
+    pub iterations: u32,
+    /// Smallest time, seconds (`min_time_s`).
+    pub min_time_s: f64,
+    /// Mean time, seconds (`avg_time_s`).
+    pub avg_time_s: f64,
+    /// Largest time, seconds (`max_time_s`).
+    pub max_time_s: f64,
+    /// "Maximum Throughput", MiB/s (`max_mibps`).
+    pub max_mibps: f64,
+    /// "Average Throughput", MiB/s (`avg_mibps`).
+    pub avg_mibps: f64,
+    /// "Minimum Throughput", MiB/s (`min_mibps`).
+    pub min_mibps: f64,
+    /// Sample standard deviation over iterations of the throughput, MiB/s (`std_mibps`).
+    pub std_mibps: f64,
+    /// The slowest rank and its host, when the per-rank times were gathered.
+    pub slowest: Option<(u32, String)>,
+}
+
+impl Cell {
+    /// The throughput of statistic `s`, MiB/s.
+    pub fn mibps(&self, s: Statistic) -> f64 {
+        match s {
+            Statistic::Max => self.max_mibps,
+            Statistic::Mean => self.avg_mibps,
+            Statistic::Min => self.min_mibps,
+        }
+    }
+}
+
+/// One rank's own time of a phase in one iteration (a `--rank-csv` row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankSample {
+    /// The measurement it belongs to.
+    pub key: CellKey,
+    /// Iteration, from 1.
+    pub iteration: u32,
+    /// The rank.
+    pub rank: u32,
+    /// Its host.
+    pub host: String,
+    /// Its time, seconds.
+    pub time_s: f64,
+}
+
+/// The names of the run fields a [`ResultSet`] keeps, in this order (the results files'
+/// names; `start_time` is also written as `timestamp`).
+pub const RUN_FIELDS: [&str; 13] = [
+    "h5perf_version",
+    "hdf5_version",
+    "mpi_version",
+    "world_size",
+    "hostname_count",
+    "complete",
+    "start_time",
+    "end_time",
+    "command_line",
+    "data_dir",
+    "fs_type",
+    "mpi_info",
+    "hosts",
+];
+
+/// A run's results: the run fields, the parameters, one [`Cell`] per (processes,
+/// transfer size, API, phase) in run order, and the per-rank samples when there are.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ResultSet {
+    /// The values of [`RUN_FIELDS`] as text, in that order (empty when unknown: a CSV
+    /// without rows). `mpi_info` is `key=value;…`, `hosts` `name:ranks;…`.
+    pub run: Vec<String>,
+    /// The parameters (`num_bytes`, … and the storage fields when given), as text.
+    pub parameters: Vec<(String, String)>,
+    /// The measurements, in run order.
+    pub cells: Vec<Cell>,
+    /// The per-rank samples, in `--rank-csv` order (empty when not gathered or not
+    /// given).
+    pub samples: Vec<RankSample>,
+}
+
+impl ResultSet {
+    /// The run field `name` of [`RUN_FIELDS`] (empty when unknown).
+    pub fn run_field(&self, name: &str) -> &str {
+        RUN_FIELDS
+            .iter()
+            .position(|f| *f == name)
+            .and_then(|i| self.run.get(i))
+            .map_or("", String::as_str)
+    }
+
+    /// The measurement of `key`.
+    pub fn cell(&self, key: &CellKey) -> Option<&Cell> {
+        self.cells.iter().find(|c| c.key == *key)
+    }
+
+    /// The APIs measured, in execution order.
+    pub fn apis(&self) -> Vec<Api> {
+        Api::ALL
+            .into_iter()
+            .filter(|a| self.cells.iter().any(|c| c.key.api() == *a))
+            .collect()
+    }
+
+    /// The phases measured, in report order.
+    pub fn phases(&self) -> Vec<Phase> {
+        Phase::ALL
+            .into_iter()
+            .filter(|p| self.cells.iter().any(|c| c.key.phase() == *p))
+            .collect()
+    }
+
+    /// The process counts measured, smallest first.
+    pub fn procs(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.cells.iter().map(|c| c.key.nprocs).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The transfer sizes measured (bytes), smallest first.
+    pub fn sizes(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self.cells.iter().map(|c| c.key.xfer_size).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The (processes, transfer size) step with per-rank samples that took longest:
+    /// the largest sum over its measurements of the open-close phases' mean time ×
+    /// iterations (the time from the first barrier to the last close, both directions);
+    /// the first of equals in run order. `None` without samples.
+    pub fn slowest_step(&self) -> Option<(u32, u64)> {
+        let mut best: Option<((u32, u64), f64)> = None;
+        let mut steps: Vec<(u32, u64)> = Vec::new();
+        for c in &self.cells {
+            let s = (c.key.nprocs, c.key.xfer_size);
+            if !steps.contains(&s) {
+                steps.push(s);
+            }
+        }
+        for s in steps {
+            let sampled = self
+                .samples
+                .iter()
+                .any(|r| (r.key.nprocs, r.key.xfer_size) == s);
+            if !sampled {
+                continue;
+            }
+            let t: f64 = self
+                .cells
+                .iter()
+                .filter(|c| (c.key.nprocs, c.key.xfer_size) == s)
+                .filter(|c| matches!(c.key.phase(), Phase::WriteOpenClose | Phase::ReadOpenClose))
+                .map(|c| c.avg_time_s * f64::from(c.iterations))
+                .sum();
+            if best.is_none_or(|(_, b)| t > b) {
+                best = Some((s, t));
+            }
+        }
+        best.map(|(s, _)| s)
+    }
+}
+
+/// A size in bytes in words: `8 KiB`, `1 MiB`, `2 GiB` for exact multiples, else
+/// `1000 B`.
+pub fn size_text(bytes: u64) -> String {
+    for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// `1 process`, `4 processes`.
+pub fn procs_text(n: u32) -> String {
+    if n == 1 {
+        "1 process".to_string()
+    } else {
+        format!("{n} processes")
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A run's results made through the real exporter, for the tests of this layer.
+
+    use super::super::export::{self, RunMeta};
+    use super::*;
+    use crate::config::{Options, Params};
+    use crate::measure::{Extremes, PhaseStats, Record, TimeStats};
+
+    /// A run of `apis` with the process counts `procs` and the transfer sizes `sizes`,
+    /// 3 iterations and 2 ranks' samples per record when `samples`, whose mean
+    /// throughput is `f(nprocs, xfer, api index, phase index)` MiB/s with a standard
+    /// deviation of 1 % of it.
+    pub fn run_set(
+        procs: &[u32],
+        sizes: &[u64],
+        apis: &[Api],
+        samples: bool,
+        f: &dyn Fn(u32, u64, usize, usize) -> f64,
+    ) -> (RunMeta, Params, Vec<Record>) {
+        let o = Options {
+            num_bytes: 1 << 20,
+            num_iters: 3,
+            ..Options::default()
+        };
+        let p = Params::resolve(&o, procs.iter().copied().max().unwrap_or(1));
+        let mut records = Vec::new();
+        for &n in procs {
+            for &x in sizes {
+                for (ai, &api) in apis.iter().enumerate() {
+                    let bytes = u64::from(n) << 20;
+                    let mib = bytes as f64 / 1_048_576.0;
+                    let mut phases = [PhaseStats::default(); 6];
+                    let mut extremes = [Extremes::default(); 6];
+                    for (pi, s) in phases.iter_mut().enumerate() {
+                        let avg = f(n, x, ai, pi);
+                        *s = PhaseStats {
+                            min_time: mib / (avg * 1.1),
+                            avg_time: mib / avg,
+                            max_time: mib / (avg * 0.9),
+                            max_mibps: avg * 1.1,
+                            avg_mibps: avg,
+                            min_mibps: avg * 0.9,
+                            std_time: 0.0,
+                            std_mibps: avg / 100.0,
+                            max_gbps: avg * 1.1 * 1_048_576.0 / 1e9,
+                            avg_gbps: avg * 1_048_576.0 / 1e9,
+                            min_gbps: avg * 0.9 * 1_048_576.0 / 1e9,
+                        };
+                        if samples {
+                            extremes[pi] = Extremes {
+                                known: true,
+                                slowest_rank: n - 1,
+                                slowest_time: s.max_time,
+                                slowest_iteration: 0,
+                                fastest_rank: 0,
+                                fastest_time: s.min_time,
+                            };
+                        }
+                    }
+                    let mut smp = Vec::new();
+                    if samples {
+                        for it in 0..3u32 {
+                            for rank in 0..n {
+                                for s in &phases {
+                                    smp.push(s.avg_time * (1.0 + f64::from(rank + it) / 100.0));
+                                }
+                            }
+                        }
+                    }
+                    records.push(Record {
+                        nprocs: n,
+                        xfer_size: x,
+                        buf_bytes: x,
+                        api,
+                        bytes,
+                        iterations: 3,
+                        has_read: true,
+                        phases,
+                        open_close: [TimeStats::default(); 4],
+                        extremes,
+                        samples: smp,
+                    });
+                }
+            }
+        }
+        let names: Vec<String> = (0..procs.iter().copied().max().unwrap_or(1))
+            .map(|r| format!("node{}", r % 2 + 1))
+            .collect();
+        let meta = RunMeta {
+            h5perf_version: "0.1.0".into(),
+            hdf5_version: "1.10.8".into(),
+            mpi_version: "Open MPI v4.1.4, package: Debian".into(),
+            world_size: u32::try_from(names.len()).unwrap_or(1),
+            hostname_count: 2,
+            timestamp: "2027-01-01T00:00:00Z".into(),
+            complete: true,
+            end_time: "2027-01-01T00:01:00Z".into(),
+            command_line: "h5perf -i 3 --html 'r p.html'".into(),
+            data_dir: "/scratch/<u>".into(),
+            fs_type: "lustre".into(),
+            mpi_info: vec![("striping_factor".into(), "4".into())],
+            hosts: export::host_counts(&names),
+            rank_hosts: names,
+            gather_time_s: 0.0,
+        };
+        (meta, p, records)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::run_set;
+    use super::*;
+
+    #[test]
+    fn a_runs_set_holds_every_record_phase_and_sample() {
+        let (m, p, recs) = run_set(&[2, 1], &[4096, 8192], &Api::ALL, true, &|n, x, a, ph| {
+            f64::from(n) * 100.0 + (x / 1024) as f64 + a as f64 * 10.0 + ph as f64
+        });
+        let s = super::super::readback::of_run(&m, &p, &recs);
+        assert_eq!(s.cells.len(), 2 * 2 * 3 * 6);
+        assert_eq!(s.apis(), Api::ALL);
+        assert_eq!(s.procs(), [1, 2]);
+        assert_eq!(s.sizes(), [4096, 8192]);
+        assert_eq!(s.phases(), Phase::ALL);
+        let c = s
+            .cell(&CellKey::new(2, 8192, Api::Mpiio, Phase::Read))
+            .unwrap();
+        assert_eq!(c.avg_mibps, 200.0 + 8.0 + 10.0 + 4.0);
+        assert_eq!(c.std_mibps, c.avg_mibps / 100.0);
+        assert_eq!(c.iterations, 3);
+        assert_eq!(c.slowest, Some((1, "node2".to_string())));
+        assert_eq!(c.mibps(Statistic::Max), recs[4].phases[4].max_mibps);
+        assert_eq!(s.run_field("command_line"), "h5perf -i 3 --html 'r p.html'");
+        assert_eq!(s.run_field("hosts"), "node1:1;node2:1");
+        assert_eq!(s.run_field("mpi_info"), "striping_factor=4");
+        assert_eq!(s.run_field("complete"), "true");
+        assert_eq!(s.run_field("start_time"), "2027-01-01T00:00:00Z");
+        assert_eq!(s.run_field("nothing"), "");
+        assert_eq!(
+            s.parameters[0],
+            ("num_bytes".to_string(), "1048576".to_string())
+        );
+        // 3 iterations × 6 phases × (2 + 1 ranks) × 2 sizes × 3 APIs
+        assert_eq!(s.samples.len(), 3 * 6 * 3 * 2 * 3);
+        let r = &s.samples[1];
+        assert_eq!(
+            (r.key.nprocs, r.iteration, r.rank, r.host.as_str()),
+            (2, 1, 1, "node2")
+        );
+        assert_eq!(r.time_s, recs[0].sample(0, 1, 0).unwrap());
+        // the slowest step: the one with the lowest throughput for its bytes
+        assert_eq!(s.slowest_step(), Some((2, 4096)));
+        let plain = super::super::readback::of_run(&m, &p, &{
+            let mut v = recs.clone();
+            v.iter_mut().for_each(|r| r.samples.clear());
+            v
+        });
+        assert!(plain.samples.is_empty() && plain.slowest_step().is_none());
+    }
+
+    #[test]
+    fn words() {
+        assert_eq!(size_text(8192), "8 KiB");
+        assert_eq!(size_text(3 << 20), "3 MiB");
+        assert_eq!(size_text(2 << 30), "2 GiB");
+        assert_eq!(size_text(1536), "1536 B");
+        assert_eq!(size_text(0), "0 B");
+        assert_eq!(procs_text(1), "1 process");
+        assert_eq!(procs_text(4), "4 processes");
+        let k = CellKey::new(2, 1 << 20, Api::Mpiio, Phase::Write);
+        assert_eq!(k.to_string(), "mpiio write, 2 processes, 1 MiB");
+        assert!(CellKey::new(1, 8, Api::Phdf5, Phase::Read) < k);
+        assert!(
+            CellKey::new(2, 1 << 20, Api::Posix, Phase::Read)
+                < CellKey::new(2, 1 << 20, Api::Mpiio, Phase::RawWrite)
+        );
+    }
+}

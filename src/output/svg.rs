@@ -1,0 +1,500 @@
+//! SVG line charts for the HTML page ([`super::html`]): axes with labelled ticks, one
+//! line per series with a marker per point and optional min–max bars, horizontal bound
+//! lines, a legend. Each chart is one `<svg>` element, valid SVG 1.1 (checked against
+//! the W3C DTD by the tests), styled by the page's CSS classes ([`CSS`]) so that the
+//! markup stays small. Pure formatting: no I/O.
+
+use std::fmt::Write as _;
+
+/// Width of every chart, in SVG user units (the page scales it to its column).
+pub const WIDTH: f64 = 400.0;
+/// Left edge of the plot area (room for the tick labels and the axis label).
+const LEFT: f64 = 58.0;
+/// Right margin.
+const RIGHT: f64 = 12.0;
+/// Top of the plot area (room for the title).
+const TOP: f64 = 26.0;
+/// Height of the plot area.
+const PLOT_H: f64 = 170.0;
+/// Below the plot: tick labels and the axis label.
+const BELOW: f64 = 40.0;
+/// One legend row.
+const LEGEND_ROW: f64 = 15.0;
+
+/// The chart classes of the page's style sheet: fonts, axes, the eight series colours
+/// (the Okabe–Ito palette, distinguishable with colour-vision deficiencies) and four
+/// dash patterns, so that lines stay apart when printed in grey.
+pub const CSS: &str = "\
+svg.chart{width:100%;height:auto;font-family:sans-serif;font-size:11px}\
+.chart text{fill:#222;stroke:none}.chart .t{font-size:12px;font-weight:bold}\
+.chart .m{text-anchor:middle}.chart .e{text-anchor:end}\
+.chart .ax{fill:none;stroke:#444}.chart .gr{fill:none;stroke:#e3e3e3}\
+.chart .ln{fill:none;stroke-width:1.6}.chart .eb{fill:none;stroke-width:1}\
+.chart .ring{fill:none;stroke:#c00;stroke-width:1.8}.chart .top{stroke:#000;stroke-width:1.2}\
+.chart .bd{fill:none;stroke:#c00;stroke-dasharray:5 3}.chart text.bdt{fill:#c00}\
+.d1{stroke-dasharray:6 3}.d2{stroke-dasharray:2 2}.d3{stroke-dasharray:8 3 2 3}\
+.s0{stroke:#0072b2;fill:#0072b2}.s1{stroke:#d55e00;fill:#d55e00}\
+.s2{stroke:#009e73;fill:#009e73}.s3{stroke:#cc79a7;fill:#cc79a7}\
+.s4{stroke:#e69f00;fill:#e69f00}.s5{stroke:#56b4e9;fill:#56b4e9}\
+.s6{stroke:#000;fill:#000}.s7{stroke:#888;fill:#888}";
+
+/// How a point is marked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// A plain marker.
+    Plain,
+    /// A red ring around the marker: the measurement fails a check.
+    Failed,
+    /// A larger, outlined marker: the largest value of its series (the slowest rank).
+    Top,
+}
+
+/// One point of a series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Position on the x axis, in axis units (log2 of a size, a rank, …).
+    pub x: f64,
+    /// The value (y axis units).
+    pub y: f64,
+    /// The bar from `lo` to `hi` (y axis units), when the chart has bars.
+    pub lo: f64,
+    /// See `lo`.
+    pub hi: f64,
+    /// The tooltip: the point's `<title>` (what it is and its figures).
+    pub title: String,
+    /// The marker.
+    pub mark: Mark,
+}
+
+/// A line of points, in x order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// The legend's text.
+    pub name: String,
+    /// The points.
+    pub points: Vec<Point>,
+}
+
+/// A chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// The `id` of the `<svg>` element (letters, digits, `-`).
+    pub id: String,
+    /// The `class` of the `<svg>` element besides `chart` (what kind of chart).
+    pub kind: &'static str,
+    /// The title, above the plot.
+    pub title: String,
+    /// The x axis label, with its unit.
+    pub x_label: String,
+    /// The y axis label, with its unit.
+    pub y_label: String,
+    /// The x ticks: position (axis units) and label.
+    pub x_ticks: Vec<(f64, String)>,
+    /// The lines.
+    pub series: Vec<Series>,
+    /// Horizontal lines: value (y units) and label (`>= 2 GB/s`).
+    pub bounds: Vec<(f64, String)>,
+    /// Draw the min–max bar of every point.
+    pub bars: bool,
+}
+
+/// `s` with `&`, `<`, `>`, `"` and `'` escaped, for XML text and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// A coordinate with one decimal (`12.5`, `40`).
+fn c(v: f64) -> String {
+    let r = (v * 10.0).round() / 10.0;
+    if r == r.trunc() {
+        format!("{}", r as i64)
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+/// A "nice" tick step for values up to `max` (about five ticks): 1, 2, 2.5 or 5 times
+/// a power of ten.
+pub fn nice_step(max: f64) -> f64 {
+    if max <= 0.0 || !max.is_finite() {
+        return 1.0;
+    }
+    let raw = max / 5.0;
+    let p = 10f64.powf(raw.log10().floor());
+    let m = raw / p;
+    let k = if m <= 1.0 {
+        1.0
+    } else if m <= 2.0 {
+        2.0
+    } else if m <= 2.5 {
+        2.5
+    } else if m <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    k * p
+}
+
+/// Bounds above this many times the largest value are not drawn to scale.
+const OFF_SCALE: f64 = 2.0;
+
+/// A tick value with the decimals its step needs (`0`, `2.5`, `0.25`), in thousands
+/// from a step of 1000 on (`12k`, `2.5k`), so that labels stay short.
+fn tick_text(v: f64, step: f64) -> String {
+    if v == 0.0 {
+        return "0".to_string();
+    }
+    let (v, step, suffix) = if step >= 1000.0 {
+        (v / 1000.0, step / 1000.0, "k")
+    } else {
+        (v, step, "")
+    };
+    let mut decimals = 0usize;
+    while decimals < 12 {
+        let s = step * 10f64.powi(decimals as i32);
+        if (s - s.round()).abs() < 1e-9 * s.max(1.0) {
+            break;
+        }
+        decimals += 1;
+    }
+    format!("{v:.decimals$}{suffix}")
+}
+
+/// The legend's rows: the series' indices per row, given the plot width.
+fn legend_rows(series: &[Series]) -> Vec<Vec<usize>> {
+    let avail = WIDTH - LEFT - RIGHT;
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut used = f64::INFINITY;
+    for (i, s) in series.iter().enumerate() {
+        let w = entry_width(&s.name);
+        if used + w > avail {
+            rows.push(Vec::new());
+            used = 0.0;
+        }
+        rows.last_mut().expect("a row").push(i);
+        used += w;
+    }
+    rows
+}
+
+/// Width of one legend entry: the sample line, the text (about 6 units a character at
+/// 11 px), a gap.
+fn entry_width(name: &str) -> f64 {
+    22.0 + 6.0 * name.chars().count() as f64 + 14.0
+}
+
+/// The chart's height in user units (with its legend rows).
+pub fn height(chart: &Chart) -> f64 {
+    TOP + PLOT_H + BELOW + LEGEND_ROW * legend_rows(&chart.series).len() as f64 + 4.0
+}
+
+/// The chart as one `<svg>` element.
+pub fn render(chart: &Chart) -> String {
+    let h = height(chart);
+    let (x0, x1, y0, y1) = (LEFT, WIDTH - RIGHT, TOP + PLOT_H, TOP);
+    // x: the ticks' range, padded; y: 0 to a nice value above every bar and bound
+    let (mut lo, mut hi) = chart
+        .x_ticks
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, _)| {
+            (a.min(*x), b.max(*x))
+        });
+    if !lo.is_finite() {
+        (lo, hi) = (0.0, 1.0);
+    }
+    if hi - lo < 1e-9 {
+        (lo, hi) = (lo - 1.0, hi + 1.0);
+    }
+    let pad = (hi - lo) * 0.05;
+    let (lo, hi) = (lo - pad, hi + pad);
+    let data_top = chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .map(|p| if chart.bars { p.hi.max(p.y) } else { p.y })
+        .fold(0.0f64, f64::max);
+    // a bound far above the data would squash it: such a bound is named at the top
+    let on_scale = |b: f64| data_top <= 0.0 || b <= OFF_SCALE * data_top;
+    let top = chart
+        .bounds
+        .iter()
+        .map(|b| b.0)
+        .filter(|b| on_scale(*b))
+        .fold(data_top, f64::max);
+    let step = nice_step(top);
+    let ymax = ((top / step).ceil() * step).max(step);
+    let px = |x: f64| x0 + (x - lo) / (hi - lo) * (x1 - x0);
+    let py = |y: f64| y0 - y.max(0.0) / ymax * (y0 - y1);
+
+    let mut o = String::with_capacity(4096);
+    let _ = write!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" class=\"chart {}\" id=\"{}\" \
+         viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\"><title>{}</title>",
+        chart.kind,
+        esc(&chart.id),
+        c(WIDTH),
+        c(h),
+        c(WIDTH),
+        c(h),
+        esc(&chart.title)
+    );
+    let _ = write!(
+        o,
+        "<text class=\"t m\" x=\"{}\" y=\"15\">{}</text>",
+        c(WIDTH / 2.0),
+        esc(&chart.title)
+    );
+    // grid and y ticks
+    let mut grid = String::new();
+    let mut labels = String::new();
+    let mut v = 0.0;
+    while v <= ymax + step * 1e-9 {
+        let y = py(v);
+        let _ = write!(grid, "M{} {}H{}", c(x0), c(y), c(x1));
+        let _ = write!(
+            labels,
+            "<text class=\"e\" x=\"{}\" y=\"{}\">{}</text>",
+            c(x0 - 4.0),
+            c(y + 3.5),
+            tick_text(v, step)
+        );
+        v += step;
+    }
+    for (x, label) in &chart.x_ticks {
+        let _ = write!(
+            labels,
+            "<text class=\"m\" x=\"{}\" y=\"{}\">{}</text>",
+            c(px(*x)),
+            c(y0 + 13.0),
+            esc(label)
+        );
+        let _ = write!(grid, "M{} {}v4", c(px(*x)), c(y0));
+    }
+    let _ = write!(o, "<path class=\"gr\" d=\"{grid}\"/>{labels}");
+    let _ = write!(
+        o,
+        "<path class=\"ax\" d=\"M{} {}V{}H{}\"/>",
+        c(x0),
+        c(y1),
+        c(y0),
+        c(x1)
+    );
+    let _ = write!(
+        o,
+        "<text class=\"m\" x=\"{}\" y=\"{}\">{}</text>",
+        c((x0 + x1) / 2.0),
+        c(y0 + 28.0),
+        esc(&chart.x_label)
+    );
+    let _ = write!(
+        o,
+        "<text class=\"m\" transform=\"rotate(-90)\" x=\"{}\" y=\"13\">{}</text>",
+        c(-(y0 + y1) / 2.0),
+        esc(&chart.y_label)
+    );
+    for (b, label) in &chart.bounds {
+        let (y, label) = if on_scale(*b) {
+            (py(*b), label.clone())
+        } else {
+            (y1 + 8.0, format!("{label} (above the chart)"))
+        };
+        let _ = write!(
+            o,
+            "<path class=\"bd\" d=\"M{} {}H{}\"/><text class=\"bdt e\" x=\"{}\" y=\"{}\">{}</text>",
+            c(x0),
+            c(y),
+            c(x1),
+            c(x1 - 2.0),
+            c(y - 3.0),
+            esc(&label)
+        );
+    }
+    // the series: line, bars, markers
+    for (i, s) in chart.series.iter().enumerate() {
+        let _ = write!(o, "<g class=\"series s{}\">", i % 8);
+        let line: Vec<String> = s
+            .points
+            .iter()
+            .map(|p| format!("{} {}", c(px(p.x)), c(py(p.y))))
+            .collect();
+        if line.len() > 1 {
+            let _ = write!(
+                o,
+                "<path class=\"ln d{}\" d=\"M{}\"/>",
+                i % 4,
+                line.join("L")
+            );
+        }
+        if chart.bars {
+            let mut d = String::new();
+            for p in &s.points {
+                let (x, a, b) = (px(p.x), py(p.lo), py(p.hi));
+                if (a - b).abs() >= 0.5 {
+                    let _ = write!(
+                        d,
+                        "M{} {}V{}M{} {}h5M{} {}h5",
+                        c(x),
+                        c(a),
+                        c(b),
+                        c(x - 2.5),
+                        c(a),
+                        c(x - 2.5),
+                        c(b)
+                    );
+                }
+            }
+            if !d.is_empty() {
+                let _ = write!(o, "<path class=\"eb\" d=\"{d}\"/>");
+            }
+        }
+        for p in &s.points {
+            let (x, y) = (c(px(p.x)), c(py(p.y)));
+            let (class, r) = match p.mark {
+                Mark::Top => ("pt top", "4"),
+                _ => ("pt", "2.8"),
+            };
+            let _ = write!(
+                o,
+                "<circle class=\"{class}\" cx=\"{x}\" cy=\"{y}\" r=\"{r}\"><title>{}</title></circle>",
+                esc(&p.title)
+            );
+            if p.mark == Mark::Failed {
+                let _ = write!(
+                    o,
+                    "<circle class=\"ring\" cx=\"{x}\" cy=\"{y}\" r=\"5.5\"/>"
+                );
+            }
+        }
+        o.push_str("</g>");
+    }
+    // legend
+    let mut y = y0 + BELOW + 8.0;
+    for row in legend_rows(&chart.series) {
+        let mut x = x0;
+        for i in row {
+            let name = &chart.series[i].name;
+            let _ = write!(
+                o,
+                "<g class=\"s{}\"><path class=\"ln d{}\" d=\"M{} {}h18\"/><circle cx=\"{}\" cy=\"{}\" r=\"2.8\"/>\
+                 <text x=\"{}\" y=\"{}\">{}</text></g>",
+                i % 8,
+                i % 4,
+                c(x),
+                c(y - 3.5),
+                c(x + 9.0),
+                c(y - 3.5),
+                c(x + 22.0),
+                c(y),
+                esc(name)
+            );
+            x += entry_width(name);
+        }
+        y += LEGEND_ROW;
+    }
+    o.push_str("</svg>");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(n: usize) -> Chart {
+        Chart {
+            id: "size-posix-write".into(),
+            kind: "size",
+            title: "POSIX Write".into(),
+            x_label: "Transfer size (bytes, log scale)".into(),
+            y_label: "Throughput (MiB/s)".into(),
+            x_ticks: vec![(12.0, "4 KiB".into()), (13.0, "8 KiB".into())],
+            series: (0..n)
+                .map(|i| Series {
+                    name: format!("{} processes", 1 << i),
+                    points: vec![
+                        Point {
+                            x: 12.0,
+                            y: 100.0,
+                            lo: 90.0,
+                            hi: 110.0,
+                            title: "a <b> & 'c'".into(),
+                            mark: Mark::Plain,
+                        },
+                        Point {
+                            x: 13.0,
+                            y: 180.0,
+                            lo: 180.0,
+                            hi: 180.0,
+                            title: "d".into(),
+                            mark: Mark::Failed,
+                        },
+                    ],
+                })
+                .collect(),
+            bounds: vec![(150.0, ">= 150 MiB/s".into())],
+            bars: true,
+        }
+    }
+
+    #[test]
+    fn markup() {
+        let s = render(&chart(3));
+        assert!(s.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" class=\"chart size\" id=\"size-posix-write\""));
+        assert!(s.ends_with("</svg>"));
+        assert_eq!(s.matches("<circle class=\"pt\"").count(), 6);
+        assert_eq!(s.matches("<circle class=\"ring\"").count(), 3);
+        assert_eq!(s.matches("<g class=\"series ").count(), 3);
+        // one bar per point whose min and max differ
+        assert_eq!(s.matches("<path class=\"eb\"").count(), 3);
+        assert!(s.contains("<title>a &lt;b&gt; &amp; &#39;c&#39;</title>"));
+        assert!(s.contains(">Throughput (MiB/s)</text>"));
+        assert!(s.contains(">&gt;= 150 MiB/s</text>"));
+        // y ticks 0..200 by 50 (above the largest value, 180)
+        for t in ["0", "50", "100", "150", "200"] {
+            assert!(s.contains(&format!(">{t}</text>")), "{t}");
+        }
+        assert!(!s.contains(">250<"));
+        // a bound far above the data is named, not drawn to scale
+        let mut far = chart(1);
+        far.bounds = vec![(1e6, ">= 1 TB/s".into())];
+        let s = render(&far);
+        assert!(s.contains(">&gt;= 1 TB/s (above the chart)</text>"));
+        assert!(s.contains(">200</text>") && !s.contains(">1000k<"));
+        // the legend wraps into rows that fit
+        let many = chart(8);
+        assert_eq!(legend_rows(&many.series).len(), 3);
+        assert!(height(&many) > height(&chart(1)));
+    }
+
+    #[test]
+    fn ticks_and_numbers() {
+        assert_eq!(nice_step(180.0), 50.0);
+        assert_eq!(nice_step(1000.0), 200.0);
+        assert_eq!(nice_step(12.0), 2.5);
+        assert_eq!(nice_step(0.9), 0.2);
+        assert_eq!(nice_step(0.0), 1.0);
+        assert_eq!(tick_text(7.5, 2.5), "7.5");
+        assert_eq!(tick_text(0.4, 0.2), "0.4");
+        assert_eq!(tick_text(12000.0, 2000.0), "12k");
+        assert_eq!(tick_text(7500.0, 2500.0), "7.5k");
+        assert_eq!(tick_text(0.0, 2500.0), "0");
+        assert_eq!(tick_text(3e6, 1e6), "3000k");
+        assert_eq!(tick_text(0.05, 0.025), "0.050");
+        assert_eq!(c(12.34), "12.3");
+        assert_eq!(c(40.0), "40");
+        assert_eq!(c(-0.04), "0");
+        assert_eq!(esc("\"x\""), "&quot;x&quot;");
+    }
+}

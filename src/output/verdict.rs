@@ -1,0 +1,463 @@
+//! The verdict of a run: its contract criteria (`--expect`) evaluated on its results,
+//! and its comparison with a baseline ([`super::baseline`]), as rows of PASS/FAIL, and
+//! the verdict table printed after the report (rank 0, on the report's stream). No I/O.
+//!
+//! A criterion holds when every measurement it selects satisfies it; its row shows the
+//! worst of them (the smallest for `>=`/`>`, the largest for `<=`/`<`) in the
+//! criterion's unit. The baseline has one summary row and one FAIL row per regression,
+//! the largest drop (the smallest fraction of the baseline's value) first;
+//! measurements missing on either side, differing parameters and an incomplete
+//! baseline are listed after the rows and do not fail the verdict.
+
+use std::fmt::Write as _;
+
+use crate::config::criteria::Criterion;
+
+use super::baseline::Comparison;
+use super::results::{procs_text, size_text, CellKey, ResultSet};
+
+/// PASS or FAIL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The check holds.
+    Pass,
+    /// The check fails.
+    Fail,
+}
+
+impl Status {
+    /// `PASS` or `FAIL`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+        }
+    }
+}
+
+/// One row of the verdict table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// PASS or FAIL.
+    pub status: Status,
+    /// What is checked: the criterion as given, or the baseline.
+    pub check: String,
+    /// The measured value with its unit (the worst selected measurement).
+    pub measured: String,
+    /// The bound with comparison and unit (`>= 2 GB/s`).
+    pub bound: String,
+    /// Where: the measurement shown, how many were selected.
+    pub place: String,
+}
+
+/// The verdict of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The rows: the criteria in the order given, then the baseline's.
+    pub rows: Vec<Row>,
+    /// Number of criteria.
+    pub criteria: usize,
+    /// Number of criteria that fail.
+    pub criteria_failed: usize,
+    /// The comparison with the baseline, if one was given.
+    pub baseline: Option<Comparison>,
+    /// The measurements that fail a criterion or are a regression (for the page).
+    pub flagged: Vec<CellKey>,
+}
+
+/// `v` with two decimals, or three significant digits below 0.01 (never in exponent
+/// form).
+pub fn figure(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || v.abs() >= 0.01 {
+        return format!("{v:.2}");
+    }
+    let decimals = (2.0 - v.abs().log10().floor()).clamp(2.0, 20.0) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// Where a measurement is: `2 processes, 1 MiB`.
+fn place(k: &CellKey) -> String {
+    format!("{}, {}", procs_text(k.nprocs), size_text(k.xfer_size))
+}
+
+/// The row of one criterion and the measurements it fails.
+fn criterion_row(run: &ResultSet, c: &Criterion) -> (Row, Vec<CellKey>) {
+    let unit = c.unit();
+    let selected: Vec<(CellKey, f64)> = run
+        .cells
+        .iter()
+        .filter(|x| c.selects(x.key.nprocs, x.key.xfer_size, x.key.api(), x.key.phase()))
+        .map(|x| (x.key, x.mibps(c.statistic()) * 1_048_576.0))
+        .collect();
+    let bound = c.bound_bytes_per_second();
+    let failing: Vec<CellKey> = selected
+        .iter()
+        .filter(|(_, v)| !c.comparison().holds(*v, bound))
+        .map(|(k, _)| *k)
+        .collect();
+    let worst = selected.iter().copied().reduce(|a, b| {
+        let b_worse = if c.comparison().lower_bound() {
+            b.1 < a.1
+        } else {
+            b.1 > a.1
+        };
+        if b_worse {
+            b
+        } else {
+            a
+        }
+    });
+    let (measured, where_) = match worst {
+        None => ("-".to_string(), "selects no measurement".to_string()),
+        Some((k, v)) => {
+            let shown = format!("{} {}", figure(v / unit.bytes_per_second()), unit.name());
+            let w = match (selected.len(), failing.len()) {
+                (1, _) => place(&k),
+                (n, 0 | 1) => format!("worst of {n}: {}", place(&k)),
+                (n, f) => format!("worst of {n} ({f} fail): {}", place(&k)),
+            };
+            (shown, w)
+        }
+    };
+    let status = if failing.is_empty() && worst.is_some() {
+        Status::Pass
+    } else {
+        Status::Fail
+    };
+    let row = Row {
+        status,
+        check: c.text().to_string(),
+        measured,
+        bound: c.bound_text(),
+        place: where_,
+    };
+    (row, failing)
+}
+
+impl Verdict {
+    /// Evaluate `criteria` on `run`, and add the rows of the comparison with its
+    /// baseline when there is one.
+    pub fn evaluate(
+        run: &ResultSet,
+        criteria: &[Criterion],
+        baseline: Option<Comparison>,
+    ) -> Verdict {
+        let mut rows = Vec::new();
+        let mut flagged = Vec::new();
+        for c in criteria {
+            let (row, failing) = criterion_row(run, c);
+            rows.push(row);
+            for k in failing {
+                if !flagged.contains(&k) {
+                    flagged.push(k);
+                }
+            }
+        }
+        let criteria_failed = rows.iter().filter(|r| r.status == Status::Fail).count();
+        if let Some(b) = &baseline {
+            let n = b.regressions().count();
+            rows.push(Row {
+                status: if n == 0 { Status::Pass } else { Status::Fail },
+                check: format!("baseline {} (tolerance {})", b.name, b.tolerance),
+                measured: format!("{} compared", b.compared.len()),
+                bound: "no regression".to_string(),
+                place: match n {
+                    0 => "mean throughput of each measurement".to_string(),
+                    1 => "1 regression".to_string(),
+                    n => format!("{n} regressions"),
+                },
+            });
+            // the worst first: the smallest fraction of the baseline's value
+            let mut worst: Vec<_> = b.regressions().collect();
+            worst.sort_by(|x, y| {
+                (x.run_mibps / x.base_mibps).total_cmp(&(y.run_mibps / y.base_mibps))
+            });
+            for d in worst {
+                rows.push(Row {
+                    status: Status::Fail,
+                    check: format!("baseline: {} {}", d.key.api().name(), d.key.phase().key()),
+                    measured: format!("{} MiB/s", figure(d.run_mibps)),
+                    bound: format!(">= {} MiB/s", figure(d.bound_mibps)),
+                    place: format!(
+                        "{} (baseline {} ± {} MiB/s)",
+                        place(&d.key),
+                        figure(d.base_mibps),
+                        figure(d.base_std)
+                    ),
+                });
+                if !flagged.contains(&d.key) {
+                    flagged.push(d.key);
+                }
+            }
+        }
+        Verdict {
+            rows,
+            criteria: criteria.len(),
+            criteria_failed,
+            baseline,
+            flagged,
+        }
+    }
+
+    /// Regressions against the baseline.
+    pub fn regressions(&self) -> usize {
+        self.baseline
+            .as_ref()
+            .map_or(0, |b| b.regressions().count())
+    }
+
+    /// Failed checks: failed criteria plus regressions.
+    pub fn failed(&self) -> usize {
+        self.criteria_failed + self.regressions()
+    }
+
+    /// PASS when nothing failed.
+    pub fn status(&self) -> Status {
+        if self.failed() == 0 {
+            Status::Pass
+        } else {
+            Status::Fail
+        }
+    }
+
+    /// `1 of 2 criteria failed; baseline old.csv: 1 regression in 72 measurements`.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if self.criteria > 0 {
+            parts.push(format!(
+                "{} of {} criteri{} failed",
+                self.criteria_failed,
+                self.criteria,
+                if self.criteria == 1 { "on" } else { "a" }
+            ));
+        }
+        if let Some(b) = &self.baseline {
+            let n = self.regressions();
+            parts.push(format!(
+                "baseline {}: {n} regression{} in {} measurement{}",
+                b.name,
+                if n == 1 { "" } else { "s" },
+                b.compared.len(),
+                if b.compared.len() == 1 { "" } else { "s" }
+            ));
+        }
+        parts.join("; ")
+    }
+
+    /// The notes after the rows: missing measurements, differing parameters, an
+    /// incomplete baseline (one line each, without line end).
+    pub fn notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(b) = &self.baseline {
+            for k in &b.only_in_run {
+                out.push(format!("missing in {}: {k}", b.name));
+            }
+            for k in &b.only_in_baseline {
+                out.push(format!("missing in this run (only in {}): {k}", b.name));
+            }
+            for (name, here, there) in &b.differences {
+                out.push(format!(
+                    "{} differs in {name}: {here} in this run, {there} in the baseline",
+                    b.name
+                ));
+            }
+            if !b.baseline_complete {
+                out.push(format!(
+                    "{} is not complete: its run did not finish every step",
+                    b.name
+                ));
+            }
+        }
+        out
+    }
+
+    /// The verdict table: an empty line, `Verdict: PASS (summary)`, a header and one
+    /// line per row in aligned columns, then the notes indented by two blanks.
+    pub fn text(&self) -> String {
+        let head = ["Result", "Check", "Measured", "Bound", "Where"];
+        let cols = |r: &Row| {
+            [
+                r.status.word().to_string(),
+                r.check.clone(),
+                r.measured.clone(),
+                r.bound.clone(),
+                r.place.clone(),
+            ]
+        };
+        let mut width = head.map(|h| h.chars().count());
+        for r in &self.rows {
+            for (w, c) in width.iter_mut().zip(cols(r)) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let line = |out: &mut String, cells: [String; 5]| {
+            let mut l = String::new();
+            for (i, (c, w)) in cells.iter().zip(width).enumerate() {
+                if i + 1 == cells.len() {
+                    l.push_str(c);
+                } else {
+                    let _ = write!(l, "{c:<w$}  ");
+                }
+            }
+            out.push_str(l.trim_end());
+            out.push('\n');
+        };
+        let mut out = format!("\nVerdict: {} ({})\n", self.status().word(), self.summary());
+        line(&mut out, head.map(str::to_string));
+        for r in &self.rows {
+            line(&mut out, cols(r));
+        }
+        for n in self.notes() {
+            let _ = writeln!(out, "  {n}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::baseline::compare;
+    use super::super::results::testing::run_set;
+    use super::*;
+    use crate::config::Api;
+    use crate::measure::Phase;
+
+    /// Mean throughputs 1000·n + x/1024 MiB/s (posix) and half of that (mpiio).
+    fn run() -> ResultSet {
+        let (m, p, r) = run_set(
+            &[2, 1],
+            &[4096, 8192],
+            &[Api::Posix, Api::Mpiio],
+            false,
+            &|n, x, a, _| (1000.0 * f64::from(n) + (x / 1024) as f64) / (1 + a) as f64,
+        );
+        super::super::readback::of_run(&m, &p, &r)
+    }
+
+    fn crit(t: &str) -> Criterion {
+        Criterion::parse(t).unwrap()
+    }
+
+    #[test]
+    fn criteria_that_pass_and_fail() {
+        let run = run();
+        let v = Verdict::evaluate(
+            &run,
+            &[
+                crit("posix.write>=1000MiB/s"),
+                crit("mpiio.read.max>=1GB/s@procs=2"),
+                crit("posix.write<=1.5GiB/s"),
+                crit("mpiio.write.min>600MiB/s@procs=1,xfer=8K"),
+            ],
+            None,
+        );
+        assert_eq!((v.criteria, v.criteria_failed, v.failed()), (4, 2, 2));
+        assert_eq!(v.status(), Status::Fail);
+        let r = &v.rows[0];
+        assert_eq!(r.status, Status::Pass);
+        // the worst of the 4 posix write measurements: 1 process, 4 KiB, 1004 MiB/s
+        assert_eq!(r.measured, "1004.00 MiB/s");
+        assert_eq!(r.bound, ">= 1000 MiB/s");
+        assert_eq!(r.place, "worst of 4: 1 process, 4 KiB");
+        // mpiio max at 2 processes: 1.1 × (2004 or 2008)/2 MiB/s, worst 1102.2 MiB/s = 1.16 GB/s
+        let r = &v.rows[1];
+        assert_eq!(r.status, Status::Pass);
+        assert_eq!(
+            r.measured,
+            format!("{} GB/s", figure(1102.2 * 1_048_576.0 / 1e9))
+        );
+        // at most 1.5 GiB/s = 1536 MiB/s: the 2-process ones fail, the worst is the largest
+        let r = &v.rows[2];
+        assert_eq!(r.status, Status::Fail);
+        assert_eq!(r.measured, format!("{} GiB/s", figure(2008.0 / 1024.0)));
+        assert_eq!(r.place, "worst of 4 (2 fail): 2 processes, 8 KiB");
+        // one measurement: min = 0.9 × 1008 / 2 = 453.6 MiB/s
+        let r = &v.rows[3];
+        assert_eq!(
+            (r.status, r.measured.as_str()),
+            (Status::Fail, "453.60 MiB/s")
+        );
+        assert_eq!(r.place, "1 process, 8 KiB");
+        assert_eq!(
+            v.flagged,
+            [
+                CellKey::new(2, 4096, Api::Posix, Phase::Write),
+                CellKey::new(2, 8192, Api::Posix, Phase::Write),
+                CellKey::new(1, 8192, Api::Mpiio, Phase::Write),
+            ]
+        );
+        let text = v.text();
+        assert!(
+            text.starts_with("\nVerdict: FAIL (2 of 4 criteria failed)\n"),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].starts_with("Result  Check"));
+        assert!(lines[3].starts_with("PASS    posix.write>=1000MiB/s "));
+        assert!(lines[5].starts_with("FAIL    posix.write<=1.5GiB/s "));
+        // the columns line up
+        let at = lines[2].find("Measured").unwrap();
+        assert!(lines[3..]
+            .iter()
+            .all(|l| l[at..].starts_with(|c: char| c.is_ascii_digit())));
+        let one = Verdict::evaluate(&run, &[crit("posix.write>=1B/s")], None);
+        assert_eq!(one.summary(), "0 of 1 criterion failed");
+        assert_eq!(one.status(), Status::Pass);
+    }
+
+    #[test]
+    fn baseline_rows_and_notes() {
+        let run = run();
+        let mut base = run.clone();
+        let key = CellKey::new(2, 8192, Api::Mpiio, Phase::Read);
+        let i = base.cells.iter().position(|c| c.key == key).unwrap();
+        base.cells[i].avg_mibps *= 2.0;
+        base.cells
+            .retain(|c| c.key.nprocs != 1 || c.key.xfer_size != 4096);
+        base.parameters[1].1 = "1".into();
+        let cmp = compare(&run, &base, "old.csv", 0.1, "10%");
+        let v = Verdict::evaluate(&run, &[crit("posix.write>=1B/s")], Some(cmp));
+        assert_eq!((v.criteria_failed, v.regressions(), v.failed()), (0, 1, 1));
+        assert_eq!(v.rows.len(), 3);
+        assert_eq!(v.rows[1].check, "baseline old.csv (tolerance 10%)");
+        assert_eq!(v.rows[1].status, Status::Fail);
+        assert_eq!(v.rows[1].measured, "36 compared");
+        let r = &v.rows[2];
+        assert_eq!(
+            (r.status, r.check.as_str()),
+            (Status::Fail, "baseline: mpiio read")
+        );
+        assert_eq!(r.measured, "1004.00 MiB/s");
+        assert_eq!(r.bound, format!(">= {} MiB/s", figure(2008.0 - 200.8)));
+        assert!(r
+            .place
+            .starts_with("2 processes, 8 KiB (baseline 2008.00 ± 10.04 MiB/s)"));
+        assert_eq!(v.flagged, [key]);
+        assert_eq!(
+            v.summary(),
+            "0 of 1 criterion failed; baseline old.csv: 1 regression in 36 measurements"
+        );
+        let notes = v.notes();
+        assert_eq!(notes.len(), 2 * 6 + 1);
+        assert_eq!(
+            notes[0],
+            "missing in old.csv: posix raw_write, 1 process, 4 KiB"
+        );
+        assert!(notes[12].starts_with("old.csv differs in block_size: "));
+        assert!(v
+            .text()
+            .contains("\n  missing in old.csv: mpiio read_open_close, 1 process, 4 KiB\n"));
+        let same = compare(&run, &run, "old.csv", 0.1, "10%");
+        let v = Verdict::evaluate(&run, &[], Some(same));
+        assert_eq!((v.status(), v.rows.len()), (Status::Pass, 1));
+        assert_eq!(v.rows[0].place, "mean throughput of each measurement");
+    }
+
+    #[test]
+    fn figures() {
+        assert_eq!(figure(1234.567), "1234.57");
+        assert_eq!(figure(0.5), "0.50");
+        assert_eq!(figure(0.001234), "0.00123");
+        assert_eq!(figure(0.0), "0.00");
+    }
+}

@@ -1,0 +1,435 @@
+//! What h5perf trusts about the files it writes: nothing that is already there (issue
+//! 12, item 2). Data files (`#pio_tmp_N.posix|.mpio|.h5`), the `--fill-behaviour`
+//! scratch files and the `--direct` probe are made as follows:
+//!
+//! 1. [`make_room`], by one process, outside every timer: nothing under the name, or a
+//!    regular file of the user running h5perf (a file an earlier run left), which is
+//!    removed. Anything else is refused with a message and left alone: a symbolic link
+//!    (whatever it points to, even a dangling one), a file of another user, a
+//!    directory, a FIFO, a socket or a device.
+//! 2. The file is then created so that it cannot be anything but new: by the creating
+//!    process with `O_CREAT | O_EXCL | O_NOFOLLOW` (MPI-IO: `MPI_MODE_EXCL`, whose
+//!    first process creates the file with `O_EXCL` and the others open the file it
+//!    made; HDF5: `H5F_ACC_EXCL`). The POSIX write phase, where every rank opens
+//!    with `O_CREAT | O_TRUNC | O_NOFOLLOW` as the C tool did (without following a
+//!    link), keeps an own leftover with one link for that open to empty
+//!    ([`make_room_keeping_own`]).
+//! 3. After the open, outside the timers, each process checks what it opened
+//!    ([`check_new`]): a regular file of its own user, one link, empty; POSIX through
+//!    its descriptor (`fstat`), MPI-IO and HDF5 — opened by the library, by name — at
+//!    the name (`lstat`) and among the process's open descriptors ([`check_held`]).
+//!
+//! Removing an own file with a second name (hard link) rather than truncating it
+//! leaves the other name its contents. In a directory
+//! where others may write and that is not sticky (unlike `/tmp`), another user could
+//! still rename the file between the creation and the library's open; step 3 then
+//! finds it and the run fails.
+
+use std::ffi::{CStr, OsStr};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::ffi::posix::{self, Fd, FileKind, FileStat, OpenMode};
+
+/// The text of a refusal of the file `path` because of `why`.
+fn refusal(path: &CStr, why: &str) -> Error {
+    Error::Other(format!(
+        "refusing the data file {}: {why}; h5perf never writes through a symbolic link \
+         or into a file it did not create (remove it, or choose another directory with \
+         HDF5_PARAPREFIX)",
+        path.to_string_lossy()
+    ))
+}
+
+/// What is wrong with `st` as a file of this user: `None` if it is a regular file owned
+/// by the effective user.
+fn foreign(path: &CStr, st: &FileStat) -> Option<String> {
+    match st.kind {
+        FileKind::Regular => {}
+        FileKind::Symlink => {
+            let to = std::fs::read_link(OsStr::from_bytes(path.to_bytes()))
+                .map(|t| format!(" to {}", t.display()))
+                .unwrap_or_default();
+            return Some(format!("it is a symbolic link{to}"));
+        }
+        k => return Some(format!("it is {}", k.words())),
+    }
+    let me = posix::effective_uid();
+    if st.uid != me {
+        return Some(format!(
+            "it belongs to user id {}, not to the user running h5perf (user id {me})",
+            st.uid
+        ));
+    }
+    None
+}
+
+/// Whether `path` names a regular file of the user running h5perf (what [`make_room`]
+/// would remove): the only kind of file h5perf removes at the end of a run or after a
+/// failure. False when nothing is there or it cannot be looked at.
+pub fn is_own(path: &CStr) -> bool {
+    matches!(posix::lstat(path), Ok(Some(st)) if foreign(path, &st).is_none())
+}
+
+/// Step 1: make the name `path` free for a new file. Nothing there: nothing to do. A
+/// regular file of this user (left by an earlier run): removed (its other hard links,
+/// if any, keep their contents). Anything else: refused and left alone.
+///
+/// Errors: the refusal (naming what is there), or a failed `lstat`/`unlink`.
+pub fn make_room(path: &CStr) -> Result<()> {
+    let Some(st) = posix::lstat(path)? else {
+        return Ok(());
+    };
+    if let Some(why) = foreign(path, &st) {
+        return Err(refusal(path, &why));
+    }
+    posix::unlink(path)
+}
+
+/// [`make_room`] for a file every process then opens with `O_CREAT | O_TRUNC |
+/// O_NOFOLLOW` itself (the POSIX write phase, as the C tool's `O_TRUNC`): a regular
+/// file of this user with one link is left for those opens to empty, so its name never
+/// goes missing between two iterations (a run interrupted there with `HDF5_NOCLEANUP`
+/// still leaves it); anything else as [`make_room`] (a second hard link is removed, a
+/// symbolic link or another user's file refused).
+///
+/// Errors: as [`make_room`].
+pub fn make_room_keeping_own(path: &CStr) -> Result<()> {
+    match posix::lstat(path)? {
+        Some(st) if foreign(path, &st).is_none() && st.nlink == 1 => Ok(()),
+        _ => make_room(path),
+    }
+}
+
+/// [`make_room`], then create `path` as a new empty file (`O_CREAT | O_EXCL |
+/// O_NOFOLLOW`, mode 0600, or with `O_DIRECT` when `direct`) and close it again. Returns
+/// what `fstat` reported of the new file.
+///
+/// Errors: the refusal, or the failed creation (`EEXIST`: something appeared under the
+/// name in between).
+pub fn create_new(path: &CStr, direct: bool) -> Result<FileStat> {
+    make_room(path)?;
+    let how = if direct {
+        OpenMode::CreateNewDirect
+    } else {
+        OpenMode::CreateNew
+    };
+    let fd = Fd::open(path, how)?;
+    let st = fd
+        .stat()
+        .map_err(|e| e.with_path(|| Some(path.to_string_lossy().into_owned())))?;
+    fd.close()
+        .map_err(|e| e.with_path(|| Some(path.to_string_lossy().into_owned())))?;
+    Ok(st)
+}
+
+/// Step 3: `seen` (what this process opened as `path`, through its descriptor or at the
+/// name) must be a new file of this user: regular, owned by the effective user, one
+/// link and — when `empty` — no bytes.
+///
+/// Errors: what is wrong, naming the file.
+pub fn check_new(path: &CStr, seen: &FileStat, empty: bool) -> Result<()> {
+    if let Some(why) = foreign(path, seen) {
+        return Err(refusal(path, &why));
+    }
+    if seen.nlink != 1 {
+        return Err(refusal(
+            path,
+            &format!(
+                "it has {} names (hard links) where a new file has one",
+                seen.nlink
+            ),
+        ));
+    }
+    if empty && seen.size != 0 {
+        return Err(refusal(
+            path,
+            &format!(
+                "it holds {} bytes where a new file is empty: another file took its name",
+                seen.size
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Step 3 for a file the MPI or HDF5 library opened by name: `at_name` (`lstat` of the
+/// name after the open) must be among the regular files this process now holds open
+/// (`open_now`, from [`posix::open_regular_files`]). A process that holds no new
+/// regular file compared with `open_before` (taken before the open) is accepted: some
+/// MPI-IO hints defer the open of non-aggregator processes to their first access.
+///
+/// Errors: the process holds a file opened by the library that is not the one under
+/// the name (the name was changed while the library opened it).
+pub fn check_held(
+    path: &CStr,
+    at_name: &FileStat,
+    open_before: &[FileStat],
+    open_now: &[FileStat],
+) -> Result<()> {
+    if open_now.iter().any(|f| f.same_file(at_name)) {
+        return Ok(());
+    }
+    let new = open_now
+        .iter()
+        .find(|f| !open_before.iter().any(|b| b.same_file(f)));
+    match new {
+        None => Ok(()),
+        Some(f) => Err(Error::Other(format!(
+            "the data file {} changed while the library opened it: this process holds \
+             file {}:{} open, the name leads to {}:{} (device:inode)",
+            path.to_string_lossy(),
+            f.dev,
+            f.ino,
+            at_name.dev,
+            at_name.ino
+        ))),
+    }
+}
+
+/// Item 5: `seen` (the file a read phase opens, as this process sees it) must be the
+/// file the write phase left, `written` (device and inode as this process saw them
+/// after its write-phase open), of `size` bytes (the file's size after the write
+/// phase) when given. `when` says at which moment ("before the read phase").
+///
+/// Errors: another file, or another size, naming the file and both values.
+pub fn check_same(
+    path: &CStr,
+    seen: &FileStat,
+    written: &FileStat,
+    size: Option<u64>,
+    when: &str,
+) -> Result<()> {
+    let name = path.to_string_lossy();
+    if seen.kind != FileKind::Regular {
+        return Err(Error::Other(format!(
+            "the data file {name} changed between the write and the read phase: {when} \
+             it is {}",
+            seen.kind.words()
+        )));
+    }
+    if !seen.same_file(written) {
+        return Err(Error::Other(format!(
+            "the data file {name} was replaced between the write and the read phase: \
+             {when} it is file {}:{}, the write phase left {}:{} (device:inode)",
+            seen.dev, seen.ino, written.dev, written.ino
+        )));
+    }
+    if let Some(want) = size.filter(|&s| s != seen.size) {
+        return Err(Error::Other(format!(
+            "the data file {name} changed size between the write and the read phase: \
+             {when} it holds {} bytes, the write phase left {want}",
+            seen.size
+        )));
+    }
+    Ok(())
+}
+
+/// Reopen `path`, a file made as `made` (for reading, or appending when `append`),
+/// without following a symbolic link, and check that it is still that file
+/// (device, inode).
+///
+/// Errors: the open fails, or another file is under the name.
+pub fn reopen(path: &CStr, append: bool, made: &FileStat) -> Result<std::fs::File> {
+    let f = posix::open_std_nofollow(path, append)?;
+    let m = f
+        .metadata()
+        .map_err(|e| Error::Other(format!("fstat({}) failed: {e}", path.to_string_lossy())))?;
+    let seen = FileStat::of(&m);
+    if !seen.same_file(made) {
+        return Err(Error::Other(format!(
+            "the scratch file {} was replaced: it is file {}:{}, h5perf made {}:{} \
+             (device:inode)",
+            path.to_string_lossy(),
+            seen.dev,
+            seen.ino,
+            made.dev,
+            made.ino
+        )));
+    }
+    Ok(f)
+}
+
+/// What is under `path` now, which must be `made` (the same device and inode, a
+/// regular file): for files a library reopens by name.
+///
+/// Errors: nothing there, or another file.
+pub fn check_still(path: &CStr, made: &FileStat) -> Result<()> {
+    match posix::lstat(path)? {
+        Some(seen) if seen.kind == FileKind::Regular && seen.same_file(made) => Ok(()),
+        Some(seen) => Err(Error::Other(format!(
+            "the scratch file {} was replaced: it is {} {}:{}, h5perf made {}:{} \
+             (device:inode)",
+            path.to_string_lossy(),
+            seen.kind.words(),
+            seen.dev,
+            seen.ino,
+            made.dev,
+            made.ino
+        ))),
+        None => Err(Error::Other(format!(
+            "the scratch file {} is gone: another process removed it",
+            path.to_string_lossy()
+        ))),
+    }
+}
+
+/// A `USER` (or `LOGIN`) value names one subdirectory of `HDF5_PARAPREFIX`: refused
+/// when it contains `/` or is `.` or `..` (it would lead elsewhere).
+///
+/// Errors: the refusal, naming the value.
+pub fn check_user_name(user: &OsStr) -> Result<()> {
+    let b = user.as_bytes();
+    if b.contains(&b'/') || b == b"." || b == b".." {
+        return Err(Error::Other(format!(
+            "USER (or LOGIN) is {:?}: with HDF5_PARAPREFIX set it names the subdirectory \
+             of the data files, so it must be a plain name, without '/' and not '.' or '..'",
+            user.to_string_lossy()
+        )));
+    }
+    Ok(())
+}
+
+/// The `$HDF5_PARAPREFIX/$USER` directory `dir` must be a directory itself (not a
+/// symbolic link to one) owned by the user running h5perf: a directory another user
+/// made or points to could be theirs to change under h5perf.
+///
+/// Errors: what `dir` is instead, naming it.
+pub fn check_user_dir(dir: &Path) -> Result<()> {
+    let bad = |why: String| {
+        Err(Error::Other(format!(
+            "refusing the data directory {} ($HDF5_PARAPREFIX/$USER): {why}; it must be a \
+             directory of the user running h5perf (remove or rename it, or set \
+             HDF5_PARAPREFIX to a directory of yours)",
+            dir.display()
+        )))
+    };
+    let m = match std::fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) => return bad(format!("lstat failed: {e}")),
+    };
+    let st = FileStat::of(&m);
+    if st.kind != FileKind::Directory {
+        let to = match std::fs::read_link(dir) {
+            Ok(t) => format!(" to {}", t.display()),
+            Err(_) => String::new(),
+        };
+        return bad(format!("it is {}{to}", st.kind.words()));
+    }
+    let me = posix::effective_uid();
+    if st.uid != me {
+        return bad(format!(
+            "it belongs to user id {}, not to the user running h5perf (user id {me})",
+            st.uid
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+
+    fn c(p: &Path) -> CString {
+        CString::new(p.to_str().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn make_room_removes_own_files_and_refuses_links_and_directories() {
+        let t = std::env::temp_dir().join(format!("h5perf-datafiles-{}", std::process::id()));
+        std::fs::create_dir_all(&t).unwrap();
+        let victim = t.join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        // a leftover of ours is removed; a hard link to it keeps the contents
+        let f = t.join("#pio_tmp_1.posix");
+        std::fs::hard_link(&victim, &f).unwrap();
+        make_room(&c(&f)).unwrap();
+        assert!(!f.exists());
+        let st = create_new(&c(&f), false).unwrap();
+        assert_eq!((st.kind, st.size, st.nlink), (FileKind::Regular, 0, 1));
+        check_new(&c(&f), &st, true).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        // a new file cannot be made over an existing one
+        assert!(Fd::open(&c(&f), OpenMode::CreateNew).is_err());
+        std::fs::remove_file(&f).unwrap();
+        // a symbolic link is refused and left alone, the target untouched
+        std::os::unix::fs::symlink(&victim, &f).unwrap();
+        let e = make_room(&c(&f)).unwrap_err().to_string();
+        assert!(
+            e.contains("symbolic link to") && e.contains("victim"),
+            "{e}"
+        );
+        assert!(std::fs::symlink_metadata(&f)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        std::fs::remove_file(&f).unwrap();
+        std::fs::create_dir(&f).unwrap();
+        let e = make_room(&c(&f)).unwrap_err().to_string();
+        assert!(e.contains("it is a directory"), "{e}");
+        std::fs::remove_dir(&f).unwrap();
+        // a second name is not a new file
+        std::fs::hard_link(&victim, &f).unwrap();
+        let seen = posix::lstat(&c(&f)).unwrap().unwrap();
+        let e = check_new(&c(&f), &seen, false).unwrap_err().to_string();
+        assert!(e.contains("2 names"), "{e}");
+        let one = FileStat { nlink: 1, ..seen };
+        let e = check_new(&c(&victim), &one, true).unwrap_err().to_string();
+        assert!(e.contains("holds 4 bytes"), "{e}");
+        std::fs::remove_dir_all(&t).unwrap();
+    }
+
+    #[test]
+    fn same_file_and_size() {
+        let a = FileStat {
+            dev: 1,
+            ino: 2,
+            kind: FileKind::Regular,
+            uid: 0,
+            nlink: 1,
+            size: 10,
+        };
+        let p = CString::new("d/#pio_tmp_1.h5").unwrap();
+        check_same(&p, &a, &a, Some(10), "at the open").unwrap();
+        let e = check_same(&p, &FileStat { size: 4, ..a }, &a, Some(10), "at the open")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("holds 4 bytes, the write phase left 10"), "{e}");
+        let e = check_same(&p, &FileStat { ino: 3, ..a }, &a, None, "at the open")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("replaced") && e.contains("1:3") && e.contains("1:2"),
+            "{e}"
+        );
+        // held: the name's file is open; or nothing new was opened; else refused
+        let b = FileStat { ino: 9, ..a };
+        check_held(&p, &a, &[], &[b, a]).unwrap();
+        check_held(&p, &a, &[b], &[b]).unwrap();
+        assert!(check_held(&p, &a, &[], &[b]).is_err());
+    }
+
+    #[test]
+    fn user_names_and_dirs() {
+        for ok in ["bob", "..bob", "a.b", ""] {
+            check_user_name(OsStr::new(ok)).unwrap();
+        }
+        for bad in ["../../x", "a/b", "/", ".", ".."] {
+            let e = check_user_name(OsStr::new(bad)).unwrap_err().to_string();
+            assert!(e.contains("plain name"), "{bad}: {e}");
+        }
+        let t = std::env::temp_dir().join(format!("h5perf-userdir-{}", std::process::id()));
+        std::fs::create_dir_all(&t).unwrap();
+        check_user_dir(&t).unwrap();
+        let l = t.with_extension("link");
+        let _ = std::fs::remove_file(&l);
+        std::os::unix::fs::symlink(&t, &l).unwrap();
+        let e = check_user_dir(&l).unwrap_err().to_string();
+        assert!(e.contains("symbolic link to"), "{e}");
+        std::fs::remove_file(&l).unwrap();
+        std::fs::remove_dir_all(&t).unwrap();
+    }
+}

@@ -1,0 +1,487 @@
+//! The data directory's lock: one h5perf run per data directory at a time, and what a
+//! run that ended without cleaning up left there.
+//!
+//! Rank 0 of the run's communicator holds the lock file `#h5perf.lock` in the data
+//! directory for the whole run. It is a small text file ([`Holder::render`]) naming
+//! the holder — host name, kernel boot id, PID and PID namespace, the process's start
+//! time since boot, its start as wall-clock time, its user ID — and the files the run
+//! makes there
+//! ([`Claim`]: the data files `#pio_tmp_1..F` of each API's suffix, the
+//! `--fill-behaviour` scratch files, and whether they are kept).
+//!
+//! * **Creation** never follows or replaces anything: the record is written to a file
+//!   of its own (`#h5perf.lock.new.HOST.PID`, `O_CREAT|O_EXCL|O_NOFOLLOW`, synced) and
+//!   hard-linked to the lock's name, which fails if any file, symbolic link or
+//!   directory is there (on file systems without hard links, the lock itself is created
+//!   with `O_EXCL|O_NOFOLLOW`). The run then checks that the name is its file.
+//! * **A lock held by a live run** refuses the run, naming that run (host, PID, start).
+//! * **A stale lock** (its process is gone) is taken over. A process is gone when a rank
+//!   of this run on the holder's host finds no process with that PID and start time, or
+//!   another boot id (the host restarted). The lock is moved aside (`rename`, then the
+//!   moved file checked to be the stale one, so that two runs taking over at once do not
+//!   both win), this run's lock is created, and the files the dead run claimed and left
+//!   — regular files of its user, modified since its start (a minute's slack for other
+//!   nodes' clocks) — are removed and named on stderr; a file that cannot be removed is
+//!   named with the reason. The files of a run that kept them (`HDF5_NOCLEANUP`,
+//!   `--read-only`) are named as kept and left alone.
+//! * **A lock of another host** that no rank of this run can check (no rank runs there,
+//!   or only in another PID namespace, e.g. a container with the same host name)
+//!   refuses the run, saying so; it stays until a run with a rank on that host finds its
+//!   process gone, or until it is removed by hand. A stale lock of another user is not
+//!   taken over either (refused with its owner's user ID).
+//! * **Release** at the end of the run removes the lock if it is still this run's file;
+//!   a lock that was removed or replaced during the run fails the run (another program
+//!   used the directory at the same time). On an error path the lock is removed when
+//!   [`DirLock`] is dropped; when the process is interrupted or crashes, the signal
+//!   handlers and the reaper remove it ([`crate::ffi::cleanup`]).
+
+use std::fs;
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::agree::agree;
+use super::lock_record::{join, shown, ALIVE, UNKNOWN};
+pub use super::lock_record::{Claim, Holder};
+use crate::error::{path_text, Error, Result};
+use crate::ffi::cleanup::{self, Slot};
+use crate::ffi::mpi::{Comm, Op};
+use crate::ffi::process;
+
+/// The lock file's name in the data directory.
+pub const LOCK_NAME: &str = "#h5perf.lock";
+/// A lock file larger than this (bytes) is not one of ours.
+const MAX_LOCK_BYTES: u64 = 64 * 1024;
+/// Create/take-over rounds before giving up (each lost only to another run starting).
+const ATTEMPTS: usize = 4;
+
+/// A file's identity (device and inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Ident {
+    dev: u64,
+    ino: u64,
+}
+
+impl Ident {
+    fn of(m: &fs::Metadata) -> Ident {
+        Ident {
+            dev: m.dev(),
+            ino: m.ino(),
+        }
+    }
+}
+
+/// What rank 0 found at the lock's name.
+enum Found {
+    /// This run's lock is there now.
+    Created(Ident),
+    /// Another run's lock: its holder, the file's identity and owner.
+    Held(Holder, Ident, u32),
+    /// Nothing any more (it went while being looked at): try again.
+    Vanished,
+    /// Something that is not a lock of ours: the reason.
+    Blocked(String),
+}
+
+/// The outcome of rank 0's takeover of a stale lock.
+enum TakeOver {
+    /// This run holds the lock; rank 0's notes on what the dead run left.
+    Mine(Ident, Vec<String>),
+    /// Another run got in first: try again.
+    Lost,
+    /// The stale lock belongs to another user.
+    Foreign,
+}
+
+/// The data directory's lock, held by rank 0 of a run's communicator. Release it with
+/// [`DirLock::release`] at the end of the run; dropped unreleased (an error path), it
+/// is removed if it is still this run's.
+pub struct DirLock {
+    /// The lock file (rank 0), `None` on the other ranks.
+    path: Option<PathBuf>,
+    ident: Ident,
+    released: bool,
+    /// On rank 0, after a takeover: one line each (starting `h5perf: `) on the run that
+    /// ended without releasing the directory and what it left; else empty.
+    pub takeover: Vec<String>,
+}
+
+/// `WHAT PATH: reason`, the path as bytes shown as text (cut at 200 characters), the
+/// reason without Rust's `(os error N)`.
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
+    let t = e.to_string();
+    let why = t.split(" (os error").next().unwrap_or(&t);
+    let shown = path_text(path.as_os_str());
+    let cut_shown = crate::error::cut(&shown, 200);
+    let more = if cut_shown.len() < shown.len() {
+        "…"
+    } else {
+        ""
+    };
+    Error::Other(format!("{what} {cut_shown}{more}: {why}"))
+}
+
+/// Take the lock of data directory `dir` for a run making the files of `claim`.
+/// Collective over `comm`: rank 0 works on the file, every rank on the holder's host
+/// helps decide whether a holder is still running.
+///
+/// Errors (the same on every rank): [`Error::Invalid`] when the directory is in use by a
+/// live run, locked by a run no rank can check (another host), by a stale lock of
+/// another user, or blocked by a file that is not a lock; an agreed error when a file
+/// operation failed on rank 0.
+pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
+    let rank = comm.rank()?;
+    let me = Holder::this_process(claim.clone());
+    let lock = join(dir, LOCK_NAME);
+    for _ in 0..ATTEMPTS {
+        let found = if rank == 0 {
+            try_create(dir, &lock, &me)
+        } else {
+            Ok(Found::Vanished)
+        };
+        let found = agree_value(comm, found)?;
+        let (found, owner) = share_found(comm, rank, found)?;
+        let (holder, stale_ident) = match found {
+            Found::Created(ident) => return Ok(held(rank, lock, ident, Vec::new())),
+            Found::Vanished => continue,
+            Found::Blocked(reason) => {
+                return Err(refusal(format!(
+                    "{} is in the way of h5perf's lock of the data directory {}: {reason}; \
+                     remove it, or give this run another directory (HDF5_PARAPREFIX)",
+                    shown_lock(dir),
+                    shown(dir)
+                )))
+            }
+            Found::Held(h, ident, _) => (h, ident),
+        };
+        let seen = comm.allreduce_u64(holder.seen_from_here(), Op::Max)?;
+        if seen == ALIVE {
+            return Err(refusal(format!(
+                "the data directory {} is in use by another h5perf run ({}): wait until it \
+                 ends, or give this run another directory (HDF5_PARAPREFIX); its lock file is {}",
+                shown(dir),
+                holder.describe(),
+                shown_lock(dir)
+            )));
+        }
+        if seen == UNKNOWN {
+            return Err(refusal(format!(
+                "the data directory {} is locked by an h5perf run on another host ({}), and no \
+                 process of this run is on {} to check whether it still runs: wait until it \
+                 ends, or give this run another directory (HDF5_PARAPREFIX); if no h5perf runs \
+                 on {} any more, remove {}",
+                shown(dir),
+                holder.describe(),
+                holder.host,
+                holder.host,
+                shown_lock(dir)
+            )));
+        }
+        let taken = if rank == 0 {
+            take_over(dir, &lock, &me, &holder, stale_ident, owner)
+        } else {
+            Ok(TakeOver::Lost)
+        };
+        let taken = agree_value(comm, taken)?;
+        let code = match &taken {
+            TakeOver::Mine(..) => b'M',
+            TakeOver::Lost => b'L',
+            TakeOver::Foreign => b'F',
+        };
+        match (comm.bcast_bytes(0, &[code])?.first(), taken) {
+            (_, TakeOver::Mine(ident, notes)) => return Ok(held(rank, lock, ident, notes)),
+            (Some(&b'M'), _) => return Ok(held(rank, lock, Ident::default(), Vec::new())),
+            (Some(&b'F'), _) => {
+                return Err(refusal(format!(
+                    "the data directory {} is locked by an h5perf run that has ended ({}), but \
+                     its lock file {} belongs to another user (user ID {owner}): remove it as \
+                     that user or as root, or give this run another directory (HDF5_PARAPREFIX)",
+                    shown(dir),
+                    holder.describe(),
+                    shown_lock(dir)
+                )))
+            }
+            _ => continue,
+        }
+    }
+    Err(refusal(format!(
+        "cannot lock the data directory {}: other h5perf runs keep starting there at the same time",
+        shown(dir)
+    )))
+}
+
+/// The lock file for messages: in the data directory as [`shown`] names it.
+fn shown_lock(dir: &Path) -> String {
+    format!("{}/{LOCK_NAME}", shown(dir))
+}
+
+/// A refused run: the same message on every rank, before anything is written (like the
+/// other up-front refusals, [`Error::Invalid`]: the job still shuts MPI down normally).
+fn refusal(msg: String) -> Error {
+    Error::Invalid(vec![msg])
+}
+
+/// The [`DirLock`] of a run whose rank 0 holds `lock`.
+fn held(rank: u32, lock: PathBuf, ident: Ident, takeover: Vec<String>) -> DirLock {
+    DirLock {
+        path: (rank == 0).then_some(lock),
+        ident,
+        released: false,
+        takeover,
+    }
+}
+
+/// Agree on rank 0's result, keeping its value there.
+fn agree_value<T>(comm: &Comm, r: Result<T>) -> Result<T> {
+    let (unit, v) = match r {
+        Ok(v) => (Ok(()), Some(v)),
+        Err(e) => (Err(e), None),
+    };
+    agree(comm, unit)?;
+    Ok(v.expect("agreement succeeded, so this rank succeeded"))
+}
+
+/// Rank 0's [`Found`] on every rank (the identity only on rank 0), with the lock
+/// file's owner for [`Found::Held`]. Collective.
+fn share_found(comm: &Comm, rank: u32, found: Found) -> Result<(Found, u32)> {
+    let text = match &found {
+        Found::Created(_) => "C".to_string(),
+        Found::Vanished => "V".to_string(),
+        Found::Blocked(r) => format!("B{r}"),
+        Found::Held(h, _, owner) => format!("H{owner}\n{}", h.render()),
+    };
+    let got = comm.bcast_bytes(0, text.as_bytes())?;
+    let got = String::from_utf8_lossy(&got).into_owned();
+    let owner = match &found {
+        Found::Held(_, _, o) => *o,
+        _ => got
+            .strip_prefix('H')
+            .and_then(|r| r.split_once('\n'))
+            .and_then(|(o, _)| o.parse().ok())
+            .unwrap_or(0),
+    };
+    if rank == 0 {
+        return Ok((found, owner));
+    }
+    let shared = match got.chars().next() {
+        Some('C') => Found::Created(Ident::default()),
+        Some('B') => Found::Blocked(got[1..].to_string()),
+        Some('H') => match got.split_once('\n').and_then(|(_, rec)| Holder::parse(rec)) {
+            Some(h) => Found::Held(h, Ident::default(), owner),
+            None => Found::Vanished,
+        },
+        _ => Found::Vanished,
+    };
+    Ok((shared, owner))
+}
+
+/// Remove a file of this process's own making left under `path` by a process of the
+/// same host and PID (a PID reused after a crash): only a regular file of this user.
+fn clear_own(path: &Path) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_error("cannot look at", path, e)),
+        Ok(m) if m.file_type().is_file() && m.uid() == process::euid() => {
+            fs::remove_file(path).map_err(|e| io_error("cannot remove", path, e))
+        }
+        Ok(_) => Err(Error::Other(format!(
+            "{} is in the way of h5perf's lock: it is not a regular file of this user",
+            path.display()
+        ))),
+    }
+}
+
+/// Rank 0: create this run's lock at `lock`, or find what is there.
+fn try_create(dir: &Path, lock: &Path, me: &Holder) -> Result<Found> {
+    let tmp = join(dir, format!("{LOCK_NAME}.new.{}.{}", me.host, me.pid));
+    clear_own(&tmp)?;
+    cleanup::register(Slot::Lock, &tmp);
+    let written = write_new(&tmp, me);
+    let ident = match written {
+        Ok(i) => i,
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            cleanup::unregister(Slot::Lock);
+            return Err(e);
+        }
+    };
+    let linked = fs::hard_link(&tmp, lock);
+    let _ = fs::remove_file(&tmp);
+    cleanup::unregister(Slot::Lock);
+    match linked {
+        Ok(()) => Ok(check_ours(lock, ident)),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => read_existing(lock),
+        Err(e) if no_hard_links(&e) => match write_new(lock, me) {
+            Ok(ident) => Ok(check_ours(lock, ident)),
+            Err(_) if fs::symlink_metadata(lock).is_ok() => read_existing(lock),
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(io_error("cannot create the lock", lock, e)),
+    }
+}
+
+/// Whether `link(2)` failed because the file system has no hard links.
+fn no_hard_links(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EPERM) | Some(libc::EOPNOTSUPP) | Some(libc::EMLINK)
+    )
+}
+
+/// After creating the lock: registered for removal if `lock` is the file `ident`.
+fn check_ours(lock: &Path, ident: Ident) -> Found {
+    match fs::symlink_metadata(lock) {
+        Ok(m) if Ident::of(&m) == ident => {
+            cleanup::register(Slot::Lock, lock);
+            Found::Created(ident)
+        }
+        _ => Found::Vanished,
+    }
+}
+
+/// Create `path` (`O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0644) holding `me`'s record,
+/// synced; its identity.
+fn write_new(path: &Path, me: &Holder) -> Result<Ident> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| io_error("cannot create the lock file", path, e))?;
+    f.write_all(me.render().as_bytes())
+        .and_then(|()| f.sync_all())
+        .map_err(|e| io_error("cannot write the lock file", path, e))?;
+    let m = f
+        .metadata()
+        .map_err(|e| io_error("cannot look at", path, e))?;
+    Ok(Ident::of(&m))
+}
+
+/// Read the lock at `lock` without following a symbolic link.
+fn read_existing(lock: &Path) -> Result<Found> {
+    let opened = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(lock);
+    let mut f = match opened {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Found::Vanished),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Ok(Found::Blocked("it is a symbolic link".into()))
+        }
+        Err(e) => return Err(io_error("cannot open the lock file", lock, e)),
+    };
+    let m = f
+        .metadata()
+        .map_err(|e| io_error("cannot look at", lock, e))?;
+    if !m.file_type().is_file() {
+        return Ok(Found::Blocked("it is not a regular file".into()));
+    }
+    if m.len() > MAX_LOCK_BYTES {
+        return Ok(Found::Blocked(
+            "it is too large to be an h5perf lock".into(),
+        ));
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)
+        .map_err(|e| io_error("cannot read the lock file", lock, e))?;
+    match Holder::parse(&String::from_utf8_lossy(&bytes)) {
+        Some(h) => Ok(Found::Held(h, Ident::of(&m), m.uid())),
+        None => Ok(Found::Blocked("it is not an h5perf lock file".into())),
+    }
+}
+
+/// Rank 0: take over the stale lock `stale` (file `stale_ident`, owned by `owner`) at
+/// `lock`: move it aside, check that what moved is that lock, create this run's, then
+/// remove what the dead run left.
+fn take_over(
+    dir: &Path,
+    lock: &Path,
+    me: &Holder,
+    stale: &Holder,
+    stale_ident: Ident,
+    owner: u32,
+) -> Result<TakeOver> {
+    if owner != process::euid() {
+        return Ok(TakeOver::Foreign);
+    }
+    let aside = join(dir, format!("{LOCK_NAME}.stale.{}.{}", me.host, me.pid));
+    clear_own(&aside)?;
+    cleanup::register(Slot::Aside, &aside);
+    let done = |r| {
+        let _ = fs::remove_file(&aside);
+        cleanup::unregister(Slot::Aside);
+        r
+    };
+    match fs::rename(lock, &aside) {
+        Ok(()) => {}
+        Err(e) if e.kind() == ErrorKind::NotFound => return done(Ok(TakeOver::Lost)),
+        Err(e) => return done(Err(io_error("cannot move aside the stale lock", lock, e))),
+    }
+    if fs::symlink_metadata(&aside).ok().map(|m| Ident::of(&m)) != Some(stale_ident) {
+        // another run's new lock, made after the stale one went: put it back
+        let _ = fs::hard_link(&aside, lock);
+        return done(Ok(TakeOver::Lost));
+    }
+    match try_create(dir, lock, me) {
+        Ok(Found::Created(ident)) => {
+            let notes = super::leftovers::clean(dir, stale);
+            done(Ok(TakeOver::Mine(ident, notes)))
+        }
+        Ok(_) => done(Ok(TakeOver::Lost)),
+        Err(e) => done(Err(e)),
+    }
+}
+
+impl DirLock {
+    /// Remove the lock at the end of the run (collective).
+    ///
+    /// Errors (agreed): the lock was removed or replaced during the run (another
+    /// program used the data directory at the same time), or it cannot be removed.
+    pub fn release(mut self, comm: &Comm) -> Result<()> {
+        self.released = true;
+        let r = self.remove_if_ours();
+        agree(comm, r)
+    }
+
+    /// Rank 0: remove the lock file if it is still this run's.
+    fn remove_if_ours(&self) -> Result<()> {
+        let Some(p) = &self.path else {
+            return Ok(());
+        };
+        let r = match fs::symlink_metadata(p) {
+            Ok(m) if Ident::of(&m) == self.ident => fs::remove_file(p)
+                .map_err(|e| io_error("cannot remove the data directory's lock file", p, e)),
+            Ok(_) => Err(Error::Other(format!(
+                "the lock file {} was replaced during the run: another program used the data \
+                 directory at the same time, so its files may not have been this run's alone",
+                p.display()
+            ))),
+            Err(e) if e.kind() == ErrorKind::NotFound => Err(Error::Other(format!(
+                "the lock file {} was removed during the run: another program used the data \
+                 directory at the same time, so its files may not have been this run's alone",
+                p.display()
+            ))),
+            Err(e) => Err(io_error("cannot look at the lock file", p, e)),
+        };
+        cleanup::unregister(Slot::Lock);
+        r
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        if self.released {
+            return;
+        }
+        // an error path: the run's own error is reported; a lock that cannot be
+        // removed is named too
+        if let Err(Error::Other(m)) = self.remove_if_ours() {
+            if m.starts_with("cannot remove") {
+                let line = format!("h5perf: {m}\n");
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! The lock file's record ([`Holder`]: who holds the data directory and the files its
+//! run makes there, [`Claim`]), whether its process still runs, and the names a dead
+//! run may have left. Used by [`super::dir_lock`] (the lock) and [`super::leftovers`].
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::host;
+use super::run_env::dir_or_current;
+use crate::error::path_text;
+use crate::ffi::process;
+
+/// The first line of a lock file.
+const FORMAT: &str = "h5perf-lock 1";
+/// A leftover was modified no earlier than this many seconds before its run started
+/// (slack for the clocks of other nodes writing to a shared file system).
+const MTIME_SLACK_S: i64 = 60;
+
+/// The files a run makes in its data directory: what a run that takes over its stale
+/// lock looks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Claim {
+    /// Data files: for each suffix (`.posix`, `.mpio`, `.h5`), the number `F` of files
+    /// `#pio_tmp_1<suffix>` .. `#pio_tmp_F<suffix>`.
+    pub data: Vec<(String, u64)>,
+    /// Other file names (the `--fill-behaviour` scratch files).
+    pub scratch: Vec<String>,
+    /// The run keeps its files (`HDF5_NOCLEANUP`, `--read-only`): never removed as
+    /// leftovers.
+    pub keep: bool,
+}
+
+impl Claim {
+    /// Whether `name` (a file name in the data directory) is one of the claimed files.
+    pub fn covers(&self, name: &[u8]) -> bool {
+        if self.scratch.iter().any(|s| s.as_bytes() == name) {
+            return true;
+        }
+        let Some(rest) = name.strip_prefix(b"#pio_tmp_") else {
+            return false;
+        };
+        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 || rest[0] == b'0' || digits > 19 {
+            return false;
+        }
+        let (num, suffix) = rest.split_at(digits);
+        let n: u64 = std::str::from_utf8(num)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        self.data
+            .iter()
+            .any(|(s, count)| s.as_bytes() == suffix && n >= 1 && n <= *count)
+    }
+}
+
+/// The process that holds (or held) a lock, with its claim: the lock file's contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    /// Host name ([`host::hostname`]).
+    pub host: String,
+    /// Kernel boot id of that host (`-` if unknown).
+    pub boot_id: String,
+    /// Process ID.
+    pub pid: u32,
+    /// The PID namespace the PID is in ([`host::pid_namespace`]; `-` if unknown): a
+    /// container with the same host name cannot see the holder's processes.
+    pub pid_ns: String,
+    /// Process start, clock ticks since boot ([`host::process_start_ticks`]); `None` if
+    /// unknown.
+    pub start_ticks: Option<u64>,
+    /// Process start, seconds since the Unix epoch.
+    pub started: u64,
+    /// Effective user ID.
+    pub uid: u32,
+    /// The files of the run.
+    pub claim: Claim,
+}
+
+impl Holder {
+    /// This process, making the files of `claim`.
+    pub fn this_process(claim: Claim) -> Holder {
+        let pid = std::process::id();
+        Holder {
+            host: host::hostname(),
+            boot_id: host::boot_id().unwrap_or_else(|| "-".to_string()),
+            pid,
+            pid_ns: host::pid_namespace().unwrap_or_else(|| "-".to_string()),
+            start_ticks: host::process_start_ticks(pid),
+            started: host::now_unix_seconds(),
+            uid: process::euid(),
+            claim,
+        }
+    }
+
+    /// The lock file's text: `h5perf-lock 1`, then one `key value` line each.
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "{FORMAT}\nhost {}\nboot_id {}\npid {}\npid_ns {}\nstart_ticks {}\nstarted {}\nuid {}\nkeep {}\n",
+            self.host,
+            self.boot_id,
+            self.pid,
+            self.pid_ns,
+            self.start_ticks
+                .map_or_else(|| "-".to_string(), |t| t.to_string()),
+            self.started,
+            self.uid,
+            u8::from(self.claim.keep)
+        );
+        for (suffix, count) in &self.claim.data {
+            s.push_str(&format!("data {suffix} {count}\n"));
+        }
+        for name in &self.claim.scratch {
+            s.push_str(&format!("scratch {name}\n"));
+        }
+        s
+    }
+
+    /// Parse a lock file's text; `None` if it is not one (`pid_ns` may be missing:
+    /// unknown).
+    pub fn parse(text: &str) -> Option<Holder> {
+        let mut lines = text.lines();
+        if lines.next()? != FORMAT {
+            return None;
+        }
+        let (mut host, mut boot_id, mut pid, mut ticks, mut started, mut uid) =
+            (None, None, None, None, None, None);
+        let mut claim = Claim::default();
+        let mut pid_ns = "-".to_string();
+        for line in lines {
+            let (key, value) = line.split_once(' ')?;
+            match key {
+                "host" => host = Some(value.to_string()),
+                "boot_id" => boot_id = Some(value.to_string()),
+                "pid" => pid = Some(value.parse().ok()?),
+                "pid_ns" => pid_ns = value.to_string(),
+                "start_ticks" => {
+                    ticks = Some(if value == "-" {
+                        None
+                    } else {
+                        Some(value.parse().ok()?)
+                    })
+                }
+                "started" => started = Some(value.parse().ok()?),
+                "uid" => uid = Some(value.parse().ok()?),
+                "keep" => claim.keep = value == "1",
+                "data" => {
+                    let (suffix, count) = value.split_once(' ')?;
+                    claim.data.push((suffix.to_string(), count.parse().ok()?));
+                }
+                "scratch" => claim.scratch.push(value.to_string()),
+                _ => {}
+            }
+        }
+        Some(Holder {
+            host: host.filter(|h| !h.is_empty())?,
+            boot_id: boot_id?,
+            pid: pid?,
+            pid_ns,
+            start_ticks: ticks?,
+            started: started?,
+            uid: uid?,
+            claim,
+        })
+    }
+
+    /// `host H, PID P, started T` for messages (T in RFC 3339, UTC).
+    pub fn describe(&self) -> String {
+        format!(
+            "host {}, PID {}, started {}",
+            self.host,
+            self.pid,
+            host::rfc3339_utc(self.started)
+        )
+    }
+
+    /// What this process can tell about the holder: [`UNKNOWN`] (another host, or
+    /// another PID namespace of this host), [`GONE`] (no such process any more, or the
+    /// host restarted) or [`ALIVE`].
+    pub fn seen_from_here(&self) -> u64 {
+        if host::hostname() != self.host {
+            return UNKNOWN;
+        }
+        if let Some(b) = host::boot_id() {
+            if self.boot_id != "-" && b != self.boot_id {
+                return GONE;
+            }
+        }
+        if let Some(ns) = host::pid_namespace() {
+            if self.pid_ns != "-" && ns != self.pid_ns {
+                return UNKNOWN;
+            }
+        }
+        let alive = match (self.start_ticks, host::proc_available()) {
+            (Some(t), true) => host::process_start_ticks(self.pid) == Some(t),
+            _ => process::process_exists(self.pid) != Some(false),
+        };
+        if alive {
+            ALIVE
+        } else {
+            GONE
+        }
+    }
+}
+
+/// [`Holder::seen_from_here`]: not on this host.
+pub const UNKNOWN: u64 = 0;
+/// [`Holder::seen_from_here`]: the process is gone.
+pub const GONE: u64 = 1;
+/// [`Holder::seen_from_here`]: the process runs.
+pub const ALIVE: u64 = 2;
+
+/// `dir/name`, or `name` for the current directory (`dir` empty).
+pub fn join(dir: &Path, name: impl AsRef<OsStr>) -> PathBuf {
+    dir.join(name.as_ref())
+}
+
+/// The data directory for messages: its canonical path, else as given (`.` for the
+/// current directory).
+pub fn shown(dir: &Path) -> String {
+    let here = dir_or_current(dir);
+    path_text(
+        fs::canonicalize(here)
+            .as_deref()
+            .unwrap_or(here)
+            .as_os_str(),
+    )
+}
+
+/// The names in `dir` that `claim` covers, sorted.
+pub fn claimed_names(dir: &Path, claim: &Claim) -> std::io::Result<Vec<OsString>> {
+    let mut names: Vec<OsString> = fs::read_dir(dir_or_current(dir))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .filter(|n| claim.covers(n.as_bytes()))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Whether the file `m` is one a run of `stale` left: a regular file of its user,
+/// modified since it started (with [`MTIME_SLACK_S`]).
+pub fn left_by(m: &fs::Metadata, stale: &Holder) -> bool {
+    let since = i64::try_from(stale.started).unwrap_or(i64::MAX) - MTIME_SLACK_S;
+    m.file_type().is_file() && m.uid() == stale.uid && m.mtime() >= since
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim() -> Claim {
+        Claim {
+            data: vec![(".posix".into(), 3), (".h5".into(), 1)],
+            scratch: vec!["#h5perf_fill_serial.h5".into()],
+            keep: false,
+        }
+    }
+
+    #[test]
+    fn claims() {
+        let c = claim();
+        for yes in [
+            "#pio_tmp_1.posix",
+            "#pio_tmp_3.posix",
+            "#pio_tmp_1.h5",
+            "#h5perf_fill_serial.h5",
+        ] {
+            assert!(c.covers(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "#pio_tmp_4.posix",
+            "#pio_tmp_0.posix",
+            "#pio_tmp_01.posix",
+            "#pio_tmp_2.h5",
+            "#pio_tmp_1.mpio",
+            "#pio_tmp_1.posix.x",
+            "#pio_tmp_.posix",
+            "#pio_tmp_99999999999999999999.posix",
+            "pio_tmp_1.posix",
+            "#h5perf.lock",
+        ] {
+            assert!(!c.covers(no.as_bytes()), "{no}");
+        }
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let mut h = Holder::this_process(claim());
+        assert_eq!(Holder::parse(&h.render()), Some(h.clone()));
+        h.start_ticks = None;
+        h.claim.keep = true;
+        h.claim.data.clear();
+        assert_eq!(Holder::parse(&h.render()), Some(h.clone()));
+        assert!(h
+            .describe()
+            .starts_with(&format!("host {}, PID {}, started 20", h.host, h.pid)));
+        for bad in [
+            "",
+            "h5perf-lock 2\nhost a\n",
+            "h5perf-lock 1\nhost a\nboot_id -\npid x\nstart_ticks 1\nstarted 1\nuid 0\n",
+            "h5perf-lock 1\nboot_id -\npid 1\nstart_ticks 1\nstarted 1\nuid 0\n",
+            "something else entirely",
+        ] {
+            assert_eq!(Holder::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn liveness() {
+        let me = Holder::this_process(Claim::default());
+        assert_eq!(me.seen_from_here(), ALIVE);
+        let mut other = me.clone();
+        other.host = format!("{}-elsewhere", me.host);
+        assert_eq!(other.seen_from_here(), UNKNOWN);
+        let mut reused = me.clone();
+        reused.start_ticks = me.start_ticks.map(|t| t + 1);
+        assert_eq!(reused.seen_from_here(), GONE);
+        let mut rebooted = me.clone();
+        rebooted.boot_id = "00000000-0000-0000-0000-000000000000".into();
+        assert_eq!(rebooted.seen_from_here(), GONE);
+        let mut contained = me.clone();
+        contained.pid_ns = "pid:[1]".into();
+        assert_eq!(contained.seen_from_here(), UNKNOWN);
+        let mut gone = me;
+        gone.pid = 4_194_305;
+        assert_eq!(gone.seen_from_here(), GONE);
+    }
+}
