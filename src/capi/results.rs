@@ -1,0 +1,280 @@
+//! Runs on a caller's communicator (`h5perf_run`) and the results as data: the
+//! records, their spread, per-rank times and hosts, and the run metadata.
+
+use std::ffi::{c_char, c_int, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::app;
+use crate::error::Error;
+use crate::ffi::mpi::{self, Comm};
+use crate::measure::Record;
+
+use super::{
+    code_of, fail, guard, H5perfConfig, H5perfRecord, H5perfResults, H5perfSpread, H5PERF_EINVAL,
+    H5PERF_EMPI, H5PERF_EVERIFY, H5PERF_OK,
+};
+
+/// `h5perf_run`.
+///
+/// # Safety
+/// `cfg` from `h5perf_config_new`; `comm` a live communicator; `results` a valid
+/// pointer to a `h5perf_results *`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_run(
+    cfg: *const H5perfConfig,
+    comm: mpi_sys::MPI_Comm,
+    results: *mut *mut H5perfResults,
+) -> c_int {
+    guard(|| {
+        if results.is_null() {
+            return fail(H5PERF_EINVAL, "h5perf_run: NULL results pointer");
+        }
+        // SAFETY: results is non-NULL and valid, guaranteed by the caller.
+        unsafe { *results = std::ptr::null_mut() };
+        // SAFETY: guaranteed by the caller.
+        let Some(c) = (unsafe { cfg.as_ref() }) else {
+            return fail(H5PERF_EINVAL, "h5perf_run: NULL configuration");
+        };
+        if !mpi::is_running() {
+            return fail(
+                H5PERF_EMPI,
+                "h5perf_run: MPI is not initialised (call MPI_Init first)",
+            );
+        }
+        let run = || -> crate::error::Result<app::Done> {
+            let comm = Comm::dup_of(comm)?;
+            let pairs = app::mpi_info_from_env()?;
+            let caller = app::Caller {
+                report: c.report_stdout,
+                command_line: "h5perf_run".to_string(),
+                program: false,
+            };
+            app::run_on(&comm, &c.opts, pairs.as_deref(), &caller)
+        };
+        match run() {
+            Ok(done) => {
+                let res = H5perfResults::of(&done);
+                // SAFETY: results is valid (checked above).
+                unsafe { *results = Box::into_raw(Box::new(res)) };
+                if done.wrong_bytes > 0 {
+                    fail(
+                        H5PERF_EVERIFY,
+                        &app::error_message(&Error::Verify(done.wrong_bytes)),
+                    )
+                } else {
+                    H5PERF_OK
+                }
+            }
+            Err(e) => fail(code_of(&e), &app::error_message(&e)),
+        }
+    })
+}
+
+/// `h5perf_results_count`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_count(res: *const H5perfResults) -> usize {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }.map_or(0, |r| r.records.len())
+}
+
+/// `h5perf_results_get`: record `i`, or NULL.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_get(
+    res: *const H5perfResults,
+    i: usize,
+) -> *const H5perfRecord {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }
+        .and_then(|r| r.records.get(i))
+        .map_or(std::ptr::null(), |r| r as *const _)
+}
+
+/// `h5perf_results_wrong_bytes`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_wrong_bytes(res: *const H5perfResults) -> u64 {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }.map_or(0, |r| r.wrong_bytes)
+}
+
+/// Record `i` of `res` with its per-rank detail, if any.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+unsafe fn full_record<'a>(
+    res: *const H5perfResults,
+    i: usize,
+) -> Option<(&'a H5perfResults, &'a Record)> {
+    // SAFETY: guaranteed by the caller.
+    let r = unsafe { res.as_ref() }?;
+    Some((r, r.full.get(i)?))
+}
+
+/// `h5perf_results_spread`: the spread and the slowest and fastest rank of phase
+/// `phase` (`H5PERF_PHASE_*`, the order of `Phase::ALL`) of record `i`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_spread(
+    res: *const H5perfResults,
+    i: usize,
+    phase: c_int,
+    out: *mut H5perfSpread,
+) -> c_int {
+    guard(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some((all, r)) = (unsafe { full_record(res, i) }) else {
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_results_spread: NULL results or record out of range",
+            );
+        };
+        let Some(ph) = usize::try_from(phase).ok().filter(|p| *p < 6) else {
+            return fail(
+                H5PERF_EINVAL,
+                &format!("h5perf_results_spread: no phase {phase}"),
+            );
+        };
+        if out.is_null() {
+            return fail(H5PERF_EINVAL, "h5perf_results_spread: NULL output");
+        }
+        let s = &r.phases[ph];
+        let e = &r.extremes[ph];
+        let host = |rank: u32| {
+            all.rank_hosts
+                .get(rank as usize)
+                .filter(|_| e.known)
+                .map_or(c"".as_ptr(), |h| h.as_ptr())
+        };
+        let v = H5perfSpread {
+            std_time: s.std_time,
+            std_mibps: s.std_mibps,
+            max_gbps: s.max_gbps,
+            avg_gbps: s.avg_gbps,
+            min_gbps: s.min_gbps,
+            known: i32::from(e.known),
+            slowest_rank: e.slowest_rank as i32,
+            slowest_iteration: e.slowest_iteration as i32,
+            fastest_rank: e.fastest_rank as i32,
+            slowest_time: e.slowest_time,
+            fastest_time: e.fastest_time,
+            slowest_host: host(e.slowest_rank),
+            fastest_host: host(e.fastest_rank),
+        };
+        // SAFETY: out is non-NULL and writable, guaranteed by the caller.
+        unsafe { out.write(v) };
+        H5PERF_OK
+    })
+}
+
+/// `h5perf_results_rank_time`: the own time (seconds) of `rank` in `iteration`
+/// (0-based) and phase `phase` of record `i`, gathered after each iteration (rank 0 of
+/// the communicator only).
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `seconds` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_rank_time(
+    res: *const H5perfResults,
+    i: usize,
+    iteration: c_int,
+    phase: c_int,
+    rank: c_int,
+    seconds: *mut f64,
+) -> c_int {
+    guard(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some((_, r)) = (unsafe { full_record(res, i) }) else {
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_results_rank_time: NULL results or record out of range",
+            );
+        };
+        let (Ok(it), Ok(ph), Ok(rk)) = (
+            u32::try_from(iteration),
+            usize::try_from(phase),
+            u32::try_from(rank),
+        ) else {
+            return fail(H5PERF_EINVAL, "h5perf_results_rank_time: negative index");
+        };
+        if seconds.is_null() {
+            return fail(H5PERF_EINVAL, "h5perf_results_rank_time: NULL output");
+        }
+        match r.sample(it, rk, ph) {
+            Some(t) => {
+                // SAFETY: non-NULL and writable, guaranteed by the caller.
+                unsafe { seconds.write(t) };
+                H5PERF_OK
+            }
+            None => fail(
+                H5PERF_EINVAL,
+                &format!(
+                    "h5perf_results_rank_time: no sample for iteration {iteration}, phase {phase}, rank {rank} (out of range, or not rank 0)"
+                ),
+            ),
+        }
+    })
+}
+
+/// `h5perf_results_meta`: the run metadata value of `key` (`complete`, `start_time`,
+/// `end_time`, `command_line`, `data_dir`, `fs_type`, `mpi_info`, `hosts`,
+/// `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`, `hostname_count`) as
+/// text, or NULL for another key. Valid until `h5perf_results_free`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `key` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_meta(
+    res: *const H5perfResults,
+    key: *const c_char,
+) -> *const c_char {
+    if key.is_null() {
+        return std::ptr::null();
+    }
+    // SAFETY: guaranteed by the caller.
+    let (Some(r), k) = (unsafe { res.as_ref() }, unsafe { CStr::from_ptr(key) }) else {
+        return std::ptr::null();
+    };
+    let k = k.to_string_lossy();
+    r.meta
+        .iter()
+        .find(|(name, _)| *name == k)
+        .map_or(std::ptr::null(), |(_, v)| v.as_ptr())
+}
+
+/// `h5perf_results_rank_host`: the host name of `rank` of the communicator, or NULL.
+/// Valid until `h5perf_results_free`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_rank_host(
+    res: *const H5perfResults,
+    rank: c_int,
+) -> *const c_char {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }
+        .and_then(|r| r.rank_hosts.get(usize::try_from(rank).ok()?))
+        .map_or(std::ptr::null(), |h| h.as_ptr())
+}
+
+/// `h5perf_results_free`.
+///
+/// # Safety
+/// `res` is NULL or from `h5perf_run`, freed once.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_free(res: *mut H5perfResults) {
+    if !res.is_null() {
+        // SAFETY: guaranteed by the caller.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(res) })));
+    }
+}
