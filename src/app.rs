@@ -2,7 +2,7 @@
 //! line, parameter checks, report header, the run, and the exit status. `main.rs` is a
 //! thin wrapper around [`run_program`]; the C API's program entry point will reuse it.
 //! The acceptance options (`--expect`, `--baseline`, `--html`, `--from`) are
-//! [`acceptance`]'s.
+//! `app/acceptance.rs`'s.
 
 mod acceptance;
 

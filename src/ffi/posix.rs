@@ -136,7 +136,7 @@ impl Fd {
     /// Write all of `buf` at byte `offset` (`pwrite` loop; short writes continue,
     /// `EINTR` retries). Errors carry no path: the caller adds it. The common case, one
     /// call that writes everything, is a few instructions around the system call; the
-    /// rest is out of line ([`Fd::pwrite_rest`]).
+    /// rest is out of line (`Fd::pwrite_rest`).
     #[inline]
     pub fn pwrite_all(&self, buf: &[u8], offset: u64) -> Result<()> {
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {

@@ -70,10 +70,10 @@
 //! (`"` doubled inside). With `--csv -` the CSV follows the text report on standard
 //! output and starts at the line beginning with `nprocs,xfer_size,`.
 //!
-//! Writing ([`create`], [`Sink::write`]): `-` is standard output, written once at the
-//! end; anything else a file checked by [`create`] before the run (so that an unwritable
-//! name is refused before any I/O, while a file of an earlier run is left alone) and
-//! replaced atomically by [`Sink::write`] after each step and at the end.
+//! Writing ([`create`](super::files::create), [`Sink::write`](super::files::Sink::write)):
+//! `-` is standard output, written once at the end; anything else a file checked by
+//! `create` before the run (so that an unwritable name is refused before any I/O, while
+//! a file of an earlier run is left alone) and replaced atomically by `Sink::write` after each step and at the end.
 //!
 //! `--rank-csv` ([`to_rank_csv`]): every rank's own time per (record, iteration, phase).
 

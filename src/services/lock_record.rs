@@ -242,7 +242,7 @@ pub fn claimed_names(dir: &Path, claim: &Claim) -> std::io::Result<Vec<OsString>
 }
 
 /// Whether the file `m` is one a run of `stale` left: a regular file of its user,
-/// modified since it started (with [`MTIME_SLACK_S`]).
+/// modified since it started (with `MTIME_SLACK_S` seconds of slack).
 pub fn left_by(m: &fs::Metadata, stale: &Holder) -> bool {
     let since = i64::try_from(stale.started).unwrap_or(i64::MAX) - MTIME_SLACK_S;
     m.file_type().is_file() && m.uid() == stale.uid && m.mtime() >= since

@@ -17,7 +17,7 @@ const MAX_LINKS: usize = 40;
 /// `path` with every symbolic link at its last component followed (relative targets
 /// are taken from the link's directory), as far as the links lead: the file that
 /// writing "to `path`" reaches, existing or not. A name that is not a symbolic link
-/// is returned as is; after [`MAX_LINKS`] links the last name reached is returned (the
+/// is returned as is; after `MAX_LINKS` links the last name reached is returned (the
 /// later open fails with `ELOOP`).
 pub fn resolve_links(path: &Path) -> PathBuf {
     let mut p = path.to_path_buf();

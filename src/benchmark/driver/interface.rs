@@ -101,7 +101,7 @@ impl Ctx<'_> {
 }
 
 /// One I/O API (POSIX, MPI-IO, PHDF5). All methods report failures as
-/// [`Error`](crate::error::Error); the engine agrees on them across ranks.
+/// [`crate::error::Error`]; the engine agrees on them across ranks.
 pub trait Driver {
     /// Prepare a configuration, outside every timer (MPI-IO: build and commit the
     /// derived datatypes). Everything it made is released by the next `prepare` or
