@@ -510,7 +510,11 @@ pub fn run_tool(argv: &[&str], cwd: &Path, timeout: Duration) -> Outcome {
 /// Removes launcher output from a stderr text: Open MPI's boxes delimited by lines of
 /// dashes, MPICH hydra's boxes delimited by lines of `=` (`BAD TERMINATION OF ONE OF YOUR
 /// APPLICATION PROCESSES`), hydra's `[mpiexec@host]`/`[proxy:...]` lines and MPICH's
-/// `Abort(N) on node ...` lines, and loose lines that mention the launcher.
+/// `Abort(N) on node ...` lines, loose lines that mention the launcher, and Open MPI's
+/// rsh launcher warning `[host:pid] plm:rsh: Warning: setpgid(P,P) failed in parent
+/// with errno=Permission denied(13)` (the multi-node cases start remote daemons through
+/// rsh; the warning is a race inside the launcher: the forked child has already called
+/// exec when the parent sets its process group, which POSIX then refuses with EACCES).
 pub fn filter_launcher_noise(stderr: &str) -> String {
     let mut out = String::new();
     let mut in_box = false;
@@ -532,6 +536,9 @@ pub fn filter_launcher_noise(stderr: &str) -> String {
             continue;
         }
         if line.starts_with("[proxy:") || (line.starts_with("Abort(") && l.contains(" on node ")) {
+            continue;
+        }
+        if line.starts_with('[') && line.contains("] plm:rsh: Warning: setpgid(") {
             continue;
         }
         out.push_str(line);
