@@ -30,15 +30,13 @@ const LONG_RUN: &[&str] = &[
 /// A short run of every API (about a second).
 const SHORT_RUN: &[&str] = &["-e", "1M", "-x", "256K", "-X", "256K", "-B", "256K"];
 
-/// The crash shim, built once per test binary into a directory that lives as long.
+/// The crash shim, built once per test binary into the target directory's scratch
+/// space (`CARGO_TARGET_TMPDIR`): a static lives to the end of the process and is
+/// never dropped, so a temporary directory would be left in /tmp by every run.
 fn crash_shim() -> String {
-    static SHIM: std::sync::OnceLock<(tempfile::TempDir, String)> = std::sync::OnceLock::new();
-    let (_, path) = SHIM.get_or_init(|| {
-        let dir = scratch_dir();
-        let p = build_shim(dir.path(), "crash_shim");
-        (dir, p)
-    });
-    path.clone()
+    static SHIM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SHIM.get_or_init(|| build_shim(Path::new(env!("CARGO_TARGET_TMPDIR")), "crash_shim"))
+        .clone()
 }
 
 /// Every file h5perf may leave in a data directory: data files, lock files, scratch
