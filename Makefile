@@ -263,16 +263,18 @@ ifeq ($(MPI_GIVEN)$(SITE),)
 # run: those wait on launchers and I/O more than they compute (about 40% of the two
 # cores used), so the build costs little of the wall time. Its output is shown when it
 # ends; test-hdf5-1.14 then finds the cached HDF5 and the compiled tests. The packages
-# of every flavour are installed first, so no apt-get runs beside the build.
+# of every flavour are installed first, so no apt-get runs beside the build. The build
+# runs in its own process group (setsid): when a flavour fails, the whole build is
+# stopped and its log removed.
 test: check-layers
 	@for f in $(sort $(TEST_FLAVOURS) $(HDF5_114_FLAVOUR)); do \
 	  $(unset_config) $(MAKE) --no-print-directory test-deps MPI=$$f; \
 	done; \
 	bglog=$$(mktemp "$${TMPDIR:-/tmp}/h5perf-hdf5-build.XXXXXX"); \
-	( nice -n 19 $(unset_config) $(MAKE) --no-print-directory test-hdf5-1.14-build >"$$bglog" 2>&1; \
-	  echo $$? >"$$bglog.rc" ) & \
+	setsid bash -c 'nice -n 19 "$$@" >"$$0" 2>&1; echo $$? >"$$0.rc"' "$$bglog" \
+	  $(unset_config) $(MAKE) --no-print-directory test-hdf5-1.14-build & \
 	bg=$$!; \
-	trap 'kill $$bg 2>/dev/null; wait $$bg 2>/dev/null; rm -f "$$bglog" "$$bglog.rc"' EXIT; \
+	trap 'kill -- -$$bg 2>/dev/null || true; wait $$bg 2>/dev/null || true; rm -f "$$bglog" "$$bglog.rc"' EXIT; \
 	echo "make test: building HDF5 1.14 and h5perf against it in the background (log: $$bglog)"; \
 	for f in $(TEST_FLAVOURS); do \
 	  echo "make test: MPI flavour $$f"; \
