@@ -373,6 +373,57 @@ fn baseline_equal_passes_doubled_fails_exactly_that_noisy_does_not() {
     );
 }
 
+/// A wrong file is named with its option: a page in a missing directory (once, not
+/// twice), a missing baseline or results file of the `--from` mode.
+#[test]
+fn a_missing_file_is_named_with_its_option() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let small = [
+        "-A", "posix", "-e", "32K", "-x", "16K", "-X", "16K", "-B", "16K",
+    ];
+    let mut args = small.to_vec();
+    args.extend(["--html", "no-such-dir/p.html"]);
+    let o = mpirun_timeout(1, &args, &[], d, T);
+    o.assert_refused_without_output("page in a missing directory");
+    let m = o.single_message("page in a missing directory");
+    assert!(
+        m.ends_with(
+            "HTML page (--html): cannot create 'no-such-dir/p.html': No such file or directory"
+        ) && m.matches("(--html)").count() == 1,
+        "{m}"
+    );
+    let mut args = small.to_vec();
+    args.extend(["--csv", "r.csv"]);
+    let o = mpirun_timeout(1, &args, &[], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let o = alone(
+        &[
+            "--html",
+            "p.html",
+            "--from",
+            "r.csv",
+            "--baseline",
+            "gone.csv",
+        ],
+        d,
+    );
+    assert_eq!(o.status, Some(1), "{}", o.describe());
+    let m = o.single_message("missing baseline of --from");
+    assert!(
+        m.starts_with("h5perf: baseline (--baseline): ") && m.contains("gone.csv"),
+        "{m}"
+    );
+    let o = alone(&["--html", "p.html", "--from", "gone.csv"], d);
+    assert_eq!(o.status, Some(1), "{}", o.describe());
+    let m = o.single_message("missing results of --from");
+    assert!(
+        m.starts_with("h5perf: results (--from): ") && m.contains("gone.csv"),
+        "{m}"
+    );
+    assert_eq!(dir_entries(d), ["r.csv"]);
+}
+
 /// The `<svg>` elements of a page, each as its own document.
 fn svgs(page: &str) -> Vec<String> {
     let mut out = Vec::new();

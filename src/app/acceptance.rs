@@ -109,11 +109,13 @@ fn check_overlap(
     ))
 }
 
-/// Agree on a per-rank result that carries a value; the error names `what`.
-fn agree_value<T>(comm: &Comm, r: Result<T>, what: &str) -> Result<T> {
-    let (unit, val) = match r {
-        Ok(v) => (Ok(()), Some(v)),
-        Err(e) => (Err(Error::Other(format!("{what}: {e}"))), None),
+/// Agree on a per-rank result that carries a value; the error names `what` (`None`:
+/// the error already names its option).
+fn agree_value<T>(comm: &Comm, r: Result<T>, what: Option<&str>) -> Result<T> {
+    let (unit, val) = match (r, what) {
+        (Ok(v), _) => (Ok(()), Some(v)),
+        (Err(e), Some(what)) => (Err(Error::Other(format!("{what}: {e}"))), None),
+        (Err(e), None) => (Err(e), None),
     };
     services::agree(comm, unit)?;
     Ok(val.expect("agreement succeeded, so this rank succeeded"))
@@ -160,12 +162,12 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         }
         _ => Ok(None),
     };
-    let baseline = agree_value(comm, baseline, "baseline (--baseline)")?;
+    let baseline = agree_value(comm, baseline, Some("baseline (--baseline)"))?;
     let html = match (&a.html, rank) {
         (Some(name), 0) => files::create(name, "--html").map(Some),
         _ => Ok(None),
     };
-    let html = agree_value(comm, html, "HTML page (--html)")?;
+    let html = agree_value(comm, html, None)?;
     Ok(Some(Prepared {
         criteria: a.expect.clone(),
         baseline,
@@ -240,7 +242,8 @@ pub(super) fn finish(
 /// fit, a criterion that selects nothing; an error writing the page.
 fn from_files_here(a: &Acceptance) -> Result<i32> {
     let invalid = |e: String| Error::Invalid(vec![e]);
-    let set = readback::read_results(&a.from).map_err(invalid)?;
+    let set =
+        readback::read_results(&a.from).map_err(|e| invalid(format!("results (--from): {e}")))?;
     let what = a
         .from
         .iter()
@@ -255,9 +258,10 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
     }
     let baseline = match &a.baseline {
         Some(name) => {
-            let b = readback::read_results(std::slice::from_ref(name)).map_err(invalid)?;
+            let in_baseline = |e: String| invalid(format!("baseline (--baseline): {e}"));
+            let b = readback::read_results(std::slice::from_ref(name)).map_err(in_baseline)?;
             let shown = path_text(name);
-            check_overlap(&shown, &b, &keys).map_err(invalid)?;
+            check_overlap(&shown, &b, &keys).map_err(in_baseline)?;
             Some((shown, b))
         }
         None => None,

@@ -452,6 +452,11 @@ fn parse_bound(s: &str) -> Result<(String, Unit), String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
     let (num, unit) = (&s[..end], s[end..].trim());
+    if num.is_empty() && s.starts_with(['-', '+']) {
+        return Err(format!(
+            "bound '{s}' must be a number greater than 0 without a sign (e.g. 2GB/s)"
+        ));
+    }
     if num.is_empty() {
         return Err(format!(
             "missing bound after the comparison (expected a number and a unit, e.g. 2GB/s; \
@@ -615,10 +620,17 @@ mod tests {
         refused("mpiio.write>=2", "missing unit");
         refused("mpiio.write>=0GB/s", "must be greater than 0");
         refused("mpiio.write>=0.0GB/s", "must be greater than 0");
+        refused(
+            "mpiio.write>=-1GB/s",
+            "bound '-1GB/s' must be a number greater than 0",
+        );
+        refused(
+            "mpiio.write>=+1GB/s",
+            "must be a number greater than 0 without a sign",
+        );
         refused("mpiio.write>=1.2.3GB/s", "not a decimal number");
         refused("mpiio.write>=.5GB/s", "not a decimal number");
         refused("mpiio.write>=5.GB/s", "not a decimal number");
-        refused("mpiio.write>=-1GB/s", "missing bound");
         refused("mpiio.write>=2MB/s", "'MB/s' is ambiguous");
         refused("mpiio.write>=2KB/s", "'KB/s' is ambiguous");
         refused("mpiio.write>=2gb/s", "case-sensitive");

@@ -41,7 +41,17 @@ pub enum Sink {
     },
 }
 
-/// Check the destination `dest` of `option` (`--json`, `--csv` or `--rank-csv`)
+/// What the file of `option` is, for messages: the HTML page of `--html`, else a
+/// results file.
+fn kind(option: &str) -> &'static str {
+    if option == "--html" {
+        "HTML page"
+    } else {
+        "results file"
+    }
+}
+
+/// Check the destination `dest` of `option` (`--json`, `--csv`, `--rank-csv` or `--html`)
 /// before the run: `-` is standard output; for a file, the temporary file beside it
 /// is created (never through an existing name) and removed again, so an unwritable
 /// name is refused before any I/O while a file of an earlier run is left alone until
@@ -58,7 +68,8 @@ pub fn create(dest: &OsStr, option: &'static str) -> Result<Sink> {
     let shown = path_text(dest);
     let cannot = |why: String| {
         Error::Other(format!(
-            "results file ({option}): cannot create '{shown}': {why}"
+            "{} ({option}): cannot create '{shown}': {why}",
+            kind(option)
         ))
     };
     let path = paths::resolve_links(Path::new(dest));
@@ -124,7 +135,8 @@ impl Sink {
                 if let Err(why) = wrote {
                     let _ = std::fs::remove_file(tmp);
                     return Err(Error::Other(format!(
-                        "results file ({option}): cannot write '{shown}': {why}"
+                        "{} ({option}): cannot write '{shown}': {why}",
+                        kind(option)
                     )));
                 }
                 Ok(())
