@@ -465,6 +465,8 @@ fn the_page_in_a_real_browser_and_rebuilt_from_the_files() {
         "posix.write>=1B/s",
         "--expect",
         "mpiio.read>=1000TB/s@procs=2",
+        "--expect",
+        "mpiio.write>=1B/s@xfer=16K",
     ];
     let mut args = vec![
         "-A",
@@ -505,7 +507,7 @@ fn the_page_in_a_real_browser_and_rebuilt_from_the_files() {
         a.extend(crit);
         let o = alone(&a, d);
         assert_eq!(o.status, Some(3), "{}", o.describe());
-        assert!(verdict(&o)[0].starts_with("Verdict: FAIL (1 of 2 criteria failed)"));
+        assert!(verdict(&o)[0].starts_with("Verdict: FAIL (1 of 3 criteria failed)"));
         let again = fs::read_to_string(d.join(&name)).unwrap();
         assert!(
             again == page,
@@ -559,14 +561,19 @@ fn the_page_in_a_real_browser_and_rebuilt_from_the_files() {
         &tab,
         "JSON.stringify({\
            size: [...document.querySelectorAll('svg.chart.size')].map(s => ({id: s.id, \
-             pts: [...s.querySelectorAll('circle.pt')].map(c => c.querySelector('title').textContent), \
+             pts: [...s.querySelectorAll('.pt')].map(c => c.querySelector('title').textContent), \
              rings: s.querySelectorAll('circle.ring').length})),\
            procs: [...document.querySelectorAll('svg.chart.procs')].map(s => ({id: s.id, \
-             pts: s.querySelectorAll('circle.pt').length, rings: s.querySelectorAll('circle.ring').length})),\
+             pts: s.querySelectorAll('.pt').length, rings: s.querySelectorAll('circle.ring').length})),\
            ranks: [...document.querySelectorAll('svg.chart.ranks')].map(s => ({id: s.id, \
-             pts: s.querySelectorAll('circle.pt').length, \
-             top: [...s.querySelectorAll('circle.pt.top')].map(c => c.querySelector('title').textContent)})),\
+             pts: s.querySelectorAll('.pt').length, \
+             top: [...s.querySelectorAll('.pt.top')].map(c => c.querySelector('title').textContent)})),\
            heading: document.querySelector('#ranks h2').textContent,\
+           lineDash: [...new Set([...document.querySelectorAll('svg.chart .series .ln')].map(l => getComputedStyle(l).strokeDasharray))],\
+           boundDash: [...new Set([...document.querySelectorAll('svg.chart .bd')].map(l => getComputedStyle(l).strokeDasharray))],\
+           xferBound: (s => ({boxes: [...s.querySelectorAll('.bd')].map(b => {const r = b.getBBox(); return [r.x, r.x + r.width];}), \
+             ticks: Object.fromEntries([...s.querySelectorAll('text.m')].filter(t => t.textContent.endsWith('KiB')).map(t => [t.textContent, +t.getAttribute('x')]))}))(document.getElementById('size-mpiio-write')),\
+           procsBound: [...document.getElementById('size-mpiio-read').querySelectorAll('.bd')].map(b => {const r = b.getBBox(); return [r.x, r.x + r.width];}),\
            badge: document.querySelector('#verdict .badge').textContent,\
            scripts: document.scripts.length,\
            width: document.documentElement.scrollWidth,\
@@ -627,6 +634,27 @@ fn the_page_in_a_real_browser_and_rebuilt_from_the_files() {
             "{c}"
         );
     }
+    // series lines are solid, the criteria's bounds the only dashed lines
+    assert_eq!(f["lineDash"], serde_json::json!(["none"]), "{f}");
+    let dash = f["boundDash"].as_array().unwrap();
+    assert!(dash.len() == 1 && dash[0] != "none", "{f}");
+    // @xfer=16K: a segment at 16 KiB only, clear of 8 KiB; @procs=2 (points of 2
+    // processes at every size): across the chart
+    let xb = &f["xferBound"];
+    let (k8, k16) = (
+        xb["ticks"]["8 KiB"].as_f64().unwrap(),
+        xb["ticks"]["16 KiB"].as_f64().unwrap(),
+    );
+    let boxes = xb["boxes"].as_array().unwrap();
+    assert_eq!(boxes.len(), 1, "{xb}");
+    let (from, to) = (boxes[0][0].as_f64().unwrap(), boxes[0][1].as_f64().unwrap());
+    assert!(from < k16 && k16 < to && from > (k8 + k16) / 2.0, "{xb}");
+    let pb = f["procsBound"].as_array().unwrap();
+    assert_eq!(pb.len(), 1, "{f}");
+    assert!(
+        pb[0][0].as_f64().unwrap() < k8 && pb[0][1].as_f64().unwrap() > k16,
+        "{f}"
+    );
     // the slowed rank is the slowest of the slowest step in POSIX's write phases
     assert_eq!(
         f["heading"],

@@ -7,10 +7,13 @@
 //! The charts:
 //! * throughput against transfer size: one chart per API and phase, a line per process
 //!   count, one point per (transfer size, process count) at the mean throughput with a
-//!   bar from the minimum to the maximum; the bounds of the criteria of that API and
-//!   phase as dashed lines; measurements that fail a check ringed in red;
+//!   bar from the minimum to the maximum, the lines solid and told apart by colour and
+//!   marker shape; the bounds of the criteria of that API and phase as red dashed lines
+//!   where they apply (across the chart, or a short segment at a `@xfer=` criterion's
+//!   size); measurements that fail a check ringed in red;
 //! * throughput against processes, when several process counts ran: one chart per
-//!   phase, a line per API, at the largest transfer size;
+//!   phase, a line per API, at the largest transfer size (with one API, the bounds of
+//!   the criteria of that size, a `@procs=` one as a segment at its count);
 //! * per-rank times of the slowest step ([`ResultSet::slowest_step`]) when per-rank
 //!   samples exist: one chart per API, a line per phase, each rank's largest time over
 //!   the iterations; the slowest rank of each line has the larger marker.
@@ -25,7 +28,7 @@ use crate::config::Api;
 use crate::measure::Phase;
 
 use super::results::{procs_text, size_text, CellKey, RankSample, ResultSet};
-use super::svg::{self, esc, Chart, Mark, Point, Series};
+use super::svg::{self, esc, Bound, Chart, Mark, Point, Series};
 use super::verdict::{figure, Status, Verdict};
 
 /// The page's style sheet (the charts' classes are [`svg::CSS`]).
@@ -95,17 +98,45 @@ fn log2(v: f64) -> f64 {
     v.max(1.0).log2()
 }
 
-/// The bounds drawn on the charts of (api, phase): those of the criteria about it, in
-/// MiB/s, labelled with the criterion.
-fn bounds(criteria: &[Criterion], api: Api, phase: Phase) -> Vec<(f64, String)> {
+/// The bounds drawn on a chart of (api, phase) whose points are the measured ones of
+/// `steps` (x position, processes, transfer size): those of the criteria about it, in
+/// MiB/s, labelled with the criterion, each where it applies — across the chart when
+/// the criterion selects a point at every x position, else at the x positions it
+/// selects (a `@xfer=` criterion on a chart against transfer size, a `@procs=` one on
+/// a chart against processes); a criterion that selects no point of the chart (such as
+/// one of another transfer size than the chart's) is not drawn.
+fn bounds(
+    run: &ResultSet,
+    criteria: &[Criterion],
+    api: Api,
+    phase: Phase,
+    steps: &[(f64, u32, u64)],
+) -> Vec<Bound> {
+    let measured: Vec<&(f64, u32, u64)> = steps
+        .iter()
+        .filter(|(_, n, x)| run.cell(&CellKey::new(*n, *x, api, phase)).is_some())
+        .collect();
+    let positions = |keep: &dyn Fn(u32, u64) -> bool| {
+        let mut xs: Vec<f64> = measured
+            .iter()
+            .filter(|(_, n, x)| keep(*n, *x))
+            .map(|p| p.0)
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        xs
+    };
+    let every = positions(&|_, _| true);
     criteria
         .iter()
         .filter(|c| c.api() == api && c.phase() == phase)
-        .map(|c| {
-            (
-                c.bound_bytes_per_second() / 1_048_576.0,
-                c.text().to_string(),
-            )
+        .filter_map(|c| {
+            let at = positions(&|n, x| c.selects(n, x, api, phase));
+            (!at.is_empty()).then(|| Bound {
+                y: c.bound_bytes_per_second() / 1_048_576.0,
+                label: c.text().to_string(),
+                at: (at != every).then_some(at),
+            })
         })
         .collect()
 }
@@ -159,7 +190,16 @@ fn size_chart(
         y_label: "Throughput (MiB/s)".to_string(),
         x_ticks: ticks(&sizes, 6, |x| log2(x as f64), size_text),
         series,
-        bounds: bounds(criteria, api, phase),
+        bounds: bounds(
+            run,
+            criteria,
+            api,
+            phase,
+            &run.procs()
+                .into_iter()
+                .flat_map(|n| sizes.iter().map(move |&x| (log2(x as f64), n, x)))
+                .collect::<Vec<_>>(),
+        ),
         bars: true,
     }
 }
@@ -205,8 +245,12 @@ fn procs_chart(
         .filter(|s: &Series| !s.points.is_empty())
         .collect();
     let apis = run.apis();
-    let drawn: Vec<(f64, String)> = if apis.len() == 1 {
-        bounds(criteria, apis[0], phase)
+    let drawn: Vec<Bound> = if apis.len() == 1 {
+        let steps: Vec<(f64, u32, u64)> = procs
+            .iter()
+            .map(|&n| (log2(f64::from(n)), n, xfer))
+            .collect();
+        bounds(run, criteria, apis[0], phase, &steps)
     } else {
         Vec::new()
     };
@@ -519,7 +563,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
     verdict_section(&mut out, verdict);
     run_section(&mut out, run);
 
-    out.push_str("<section id=\"size\"><h2>Throughput against transfer size</h2>\n<p class=\"note\">Mean throughput of the iterations; bars from the minimum to the maximum; dashed lines: criteria; red rings: failed checks.</p>\n");
+    out.push_str("<section id=\"size\"><h2>Throughput against transfer size</h2>\n<p class=\"note\">Mean throughput of the iterations, a solid line per process count (told apart by colour and marker shape); bars from the minimum to the maximum; red dashed lines: criteria, across the chart or, for a criterion of one transfer size (@xfer=), a short segment at that size; red rings: failed checks.</p>\n");
     let phases = run.phases();
     for api in run.apis() {
         let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
@@ -552,7 +596,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
     if let Some((n, x)) = run.slowest_step() {
         let _ = writeln!(
             out,
-            "<section id=\"ranks\"><h2>Per-rank times of the slowest step: {}, {}</h2>\n<p class=\"note\">Each rank's own time of each phase, the largest of the iterations; the largest marker of a line is its slowest rank.</p><div class=\"grid\">",
+            "<section id=\"ranks\"><h2>Per-rank times of the slowest step: {}, {}</h2>\n<p class=\"note\">The slowest step of the largest process count (the largest total open-close time); each rank's own time of each phase, the largest of the iterations; the largest marker of a line is its slowest rank.</p><div class=\"grid\">",
             procs_text(n),
             size_text(x)
         );
@@ -600,7 +644,7 @@ mod tests {
                 let id = format!("id=\"size-{}-{}\"", api.name(), ph.key().replace('_', "-"));
                 let at = page.find(&id).unwrap_or_else(|| panic!("{id}"));
                 let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
-                assert_eq!(svg.matches("<circle class=\"pt\"").count(), 12, "{id}");
+                assert_eq!(svg.matches(" class=\"pt\"").count(), 12, "{id}");
             }
         }
         // the bound of the criterion on its chart
@@ -611,8 +655,8 @@ mod tests {
         assert_eq!(set.slowest_step(), Some((4, 8192)));
         let at = page.find("id=\"ranks-posix\"").unwrap();
         let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
-        assert_eq!(svg.matches("<circle class=\"pt").count(), 6 * 4);
-        assert_eq!(svg.matches("<circle class=\"pt top\"").count(), 6);
+        assert_eq!(svg.matches(" class=\"pt").count(), 6 * 4);
+        assert_eq!(svg.matches(" class=\"pt top\"").count(), 6);
         assert!(page.contains("Slowest rank — Raw Data Write: rank 3 (node2)"));
         // no script, no external reference
         assert!(!page.contains("<script") && !page.contains("http://e") && !page.contains("src="));
@@ -652,5 +696,113 @@ mod tests {
         let none = super::page(&set, None, &[]);
         assert!(none.contains("badge none"));
         assert!(none.contains("<title>h5perf results: no verdict (2027-01-01T00:00:00Z)</title>"));
+    }
+
+    /// The x extents of the subpaths of the bound paths of the chart `id` of `page`.
+    fn bound_extents(page: &str, id: &str) -> Vec<(f64, f64)> {
+        let at = page.find(&format!("id=\"{id}\"")).unwrap();
+        let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
+        let mut out = Vec::new();
+        for part in svg.split("<path class=\"bd\" d=\"").skip(1) {
+            let d = &part[..part.find('"').unwrap()];
+            for seg in d.split('M').filter(|s| !s.is_empty()) {
+                let (start, end) = seg.split_once('H').unwrap();
+                let a: f64 = start.split(' ').next().unwrap().parse().unwrap();
+                out.push((a, end.parse().unwrap()));
+            }
+        }
+        out
+    }
+
+    /// The x of the tick labelled `label` in the chart `id` of `page`.
+    fn tick_x(page: &str, id: &str, label: &str) -> f64 {
+        let at = page.find(&format!("id=\"{id}\"")).unwrap();
+        let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
+        let end = svg.find(&format!("\">{label}</text>")).unwrap();
+        let start = svg[..end].rfind("x=\"").unwrap() + 3;
+        svg[start..end].split('"').next().unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn criteria_are_drawn_only_where_they_apply() {
+        let set = run(&[2, 1], &[65536, 131072], false);
+        let crit = [
+            Criterion::parse("mpiio.write>=5TB/s@xfer=128K").unwrap(),
+            Criterion::parse("mpiio.read>=1MiB/s").unwrap(),
+            Criterion::parse("posix.write>=1MiB/s@procs=2").unwrap(),
+            Criterion::parse("posix.read>=1MiB/s@procs=2,xfer=64K").unwrap(),
+        ];
+        let page = page(&set, None, &crit);
+        // @xfer=128K: a segment around the 128 KiB tick, clear of the 64 KiB one
+        let (k64, k128) = (
+            tick_x(&page, "size-mpiio-write", "64 KiB"),
+            tick_x(&page, "size-mpiio-write", "128 KiB"),
+        );
+        let segs = bound_extents(&page, "size-mpiio-write");
+        assert_eq!(segs.len(), 1, "{segs:?}");
+        let (a, b) = segs[0];
+        assert!(a < k128 && k128 < b, "{segs:?} {k128}");
+        assert!(
+            a > (k64 + k128) / 2.0,
+            "reaches toward 64 KiB: {segs:?} {k64}"
+        );
+        // no selector: across the chart, over both sizes
+        let segs = bound_extents(&page, "size-mpiio-read");
+        assert_eq!(segs.len(), 1);
+        assert!(segs[0].0 < k64 && segs[0].1 > k128, "{segs:?}");
+        // @procs=2 on a chart against size: every size has a 2-process point, across
+        let segs = bound_extents(&page, "size-posix-write");
+        assert!(segs[0].0 < k64 && segs[0].1 > k128, "{segs:?}");
+        let segs = bound_extents(&page, "size-posix-read");
+        assert_eq!(segs.len(), 1);
+        let (a, b) = segs[0];
+        assert!(a < k64 && k64 < b && b < (k64 + k128) / 2.0, "{segs:?}");
+        // charts against processes (one API): only the criteria of their size (128 KiB)
+        let mut one = run(&[2, 1], &[65536, 131072], false);
+        one.cells.retain(|c| c.key.api() == Api::Mpiio);
+        let crit = [
+            Criterion::parse("mpiio.write>=1MiB/s@xfer=64K").unwrap(),
+            Criterion::parse("mpiio.read>=1MiB/s@procs=2").unwrap(),
+        ];
+        let page = super::page(&one, None, &crit);
+        assert!(bound_extents(&page, "procs-write").is_empty());
+        let (p1, p2) = (
+            tick_x(&page, "procs-read", "1"),
+            tick_x(&page, "procs-read", "2"),
+        );
+        let segs = bound_extents(&page, "procs-read");
+        assert_eq!(segs.len(), 1);
+        assert!(
+            segs[0].0 > (p1 + p2) / 2.0 && segs[0].0 < p2 && segs[0].1 > p2,
+            "{segs:?}"
+        );
+    }
+
+    #[test]
+    fn the_per_rank_chart_is_of_the_largest_process_count() {
+        // one process is by far the slowest step: it shows no straggler, so not it
+        let (m, p, r) = run_set(
+            &[1, 4, 2],
+            &[8192, 16384],
+            &Api::ALL,
+            true,
+            &|n, x, a, ph| {
+                let base = f64::from(n) * 50.0 + (x >> 10) as f64 + (a * 6 + ph) as f64;
+                if n == 1 {
+                    base / 100.0
+                } else {
+                    base
+                }
+            },
+        );
+        let set = super::super::readback::of_run(&m, &p, &r);
+        let (n, _) = set.slowest_step().unwrap();
+        assert_eq!(n, 4);
+        let page = page(&set, None, &[]);
+        assert!(page.contains("<h2>Per-rank times of the slowest step: 4 processes, "));
+        let at = page.find("id=\"ranks-posix\"").unwrap();
+        let svg = &page[at..at + page[at..].find("</svg>").unwrap()];
+        // a marker per rank (4) of each phase (6)
+        assert_eq!(svg.matches(" class=\"pt").count(), 6 * 4);
     }
 }

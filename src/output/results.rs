@@ -231,10 +231,13 @@ impl ResultSet {
         v
     }
 
-    /// The (processes, transfer size) step with per-rank samples that took longest:
-    /// the largest sum over its measurements of the open-close phases' mean time ×
-    /// iterations (the time from the first barrier to the last close, both directions);
-    /// the first of equals in run order. `None` without samples.
+    /// The (processes, transfer size) step with per-rank samples that took longest,
+    /// among the steps with samples of the largest process count (a step of fewer
+    /// processes, however slow, shows fewer ranks to compare; one process shows no
+    /// straggler at all): the largest sum over its measurements of the open-close
+    /// phases' mean time × iterations (the time from the first barrier to the last
+    /// close, both directions); the first of equals in run order. `None` without
+    /// samples.
     pub fn slowest_step(&self) -> Option<(u32, u64)> {
         let mut best: Option<((u32, u64), f64)> = None;
         let mut steps: Vec<(u32, u64)> = Vec::new();
@@ -244,14 +247,13 @@ impl ResultSet {
                 steps.push(s);
             }
         }
-        for s in steps {
-            let sampled = self
-                .samples
+        steps.retain(|&s| {
+            self.samples
                 .iter()
-                .any(|r| (r.key.nprocs, r.key.xfer_size) == s);
-            if !sampled {
-                continue;
-            }
+                .any(|r| (r.key.nprocs, r.key.xfer_size) == s)
+        });
+        let most = steps.iter().map(|s| s.0).max();
+        for s in steps.into_iter().filter(|s| Some(s.0) == most) {
             let t: f64 = self
                 .cells
                 .iter()

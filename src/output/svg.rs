@@ -1,6 +1,7 @@
 //! SVG line charts for the HTML page ([`super::html`]): axes with labelled ticks, one
-//! line per series with a marker per point and optional min–max bars, horizontal bound
-//! lines, a legend. Each chart is one `<svg>` element, valid SVG 1.1 (checked against
+//! solid line per series with a marker per point (the series told apart by colour and
+//! marker shape) and optional min–max bars, red dashed bound lines (across the chart, or
+//! short segments at the x positions a bound applies to), a legend. Each chart is one `<svg>` element, valid SVG 1.1 (checked against
 //! the W3C DTD by the tests), styled by the page's CSS classes ([`CSS`]) so that the
 //! markup stays small. Pure formatting: no I/O.
 
@@ -22,8 +23,9 @@ const BELOW: f64 = 40.0;
 const LEGEND_ROW: f64 = 15.0;
 
 /// The chart classes of the page's style sheet: fonts, axes, the eight series colours
-/// (the Okabe–Ito palette, distinguishable with colour-vision deficiencies) and four
-/// dash patterns, so that lines stay apart when printed in grey.
+/// (the Okabe–Ito palette, distinguishable with colour-vision deficiencies; the four
+/// marker shapes of [`marker`] keep lines apart when printed in grey). Series lines are
+/// solid: the only dashed lines of a chart are the bounds (`.bd`, [`BOUND_DASH`]).
 pub const CSS: &str = "\
 svg.chart{width:100%;height:auto;font-family:sans-serif;font-size:11px}\
 .chart text{fill:#222;stroke:none}.chart .t{font-size:12px;font-weight:bold}\
@@ -31,12 +33,14 @@ svg.chart{width:100%;height:auto;font-family:sans-serif;font-size:11px}\
 .chart .ax{fill:none;stroke:#444}.chart .gr{fill:none;stroke:#e3e3e3}\
 .chart .ln{fill:none;stroke-width:1.6}.chart .eb{fill:none;stroke-width:1}\
 .chart .ring{fill:none;stroke:#c00;stroke-width:1.8}.chart .top{stroke:#000;stroke-width:1.2}\
-.chart .bd{fill:none;stroke:#c00;stroke-dasharray:5 3}.chart text.bdt{fill:#c00}\
-.d1{stroke-dasharray:6 3}.d2{stroke-dasharray:2 2}.d3{stroke-dasharray:8 3 2 3}\
+.chart .bd{fill:none;stroke:#c00;stroke-width:1.4;stroke-dasharray:5 3}.chart text.bdt{fill:#c00}\
 .s0{stroke:#0072b2;fill:#0072b2}.s1{stroke:#d55e00;fill:#d55e00}\
 .s2{stroke:#009e73;fill:#009e73}.s3{stroke:#cc79a7;fill:#cc79a7}\
 .s4{stroke:#e69f00;fill:#e69f00}.s5{stroke:#56b4e9;fill:#56b4e9}\
 .s6{stroke:#000;fill:#000}.s7{stroke:#888;fill:#888}";
+
+/// The dash pattern of the bound lines, the only dashed lines of a chart.
+pub const BOUND_DASH: &str = "5 3";
 
 /// How a point is marked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +79,18 @@ pub struct Series {
     pub points: Vec<Point>,
 }
 
+/// A horizontal bound line (a criterion's bound).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    /// The value (y units).
+    pub y: f64,
+    /// The label (`mpiio.write>=2GB/s`).
+    pub label: String,
+    /// Where the bound applies on the x axis: `None` across the whole chart, else at
+    /// these x positions (axis units) only, each drawn as a short segment.
+    pub at: Option<Vec<f64>>,
+}
+
 /// A chart.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chart {
@@ -92,8 +108,8 @@ pub struct Chart {
     pub x_ticks: Vec<(f64, String)>,
     /// The lines.
     pub series: Vec<Series>,
-    /// Horizontal lines: value (y units) and label (`>= 2 GB/s`).
-    pub bounds: Vec<(f64, String)>,
+    /// Horizontal bound lines.
+    pub bounds: Vec<Bound>,
     /// Draw the min–max bar of every point.
     pub bars: bool,
 }
@@ -195,6 +211,62 @@ fn entry_width(name: &str) -> f64 {
     22.0 + 6.0 * name.chars().count() as f64 + 14.0
 }
 
+/// The marker of series `series` at (x, y), of about radius `r`: a circle, a square,
+/// a triangle or a diamond (the series index modulo 4), with `class` and the `inner`
+/// markup (its `<title>`).
+fn marker(series: usize, x: f64, y: f64, r: f64, class: Option<&str>, inner: &str) -> String {
+    let class = class.map_or(String::new(), |k| format!(" class=\"{k}\""));
+    let end = |tag: &str| {
+        if inner.is_empty() {
+            "/>".to_string()
+        } else {
+            format!(">{inner}</{tag}>")
+        }
+    };
+    let d = match series % 4 {
+        0 => {
+            return format!(
+                "<circle{class} cx=\"{}\" cy=\"{}\" r=\"{}\"{}",
+                c(x),
+                c(y),
+                c(r),
+                end("circle")
+            );
+        }
+        1 => {
+            let h = r * 0.9;
+            let w = c(2.0 * h);
+            format!("M{} {}h{w}v{w}h-{w}z", c(x - h), c(y - h))
+        }
+        2 => {
+            let h = r * 1.3;
+            format!(
+                "M{} {}L{} {}H{}z",
+                c(x),
+                c(y - h),
+                c(x + h * 0.87),
+                c(y + h * 0.5),
+                c(x - h * 0.87)
+            )
+        }
+        _ => {
+            let h = r * 1.25;
+            format!(
+                "M{} {}L{} {}L{} {}L{} {}z",
+                c(x),
+                c(y - h),
+                c(x + h),
+                c(y),
+                c(x),
+                c(y + h),
+                c(x - h),
+                c(y)
+            )
+        }
+    };
+    format!("<path{class} d=\"{d}\"{}", end("path"))
+}
+
 /// The chart's height in user units (with its legend rows).
 pub fn height(chart: &Chart) -> f64 {
     TOP + PLOT_H + BELOW + LEGEND_ROW * legend_rows(&chart.series).len() as f64 + 4.0
@@ -230,7 +302,7 @@ pub fn render(chart: &Chart) -> String {
     let top = chart
         .bounds
         .iter()
-        .map(|b| b.0)
+        .map(|b| b.y)
         .filter(|b| on_scale(*b))
         .fold(data_top, f64::max);
     let step = nice_step(top);
@@ -305,19 +377,54 @@ pub fn render(chart: &Chart) -> String {
         c(-(y0 + y1) / 2.0),
         esc(&chart.y_label)
     );
-    for (b, label) in &chart.bounds {
-        let (y, label) = if on_scale(*b) {
-            (py(*b), label.clone())
+    // half the width of a bound's segment: less than half the smallest tick spacing
+    let mut xs: Vec<f64> = chart.x_ticks.iter().map(|t| px(t.0)).collect();
+    xs.sort_by(f64::total_cmp);
+    let gap = xs
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|g| *g > 0.5)
+        .fold(f64::INFINITY, f64::min);
+    let half = (gap * 0.4).clamp(5.0, 14.0);
+    for b in &chart.bounds {
+        let (y, label) = if on_scale(b.y) {
+            (py(b.y), b.label.clone())
         } else {
-            (y1 + 8.0, format!("{label} (above the chart)"))
+            (y1 + 8.0, format!("{} (above the chart)", b.label))
+        };
+        let Some(at) = &b.at else {
+            let _ = write!(
+                o,
+                "<path class=\"bd\" d=\"M{} {}H{}\"/><text class=\"bdt e\" x=\"{}\" y=\"{}\">{}</text>",
+                c(x0),
+                c(y),
+                c(x1),
+                c(x1 - 2.0),
+                c(y - 3.0),
+                esc(&label)
+            );
+            continue;
+        };
+        let mut d = String::new();
+        for x in at {
+            let _ = write!(d, "M{} {}H{}", c(px(*x) - half), c(y), c(px(*x) + half));
+        }
+        // the label beside the last segment, on the side with more room
+        let Some(last) = at.iter().map(|x| px(*x)).reduce(f64::max) else {
+            continue;
+        };
+        let (class, tx) = if last > (x0 + x1) / 2.0 {
+            ("bdt e", last + half)
+        } else {
+            (
+                "bdt",
+                at.iter().map(|x| px(*x)).fold(f64::INFINITY, f64::min) - half,
+            )
         };
         let _ = write!(
             o,
-            "<path class=\"bd\" d=\"M{} {}H{}\"/><text class=\"bdt e\" x=\"{}\" y=\"{}\">{}</text>",
-            c(x0),
-            c(y),
-            c(x1),
-            c(x1 - 2.0),
+            "<path class=\"bd\" d=\"{d}\"/><text class=\"{class}\" x=\"{}\" y=\"{}\">{}</text>",
+            c(tx.clamp(x0, x1)),
             c(y - 3.0),
             esc(&label)
         );
@@ -331,12 +438,7 @@ pub fn render(chart: &Chart) -> String {
             .map(|p| format!("{} {}", c(px(p.x)), c(py(p.y))))
             .collect();
         if line.len() > 1 {
-            let _ = write!(
-                o,
-                "<path class=\"ln d{}\" d=\"M{}\"/>",
-                i % 4,
-                line.join("L")
-            );
+            let _ = write!(o, "<path class=\"ln\" d=\"M{}\"/>", line.join("L"));
         }
         if chart.bars {
             let mut d = String::new();
@@ -361,16 +463,14 @@ pub fn render(chart: &Chart) -> String {
             }
         }
         for p in &s.points {
-            let (x, y) = (c(px(p.x)), c(py(p.y)));
+            let (x, y) = (px(p.x), py(p.y));
             let (class, r) = match p.mark {
-                Mark::Top => ("pt top", "4"),
-                _ => ("pt", "2.8"),
+                Mark::Top => ("pt top", 4.0),
+                _ => ("pt", 2.8),
             };
-            let _ = write!(
-                o,
-                "<circle class=\"{class}\" cx=\"{x}\" cy=\"{y}\" r=\"{r}\"><title>{}</title></circle>",
-                esc(&p.title)
-            );
+            let title = format!("<title>{}</title>", esc(&p.title));
+            o.push_str(&marker(i, x, y, r, Some(class), &title));
+            let (x, y) = (c(x), c(y));
             if p.mark == Mark::Failed {
                 let _ = write!(
                     o,
@@ -388,14 +488,12 @@ pub fn render(chart: &Chart) -> String {
             let name = &chart.series[i].name;
             let _ = write!(
                 o,
-                "<g class=\"s{}\"><path class=\"ln d{}\" d=\"M{} {}h18\"/><circle cx=\"{}\" cy=\"{}\" r=\"2.8\"/>\
+                "<g class=\"s{}\"><path class=\"ln\" d=\"M{} {}h18\"/>{}\
                  <text x=\"{}\" y=\"{}\">{}</text></g>",
                 i % 8,
-                i % 4,
                 c(x),
                 c(y - 3.5),
-                c(x + 9.0),
-                c(y - 3.5),
+                marker(i, x + 9.0, y - 3.5, 2.8, None, ""),
                 c(x + 22.0),
                 c(y),
                 esc(name)
@@ -443,7 +541,11 @@ mod tests {
                     ],
                 })
                 .collect(),
-            bounds: vec![(150.0, ">= 150 MiB/s".into())],
+            bounds: vec![Bound {
+                y: 150.0,
+                label: ">= 150 MiB/s".into(),
+                at: None,
+            }],
             bars: true,
         }
     }
@@ -453,7 +555,7 @@ mod tests {
         let s = render(&chart(3));
         assert!(s.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" class=\"chart size\" id=\"size-posix-write\""));
         assert!(s.ends_with("</svg>"));
-        assert_eq!(s.matches("<circle class=\"pt\"").count(), 6);
+        assert_eq!(s.matches(" class=\"pt\"").count(), 6);
         assert_eq!(s.matches("<circle class=\"ring\"").count(), 3);
         assert_eq!(s.matches("<g class=\"series ").count(), 3);
         // one bar per point whose min and max differ
@@ -468,7 +570,11 @@ mod tests {
         assert!(!s.contains(">250<"));
         // a bound far above the data is named, not drawn to scale
         let mut far = chart(1);
-        far.bounds = vec![(1e6, ">= 1 TB/s".into())];
+        far.bounds = vec![Bound {
+            y: 1e6,
+            label: ">= 1 TB/s".into(),
+            at: None,
+        }];
         let s = render(&far);
         assert!(s.contains(">&gt;= 1 TB/s (above the chart)</text>"));
         assert!(s.contains(">200</text>") && !s.contains(">1000k<"));
@@ -496,5 +602,81 @@ mod tests {
         assert_eq!(c(40.0), "40");
         assert_eq!(c(-0.04), "0");
         assert_eq!(esc("\"x\""), "&quot;x&quot;");
+    }
+
+    /// The x extents (min, max) of every subpath `M… H…` of the bound paths of `svg`.
+    fn bound_segments(svg: &str) -> Vec<(f64, f64)> {
+        let mut out = Vec::new();
+        for part in svg.split("<path class=\"bd\" d=\"").skip(1) {
+            let d = &part[..part.find('"').unwrap()];
+            for seg in d.split('M').filter(|s| !s.is_empty()) {
+                let (start, end) = seg.split_once('H').unwrap();
+                let a: f64 = start.split(' ').next().unwrap().parse().unwrap();
+                out.push((a, end.parse().unwrap()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_bound_with_positions_is_drawn_only_there() {
+        let mut ch = chart(2);
+        ch.x_ticks = (12..=17).map(|x| (f64::from(x), format!("{x}"))).collect();
+        let (lo, hi) = (12.0 - 0.25, 17.0 + 0.25);
+        let px = |x: f64| LEFT + (x - lo) / (hi - lo) * (WIDTH - RIGHT - LEFT);
+        ch.bounds = vec![
+            Bound {
+                y: 150.0,
+                label: "across".into(),
+                at: None,
+            },
+            Bound {
+                y: 120.0,
+                label: "at 16".into(),
+                at: Some(vec![16.0]),
+            },
+        ];
+        let s = render(&ch);
+        let segs = bound_segments(&s);
+        assert_eq!(segs.len(), 2, "{s}");
+        assert_eq!(segs[0], (LEFT, WIDTH - RIGHT));
+        let (a, b) = segs[1];
+        // around x = 16 only: clear of the neighbouring ticks 15 and 17
+        assert!(a < px(16.0) && px(16.0) < b, "{segs:?}");
+        assert!(a > px(15.5) && b < px(16.5), "{segs:?}");
+        assert!(s.contains(">at 16</text>"));
+        // one segment per position
+        ch.bounds[1].at = Some(vec![12.0, 14.0]);
+        let segs = bound_segments(&render(&ch));
+        assert_eq!(segs.len(), 3);
+        assert!(segs[1].1 < px(12.5) && segs[2].0 > px(13.5), "{segs:?}");
+    }
+
+    #[test]
+    fn series_are_solid_and_told_apart_by_marker_shape() {
+        // the bound's dash pattern is the style sheet's only one
+        assert_eq!(CSS.matches("stroke-dasharray").count(), 1);
+        assert!(CSS.contains(&format!(
+            ".chart .bd{{fill:none;stroke:#c00;stroke-width:1.4;stroke-dasharray:{BOUND_DASH}}}"
+        )));
+        let s = render(&chart(8));
+        // every series line (and legend sample) is of class "ln" alone: no dash class
+        assert_eq!(s.matches("class=\"ln\"").count(), 8 + 8);
+        assert!(!s.contains("class=\"ln "));
+        // four marker shapes: circles for series 0 and 4, paths for the others
+        let pts = |g: &str| g.matches(" class=\"pt\"").count();
+        let groups: Vec<&str> = s.split("<g class=\"series ").skip(1).collect();
+        assert_eq!(groups.len(), 8);
+        for (i, g) in groups.iter().enumerate() {
+            assert_eq!(pts(g), 2, "{g}");
+            assert_eq!(g.contains("<circle class=\"pt\""), i % 4 == 0, "{i}: {g}");
+        }
+        let shapes: std::collections::BTreeSet<String> = (0..4)
+            .map(|i| {
+                let m = marker(i, 0.0, 0.0, 2.8, None, "");
+                m.chars().filter(|c| c.is_ascii_alphabetic()).collect()
+            })
+            .collect();
+        assert_eq!(shapes.len(), 4, "{shapes:?}");
     }
 }
