@@ -27,7 +27,7 @@ use crate::config::criteria::Criterion;
 use crate::config::Api;
 use crate::measure::Phase;
 
-use super::results::{procs_text, size_text, CellKey, RankSample, ResultSet};
+use super::results::{procs_text, size_text, Cell, CellKey, RankSample, ResultSet};
 use super::svg::{self, esc, Bound, Chart, Mark, Point, Series};
 use super::verdict::{figure, Status, Verdict};
 
@@ -158,12 +158,8 @@ fn size_chart(
             points: sizes
                 .iter()
                 .filter_map(|&x| run.cell(&CellKey::new(n, x, api, phase)))
-                .map(|c| Point {
-                    x: log2(c.key.xfer_size as f64),
-                    y: c.avg_mibps,
-                    lo: c.min_mibps,
-                    hi: c.max_mibps,
-                    title: format!(
+                .map(|c| {
+                    let title = format!(
                         "{}, {}: mean {} MiB/s (min {}, max {}, sd {})",
                         procs_text(n),
                         size_text(c.key.xfer_size),
@@ -171,12 +167,8 @@ fn size_chart(
                         figure(c.min_mibps),
                         figure(c.max_mibps),
                         figure(c.std_mibps)
-                    ),
-                    mark: if flagged.contains(&c.key) {
-                        Mark::Failed
-                    } else {
-                        Mark::Plain
-                    },
+                    );
+                    throughput_point(c, log2(c.key.xfer_size as f64), title, flagged)
                 })
                 .collect(),
         })
@@ -204,6 +196,23 @@ fn size_chart(
     }
 }
 
+/// The point of cell `c` at `x` on a throughput chart: the mean throughput (MiB/s) with
+/// its min–max bar, ringed when `flagged` holds the cell (a failed check).
+fn throughput_point(c: &Cell, x: f64, title: String, flagged: &[CellKey]) -> Point {
+    Point {
+        x,
+        y: c.avg_mibps,
+        lo: c.min_mibps,
+        hi: c.max_mibps,
+        title,
+        mark: if flagged.contains(&c.key) {
+            Mark::Failed
+        } else {
+            Mark::Plain
+        },
+    }
+}
+
 /// The chart of throughput against processes of `phase` at transfer size `xfer`.
 fn procs_chart(
     run: &ResultSet,
@@ -221,24 +230,16 @@ fn procs_chart(
             points: procs
                 .iter()
                 .filter_map(|&n| run.cell(&CellKey::new(n, xfer, api, phase)))
-                .map(|c| Point {
-                    x: log2(f64::from(c.key.nprocs)),
-                    y: c.avg_mibps,
-                    lo: c.min_mibps,
-                    hi: c.max_mibps,
-                    title: format!(
+                .map(|c| {
+                    let title = format!(
                         "{} {}: mean {} MiB/s (min {}, max {})",
                         api_title(api),
                         procs_text(c.key.nprocs),
                         figure(c.avg_mibps),
                         figure(c.min_mibps),
                         figure(c.max_mibps)
-                    ),
-                    mark: if flagged.contains(&c.key) {
-                        Mark::Failed
-                    } else {
-                        Mark::Plain
-                    },
+                    );
+                    throughput_point(c, log2(f64::from(c.key.nprocs)), title, flagged)
                 })
                 .collect(),
         })
