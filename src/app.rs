@@ -413,7 +413,7 @@ pub fn run_on(
     if let Some(m) = &meta {
         for (sink, doc) in &sinks {
             if let (Ok(()), Some(sink)) = (&wrote, sink.as_ref()) {
-                if sink.is_file() || wrong_bytes == 0 {
+                if !sink.is_stdout() || wrong_bytes == 0 {
                     wrote = sink.write(&doc.render(m, &params, &outcome.records));
                 }
             }
@@ -512,15 +512,21 @@ fn agree_own<T>(world: &Comm, r: Result<T>) -> Result<T> {
 }
 
 /// The report's sink (collective over `comm`): standard output (or nowhere when
-/// `report` is false) without `-o`; with `-o NAME`, rank 0 creates a new file beside
-/// the report (`.NAME.h5perf-tmp.PID`, symbolic links of `NAME` followed) and every
-/// rank appends its blocks to it; the first finished step renames it over `NAME`
-/// ([`Sink::publish`]), so an earlier report stays as it was until this run has results
-/// to replace it with, and a run that fails before leaves neither a file nor a change.
+/// `report` is false) without `-o`. With `-o NAME` naming a new or regular file, rank 0
+/// creates a new file beside the report (`.NAME.h5perf-tmp.PID`, symbolic links of
+/// `NAME` followed) and every rank appends its blocks to it; the first finished step
+/// renames it over `NAME` ([`Sink::publish`]), keeping an existing file's owner, group
+/// and mode, so an earlier report stays as it was until this run has results to replace
+/// it with, and a run that fails before leaves neither a file nor a change. With `NAME`
+/// a device, FIFO or anything else that is not a regular file (`/dev/null`,
+/// `/dev/stdout`), every rank opens it and writes its blocks through, as the C tool's
+/// `fopen(NAME, "w")` does, without truncating or replacing it
+/// ([`services::paths::open_output`]).
 ///
-/// Errors: the file cannot be created on rank 0 or opened on another rank (the message
-/// names `-o` and the report as given).
+/// Errors: the file cannot be created or opened, or is a symbolic link of another user
+/// in a shared directory (the message names `-o` and the report as given).
 fn report_sink(comm: &Comm, name: Option<&std::ffi::OsStr>, report: bool) -> Result<Sink> {
+    use services::paths::{open_output, Target};
     use std::os::unix::ffi::OsStrExt;
     let Some(name) = name else {
         return Ok(if report { Sink::stdout() } else { Sink::null() });
@@ -539,22 +545,24 @@ fn report_sink(comm: &Comm, name: Option<&std::ffi::OsStr>, report: bool) -> Res
         }
         other => other.to_string(),
     };
-    // two agreement points, reached by every rank in the same order
+    // three agreement points, reached by every rank in the same order
     let created = if comm.rank()? == 0 {
-        let dest = services::paths::resolve_links(name);
-        let tmp = services::paths::temp_beside(&dest);
-        if std::fs::metadata(&dest).is_ok_and(|m| m.is_dir()) {
-            Err(cannot("Is a directory".to_string()))
-        } else {
-            let _ = std::fs::remove_file(&tmp);
-            Fd::open_path(&tmp, OpenMode::CreateReportNew)
-                .map(|fd| Some(Sink::file(fd, name, Some(&tmp), Some((tmp.clone(), dest)))))
-                .map_err(|e| cannot(errno_text(e)))
+        match open_output(name).map_err(cannot) {
+            Ok(Target::Through(f)) => Ok(Some(Sink::file(Fd::from_file(f), name, None, None))),
+            Ok(Target::Replace { path: dest }) => {
+                let tmp = services::paths::temp_beside(&dest);
+                let _ = std::fs::remove_file(&tmp);
+                Fd::open_path(&tmp, OpenMode::CreateReportNew)
+                    .map(|fd| Some(Sink::file(fd, name, Some(&tmp), Some((tmp.clone(), dest)))))
+                    .map_err(|e| cannot(errno_text(e)))
+            }
+            Err(e) => Err(e),
         }
     } else {
         Ok(None)
     };
     let created = agree_own(comm, created)?;
+    // rank 0's temporary file, or nothing when the report is written through
     let tmp = match &created {
         Some(s) => s.pending_file().map(|p| p.as_os_str().as_bytes().to_vec()),
         None => None,
@@ -563,6 +571,13 @@ fn report_sink(comm: &Comm, name: Option<&std::ffi::OsStr>, report: bool) -> Res
     let tmp = std::path::Path::new(std::ffi::OsStr::from_bytes(&tmp));
     let mine = match created {
         Some(sink) => Ok(sink),
+        None if tmp.as_os_str().is_empty() => match open_output(name).map_err(cannot) {
+            Ok(Target::Through(f)) => Ok(Sink::file(Fd::from_file(f), name, None, None)),
+            Ok(Target::Replace { .. }) => Err(cannot(
+                "it became a regular file while the run started".to_string(),
+            )),
+            Err(e) => Err(e),
+        },
         None => Fd::open_path(tmp, OpenMode::Append)
             .map(|fd| Sink::file(fd, name, Some(tmp), None))
             .map_err(|e| cannot(errno_text(e))),

@@ -184,7 +184,12 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
                 let both_read = [*a, *b]
                     .iter()
                     .all(|n| ["--baseline", "--from"].contains(n));
-                if fa == fb && !both_read {
+                // two outputs naming one device or FIFO (`/dev/null`) write through it
+                let read = |n: &str| ["--baseline", "--from"].contains(&n);
+                let both_written_through = !read(a)
+                    && !read(b)
+                    && crate::services::paths::is_special(std::path::Path::new(fa));
+                if fa == fb && !both_read && !both_written_through {
                     return Err(usage(format!(
                         "{a} and {b} name the same file {}; give them different names",
                         quote(&path_text(fa))

@@ -72,6 +72,13 @@ pub enum OpenMode {
 }
 
 impl Fd {
+    /// An already opened file (a device or FIFO opened to be written through).
+    pub fn from_file(f: std::fs::File) -> Fd {
+        Fd {
+            fd: Some(OwnedFd::from(f)),
+        }
+    }
+
     /// `open(path, flags, mode)` for a path (its bytes as they are).
     pub fn open_path(path: &Path, how: OpenMode) -> Result<Fd> {
         Self::open(&c_path(path)?, how)

@@ -6,6 +6,9 @@
 //! A results file is never emptied or half-written: each version is written to the
 //! temporary file beside it and renamed over it ([`crate::services::paths`]), so an
 //! earlier run's file stays as it was until this run has something to replace it with.
+//! A name that is not a regular file (a device such as `/dev/null`, a FIFO,
+//! `/dev/stdout`) is never replaced: the document is written through to it once, at the
+//! end of the run ([`paths::open_output`]).
 
 use std::ffi::OsStr;
 use std::io::Write as _;
@@ -22,11 +25,21 @@ use crate::services::run_env::dir_or_current;
 const STDOUT: &str = "-";
 
 /// Where one results document goes: standard output (written once, at the end of the
-/// run) or a file (replaced atomically, after each step and at the end).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// run), a file (replaced atomically, after each step and at the end), or a device,
+/// FIFO or other file that is not a regular file (written through, once, at the end).
+#[derive(Debug)]
 pub enum Sink {
     /// Standard output (`-`).
     Stdout,
+    /// Not a regular file: written through this descriptor at the end of the run.
+    Through {
+        /// The descriptor, opened write-only without truncation.
+        file: std::fs::File,
+        /// The name given, as message text.
+        shown: String,
+        /// The option, for messages.
+        option: &'static str,
+    },
     /// A file.
     File {
         /// The file replaced (the name given, symbolic links followed).
@@ -52,15 +65,17 @@ fn kind(option: &str) -> &'static str {
 }
 
 /// Check the destination `dest` of `option` (`--json`, `--csv`, `--rank-csv` or `--html`)
-/// before the run: `-` is standard output; for a file, the temporary file beside it
-/// is created (never through an existing name) and removed again, so an unwritable
-/// name is refused before any I/O while a file of an earlier run is left alone until
-/// the first step of this run has finished.
+/// before the run: `-` is standard output; a name that is not a regular file is opened
+/// to be written through ([`paths::open_output`]); for a new or regular file, the
+/// temporary file beside it is created (never through an existing name) and removed
+/// again, so an unwritable name is refused before any I/O while a file of an earlier
+/// run is left alone until the first step of this run has finished.
 ///
 /// # Errors
 /// [`Error::Other`] naming the option and the file when the temporary file beside it
 /// cannot be created (`results file (--json): cannot create 'x/r.json': No such file
-/// or directory`) or `dest` is a directory.
+/// or directory`), `dest` is a directory, a special file that cannot be opened, or a
+/// symbolic link of another user in a shared directory.
 pub fn create(dest: &OsStr, option: &'static str) -> Result<Sink> {
     if dest == STDOUT {
         return Ok(Sink::Stdout);
@@ -72,10 +87,16 @@ pub fn create(dest: &OsStr, option: &'static str) -> Result<Sink> {
             kind(option)
         ))
     };
-    let path = paths::resolve_links(Path::new(dest));
-    if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
-        return Err(cannot("Is a directory".to_string()));
-    }
+    let path = match paths::open_output(Path::new(dest)).map_err(cannot)? {
+        paths::Target::Replace { path } => path,
+        paths::Target::Through(file) => {
+            return Ok(Sink::Through {
+                file,
+                shown,
+                option,
+            })
+        }
+    };
     let tmp = paths::temp_beside(&path);
     let _ = std::fs::remove_file(&tmp);
     new_file(&tmp).map_err(|e| cannot(io_text(&e)))?;
@@ -107,6 +128,22 @@ impl Sink {
     /// or the file not replaced (the temporary file is removed).
     pub fn write(&self, text: &str) -> Result<()> {
         match self {
+            Sink::Through {
+                file,
+                shown,
+                option,
+            } => {
+                let mut f = file;
+                f.write_all(text.as_bytes())
+                    .and_then(|()| f.flush())
+                    .map_err(|e| {
+                        Error::Other(format!(
+                            "{} ({option}): cannot write '{shown}': {}",
+                            kind(option),
+                            io_text(&e)
+                        ))
+                    })
+            }
             Sink::Stdout => {
                 let mut o = std::io::stdout().lock();
                 o.write_all(text.as_bytes())
@@ -144,9 +181,15 @@ impl Sink {
         }
     }
 
-    /// Whether the document goes to a file (rewritten after each step).
+    /// Whether the document goes to a regular file (rewritten after each step).
     pub fn is_file(&self) -> bool {
         matches!(self, Sink::File { .. })
+    }
+
+    /// Whether the document goes to standard output (`-`), which gets the results of a
+    /// verified run only.
+    pub fn is_stdout(&self) -> bool {
+        matches!(self, Sink::Stdout)
     }
 }
 
@@ -167,8 +210,8 @@ struct Output<'a> {
 /// Refuse outputs that would overwrite each other, a data file or an input, compared
 /// as files (device and inode of an existing file, or of the directory a file will be
 /// created in and its name; symbolic links followed), not as spellings: the `-o`
-/// report and the `--json`, `--csv`, `--rank-csv`, `--html` files (not `-`) must be
-/// different files, none of them a data file `#pio_tmp_N.posix|.mpio|.h5` of the run
+/// report and the `--json`, `--csv`, `--rank-csv`, `--html` files (not `-`, not a
+/// device, FIFO or socket, which are written through) must be different files, none of them a data file `#pio_tmp_N.posix|.mpio|.h5` of the run
 /// in `dir` (the data directory; empty for the current one) nor the `--baseline` file
 /// of `a`, which is read. Touches no file.
 ///
@@ -185,6 +228,9 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> std::result::Re
     let outputs: Vec<(Output<'_>, FileKey)> = named
         .iter()
         .filter_map(|&(option, name)| name.map(|name| Output { option, name }))
+        // a device or FIFO named twice (`--json /dev/null --csv /dev/null`) is written
+        // through, never replaced: the outputs cannot overwrite each other
+        .filter(|o| !paths::is_special(Path::new(o.name)))
         .map(|o| {
             let key = FileKey::of(Path::new(o.name));
             (o, key)
@@ -439,7 +485,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "[]\n");
         // no temporary file left beside it
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1);
-        assert_eq!(create(OsStr::new("-"), "--csv").unwrap(), Sink::Stdout);
+        assert!(create(OsStr::new("-"), "--csv").unwrap().is_stdout());
         let bad = t.path().join("no/such/dir.csv");
         let e = create(bad.as_os_str(), "--csv").unwrap_err();
         assert_eq!(

@@ -1,12 +1,16 @@
-//! Names of output files as files: where a name leads through symbolic links
-//! ([`resolve_links`]), what file it is or will be ([`FileKey`]), the temporary file
-//! beside it that a new version is written to ([`temp_beside`]), and the replacement of
-//! the file by that temporary file ([`replace`]).
+//! Names of output files as files: what an output name is and how it is written
+//! ([`open_output`]: a new or regular file is replaced through a temporary file, anything
+//! else — a device, a FIFO, `/dev/stdout` — is written through as it is), where a name
+//! leads through symbolic links ([`resolve_links`]), what file it is or will be
+//! ([`FileKey`]), the temporary file beside it that a new version is written to
+//! ([`temp_beside`]), and the replacement of the file by that temporary file
+//! ([`replace`]), which keeps the replaced file's owner, group and mode and never
+//! replaces anything but a regular file.
 //!
 //! Everything works on bytes (`Path`): a name that is not UTF-8 is the file it spells.
 
 use std::ffi::OsString;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{path_text, Error, Result};
@@ -36,6 +40,138 @@ pub fn resolve_links(path: &Path) -> PathBuf {
         };
     }
     p
+}
+
+/// What an output name is, found before anything is written
+/// ([`open_output`]).
+#[derive(Debug)]
+pub enum Target {
+    /// A new or regular file (nothing under the name, a regular file, or a symbolic
+    /// link of an allowed owner to either): written to a temporary file beside
+    /// `path` and renamed over it ([`replace`]).
+    Replace {
+        /// The file replaced: the name with its symbolic links followed.
+        path: PathBuf,
+    },
+    /// Anything else that can be opened for writing — a character or block device, a
+    /// FIFO, a socket's `/proc/self/fd/N`, a terminal, `/dev/stdout`: written through
+    /// this descriptor, opened without `O_CREAT` and without `O_TRUNC`, never replaced.
+    Through(std::fs::File),
+}
+
+/// What the output name `name` is, and a descriptor to write through when it is not a
+/// regular file (the C tool's `fopen(name, "w")` semantics for devices and FIFOs):
+/// 1. every symbolic link on the way (the last component, followed link by link) is
+///    checked by the rule of the kernel's `protected_symlinks` (`proc_sys_fs(5)`): a
+///    link in a sticky or world-writable directory that belongs neither to the user
+///    running h5perf nor to the directory's owner is refused — a later `rename` would
+///    not go through the kernel's own check;
+/// 2. `stat` of the name: nothing there → [`Target::Replace`]; a directory → refused;
+///    a regular file → [`Target::Replace`];
+/// 3. anything else is opened write-only (`O_NOCTTY`, no `O_CREAT`, no `O_TRUNC`; a FIFO
+///    waits for its reader, as a shell redirection does), and the decision is made again
+///    on the opened descriptor (`fstat`), so a name that changes in between cannot turn
+///    a regular file into a written-through one: a descriptor that turns out to be a
+///    regular file is closed untouched and the file replaced as any regular file.
+///
+/// # Errors
+/// The reason as message text (`Is a directory`, the refused link and why, the
+/// `open` error), for the caller to name its option and file.
+pub fn open_output(name: &Path) -> std::result::Result<Target, String> {
+    check_links(name)?;
+    let replace = || Target::Replace {
+        path: resolve_links(name),
+    };
+    let meta = match std::fs::metadata(name) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(replace()),
+        Err(e) => return Err(io_text(&e)),
+    };
+    if meta.is_dir() {
+        return Err("Is a directory".to_string());
+    }
+    if meta.is_file() {
+        return Ok(replace());
+    }
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(name)
+        .map_err(|e| io_text(&e))?;
+    let opened = file.metadata().map_err(|e| io_text(&e))?;
+    if opened.is_dir() {
+        return Err("Is a directory".to_string());
+    }
+    if opened.is_file() {
+        // the name changed between the stat and the open: nothing was written
+        drop(file);
+        return Ok(replace());
+    }
+    Ok(Target::Through(file))
+}
+
+/// Whether `name` exists and is neither a regular file nor a directory (links
+/// followed): a device, a FIFO, a socket. Two outputs naming one such file do not
+/// overwrite each other.
+pub fn is_special(name: &Path) -> bool {
+    std::fs::metadata(name).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Refuse a symbolic link on the way from `name` (followed link by link, as
+/// [`resolve_links`]) that sits in a sticky or world-writable directory and belongs to
+/// neither the effective user nor the directory's owner: the rule of the kernel's
+/// `fs.protected_symlinks` (`proc_sys_fs(5)`), applied whatever the setting is,
+/// because h5perf follows the link itself before a `rename` that the kernel does not
+/// check.
+///
+/// # Errors
+/// The refused link as message text.
+fn check_links(name: &Path) -> std::result::Result<(), String> {
+    let euid = crate::ffi::posix::effective_uid();
+    let mut p = name.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let Ok(link) = std::fs::symlink_metadata(&p) else {
+            return Ok(());
+        };
+        if !link.file_type().is_symlink() {
+            return Ok(());
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if link.uid() != euid {
+            if let Ok(d) = std::fs::metadata(dir) {
+                let sticky = d.mode() & 0o1000 != 0;
+                let shared = sticky || d.mode() & 0o002 != 0;
+                if shared && d.uid() != link.uid() {
+                    return Err(format!(
+                        "it is a symbolic link of user id {} in the {} directory '{}', \
+                         which h5perf (user id {euid}) does not follow there (the rule of \
+                         the kernel's protected_symlinks); remove the link or give another name",
+                        link.uid(),
+                        if sticky { "sticky" } else { "world-writable" },
+                        path_text(dir.as_os_str())
+                    ));
+                }
+            }
+        }
+        let Ok(target) = std::fs::read_link(&p) else {
+            return Ok(());
+        };
+        p = if target.is_absolute() {
+            target
+        } else {
+            dir.join(target)
+        };
+    }
+    Ok(())
+}
+
+/// The text of an I/O error without Rust's `(os error N)`.
+fn io_text(e: &std::io::Error) -> String {
+    let t = e.to_string();
+    t.split(" (os error").next().unwrap_or(&t).to_string()
 }
 
 /// What file a name is, or will be once created: the same key for two names means
@@ -125,13 +261,27 @@ pub fn temp_beside(path: &Path) -> PathBuf {
 
 /// Replace `path` by `tmp` (`rename`, atomic on one file system), then `fsync` their
 /// directory so the rename reaches the disk (best effort). If `path` exists, `tmp`
-/// first takes its permission bits, so replacing a file keeps who may read it.
+/// first takes its mode, owner and group (as editors do; a user who may not give a
+/// file away keeps what `chown` allows), so the replaced file keeps who may read it.
+/// Hard links are not followed: the name gets the new file, other names of the old file
+/// keep the old bytes. Only a regular file is ever replaced: anything else under the
+/// name (a device, a FIFO, a symbolic link put there since the name was resolved) is
+/// refused and left as it is.
 ///
 /// # Errors
-/// The `rename` fails (the message names `path`); `tmp` is left for the caller.
+/// `path` is not a regular file, or the `rename` fails (the message names `path`);
+/// `tmp` is left for the caller.
 pub fn replace(tmp: &Path, path: &Path) -> Result<()> {
-    if let Ok(old) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(tmp, old.permissions());
+    match std::fs::symlink_metadata(path) {
+        Ok(old) if old.is_file() => keep_owner_and_mode(tmp, &old),
+        Ok(old) => {
+            return Err(Error::Other(format!(
+                "'{}' is no longer a regular file ({}): it is left as it is",
+                path_text(path.as_os_str()),
+                crate::ffi::posix::FileStat::of(&old).kind.words()
+            )))
+        }
+        Err(_) => {}
     }
     std::fs::rename(tmp, path).map_err(|e| Error::Posix {
         call: "rename",
@@ -148,11 +298,22 @@ pub fn replace(tmp: &Path, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Give `tmp` the mode, owner and group of `old` (best effort: `chown` to another user
+/// needs privilege; the group alone is tried then).
+fn keep_owner_and_mode(tmp: &Path, old: &std::fs::Metadata) {
+    use std::os::unix::fs::PermissionsExt;
+    if std::os::unix::fs::chown(tmp, Some(old.uid()), Some(old.gid())).is_err() {
+        let _ = std::os::unix::fs::chown(tmp, None, Some(old.gid()));
+    }
+    // after chown, which may clear set-user-ID bits
+    let _ = std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(old.mode() & 0o7777));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::{symlink, PermissionsExt};
+    use std::os::unix::fs::{symlink, FileTypeExt, PermissionsExt};
 
     #[test]
     fn keys_of_existing_and_new_files() {
@@ -217,5 +378,106 @@ mod tests {
         assert_eq!(temp_beside(Path::new("x")).parent(), Some(Path::new("")));
         let e = replace(&tmp, &path).unwrap_err();
         assert!(e.to_string().starts_with("rename("), "{e}");
+    }
+
+    #[test]
+    fn links_of_another_user_in_shared_directories_are_refused() {
+        // run as root by make test: the link is given to another user with lchown
+        if crate::ffi::posix::effective_uid() != 0 {
+            panic!("this test runs as root (make test does): it gives a link away");
+        }
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        std::fs::write(d.join("target"), "x").unwrap();
+        let other = 54_321;
+        for (mode, refused) in [
+            (0o1777, true),
+            (0o0777, true),
+            (0o1755, true),
+            (0o755, false),
+        ] {
+            let dir = d.join(format!("dir{mode:o}"));
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+            let link = dir.join("r.json");
+            symlink(d.join("target"), &link).unwrap();
+            std::os::unix::fs::lchown(&link, Some(other), None).unwrap();
+            let got = open_output(&link);
+            assert_eq!(got.is_err(), refused, "mode {mode:o}: {got:?}");
+            if let Err(e) = got {
+                assert!(
+                    e.contains(&format!("symbolic link of user id {other}")),
+                    "{e}"
+                );
+            }
+            // the directory's owner may own the link (the kernel's exception)
+            std::os::unix::fs::chown(&dir, Some(other), None).unwrap();
+            assert!(
+                open_output(&link).is_ok(),
+                "mode {mode:o}, link of the directory's owner"
+            );
+        }
+        // a link further along the chain is checked too
+        let shared = d.join("dir1777");
+        symlink(shared.join("r.json"), d.join("first")).unwrap();
+        std::os::unix::fs::chown(&shared, Some(0), None).unwrap();
+        assert!(open_output(&d.join("first")).is_err());
+    }
+
+    #[test]
+    fn special_files_are_written_through_and_never_replaced() {
+        let t = tempfile::tempdir().unwrap();
+        let node = t.path().join("null");
+        let made = std::process::Command::new("mknod")
+            .arg(&node)
+            .args(["c", "1", "3"])
+            .status()
+            .expect("mknod");
+        assert!(made.success(), "mknod (make test runs as root)");
+        assert!(is_special(&node));
+        assert!(!is_special(t.path()));
+        assert!(!is_special(&t.path().join("missing")));
+        match open_output(&node).unwrap() {
+            Target::Through(f) => assert!(f.metadata().unwrap().file_type().is_char_device()),
+            Target::Replace { path } => panic!("a device is replaced at {}", path.display()),
+        }
+        // a rename over it is refused, the node kept
+        let tmp = temp_beside(&node);
+        std::fs::write(&tmp, "new").unwrap();
+        let e = replace(&tmp, &node).unwrap_err().to_string();
+        assert!(e.contains("is no longer a regular file"), "{e}");
+        assert!(std::fs::symlink_metadata(&node)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        assert_eq!(open_output(t.path()).unwrap_err(), "Is a directory");
+        assert!(matches!(
+            open_output(&t.path().join("new.json")).unwrap(),
+            Target::Replace { .. }
+        ));
+    }
+
+    #[test]
+    fn replacing_keeps_owner_group_and_mode() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("r.txt");
+        std::fs::write(&path, "old").unwrap();
+        std::os::unix::fs::chown(&path, Some(54_321), Some(54_322)).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        std::fs::hard_link(&path, t.path().join("other")).unwrap();
+        let tmp = temp_beside(&path);
+        std::fs::write(&tmp, "new").unwrap();
+        replace(&tmp, &path).unwrap();
+        let m = std::fs::metadata(&path).unwrap();
+        assert_eq!(
+            (m.uid(), m.gid(), m.mode() & 0o7777),
+            (54_321, 54_322, 0o640)
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        // documented: another name of the old file keeps the old bytes
+        assert_eq!(
+            std::fs::read_to_string(t.path().join("other")).unwrap(),
+            "old"
+        );
     }
 }

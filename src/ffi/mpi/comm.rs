@@ -221,6 +221,11 @@ impl Comm {
             )
         })?;
         let n = len[0] as usize;
+        if n == 0 {
+            // every rank knows the length: nothing to send (Open MPI refuses the
+            // dangling pointer of an empty buffer with MPI_ERR_ARG)
+            return Ok(Vec::new());
+        }
         let mut buf = if is_root { data.to_vec() } else { vec![0u8; n] };
         let count = to_count("broadcast length", n as u64)?;
         // SAFETY: buf holds n bytes on every rank.
