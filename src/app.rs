@@ -10,16 +10,18 @@ pub use acceptance::{Checks, EXIT_CHECKS_FAILED};
 
 use std::ffi::OsString;
 
+use crate::agreement::{agree, refuse_if_any};
 use crate::benchmark::run;
 use crate::cli::{self, Command};
+use crate::config::mpi_info;
 use crate::config::{Options, Params};
+use crate::datadir::{self, lock as dir_lock, RunEnv};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::{stderr_is_terminal, Fd, OpenMode};
+use crate::output::report_sink::{write_stdout, Sink};
 use crate::output::{export, files, report};
-use crate::services::{self, RunEnv, Sink};
-use crate::services::{dir_lock, mpi_info};
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
 pub const HDF5_BUILD_VERSION: &str = env!("H5PERF_HDF5_VERSION");
@@ -136,13 +138,13 @@ fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     let opts = match cli::parse(args)? {
         Command::Help => {
             if rank == 0 {
-                services::write_stdout(&cli::help_text())?;
+                write_stdout(&cli::help_text())?;
             }
             return Ok(0);
         }
         Command::Version => {
             if rank == 0 {
-                services::write_stdout(&version_text())?;
+                write_stdout(&version_text())?;
             }
             return Ok(0);
         }
@@ -245,17 +247,17 @@ pub fn run_on(
 
     // the data directory is checked first, so a refused run leaves no report file
     let env = RunEnv::from_process();
-    let dir = services::data_dir_checked(comm, &env)?;
+    let dir = datadir::data_dir_checked(comm, &env)?;
     // outputs that are one file (with each other or with a data file) would lose
     // results: refused before anything is written (rank 0 looks, every rank agrees)
     let same = (rank == 0)
         .then(|| files::check_distinct(&params, &opts.acceptance, &dir).err())
         .flatten();
-    services::agree::refuse_if_any(comm, same)?;
+    refuse_if_any(comm, same)?;
     // a data directory too long for the data files' names is refused before the lock
     // is made there (the same on every rank)
     for api in params.apis.iter() {
-        services::data_file_name(&dir, params.num_files, api.suffix())?;
+        datadir::data_file_name(&dir, params.num_files, api.suffix())?;
     }
     // one run per data directory, before anything is written there or to -o
     let claim = dir_lock::Claim {
@@ -314,14 +316,14 @@ pub fn run_on(
         let version = report::version_line(HDF5_BUILD_VERSION);
         if out.is_file() {
             // stdout keeps what the C tool prints there; the file gets the whole block
-            wrote = services::write_stdout(&format!("{version}{dump}"));
+            wrote = write_stdout(&format!("{version}{dump}"));
             out.write(&block);
         } else {
             out.write(&format!("{version}{block}"));
         }
     }
     // a failed write of any rank ends the run here, on every rank
-    services::agree(comm, wrote.and_then(|()| out.status()))?;
+    agree(comm, wrote.and_then(|()| out.status()))?;
 
     // machine-readable results: host names of every rank, the run's start time and
     // where it runs (all outside every timer)
@@ -420,7 +422,7 @@ pub fn run_on(
         }
     }
     out.publish();
-    services::agree(comm, wrote.and_then(|()| out.status()))?;
+    agree(comm, wrote.and_then(|()| out.status()))?;
     lock.release(comm)?;
     Ok(Done {
         params,
@@ -469,7 +471,7 @@ fn run_meta(
     for r in 0..size {
         names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
     }
-    let here = services::run_env::dir_or_current(dir);
+    let here = datadir::dir_or_current(dir);
     let resolved = std::fs::canonicalize(here).unwrap_or_else(|_| here.to_path_buf());
     let data_dir = crate::error::path_text(resolved.as_os_str());
     let fs_type = crate::ffi::posix::c_path(&resolved)
@@ -507,7 +509,7 @@ fn agree_own<T>(world: &Comm, r: Result<T>) -> Result<T> {
         Ok(v) => (Ok(()), Some(v)),
         Err(e) => (Err(e), None),
     };
-    services::agree(world, unit)?;
+    agree(world, unit)?;
     Ok(val.expect("agreement succeeded, so this rank succeeded"))
 }
 
@@ -521,12 +523,12 @@ fn agree_own<T>(world: &Comm, r: Result<T>) -> Result<T> {
 /// a device, FIFO or anything else that is not a regular file (`/dev/null`,
 /// `/dev/stdout`), every rank opens it and writes its blocks through, as the C tool's
 /// `fopen(NAME, "w")` does, without truncating or replacing it
-/// ([`services::paths::open_output`]).
+/// ([`crate::output::paths::open_output`]).
 ///
 /// Errors: the file cannot be created or opened, or is a symbolic link of another user
 /// in a shared directory (the message names `-o` and the report as given).
 fn report_sink(comm: &Comm, name: Option<&std::ffi::OsStr>, report: bool) -> Result<Sink> {
-    use services::paths::{open_output, Target};
+    use crate::output::paths::{open_output, Target};
     use std::os::unix::ffi::OsStrExt;
     let Some(name) = name else {
         return Ok(if report { Sink::stdout() } else { Sink::null() });
@@ -550,7 +552,7 @@ fn report_sink(comm: &Comm, name: Option<&std::ffi::OsStr>, report: bool) -> Res
         match open_output(name).map_err(cannot) {
             Ok(Target::Through(f)) => Ok(Some(Sink::file(Fd::from_file(f), name, None, None))),
             Ok(Target::Replace { path: dest }) => {
-                let tmp = services::paths::temp_beside(&dest);
+                let tmp = crate::output::paths::temp_beside(&dest);
                 let _ = std::fs::remove_file(&tmp);
                 Fd::open_path(&tmp, OpenMode::CreateReportNew)
                     .map(|fd| Some(Sink::file(fd, name, Some(&tmp), Some((tmp.clone(), dest)))))

@@ -7,11 +7,11 @@
 //! 1. [`error`] and [`ffi`]: the only code that calls C (MPI, HDF5, POSIX wrappers; the
 //!    compiler refuses `unsafe` elsewhere). `ffi` owns the libraries' vocabulary (fill
 //!    values, allocation times) and imports nothing above it.
-//! 2. [`services`]: failure agreement across ranks, the report sink, output names as
-//!    files, the run environment (data directory, file names, `HDF5_MPI_INFO`), the data
-//!    directory's lock and what a dead run left there (files are removed however a run
-//!    ends: `ffi::cleanup`).
-//! 3. Core, no file I/O: [`pattern`] (access-pattern maths), [`config`] (options, fill
+//! 2. [`terms`]: the shared vocabulary (APIs, timers, phases, fill settings), and
+//!    [`agreement`]: failure agreement across ranks, so no rank waits alone in a
+//!    collective call.
+//! 3. [`datadir`]: the data directory's safety (names, lock, leftovers, how data files
+//!    are made and checked); core, no file I/O: [`pattern`] (access-pattern maths), [`config`] (options, fill
 //!    options — checked with HDF5 in an in-memory file —, resolved parameters), [`measure`]
 //!    (timers, statistics, results as records).
 //! 4. [`output`]: the text report and the JSON/CSV results, from the same statistics;
@@ -25,7 +25,10 @@
 pub mod error;
 pub mod ffi;
 
-pub mod services;
+pub mod agreement;
+pub mod terms;
+
+pub mod datadir;
 
 pub mod config;
 pub mod measure;

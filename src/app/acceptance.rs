@@ -5,6 +5,7 @@
 //! and the `--from` mode, which makes the same verdict and page from results files
 //! without running a benchmark.
 
+use crate::agreement::agree;
 use crate::config::criteria::Criterion;
 use crate::config::{Acceptance, Params, Percent};
 use crate::error::{path_text, Error, Result};
@@ -13,10 +14,10 @@ use crate::measure::{Phase, Record};
 use crate::output::baseline::{self, Comparison};
 use crate::output::export::RunMeta;
 use crate::output::files;
+use crate::output::report_sink::{write_stdout, Sink};
 use crate::output::results::{CellKey, ResultSet};
 use crate::output::verdict::Verdict;
 use crate::output::{html, readback};
-use crate::services::{self, Sink};
 
 /// The exit status of a run whose criteria or baseline comparison failed (1 stays
 /// "error").
@@ -117,7 +118,7 @@ fn agree_value<T>(comm: &Comm, r: Result<T>, what: Option<&str>) -> Result<T> {
         (Err(e), Some(what)) => (Err(Error::Other(format!("{what}: {e}"))), None),
         (Err(e), None) => (Err(e), None),
     };
-    services::agree(comm, unit)?;
+    agree(comm, unit)?;
     Ok(val.expect("agreement succeeded, so this rank succeeded"))
 }
 
@@ -228,7 +229,7 @@ pub(super) fn finish(
             done = sink.write(&html::page(&set, verdict.as_ref(), &prepared.criteria));
         }
     }
-    services::agree(comm, done)?;
+    agree(comm, done)?;
     checks.failed = comm.allreduce_u64(checks.failed, Op::Max)?;
     Ok(checks)
 }
@@ -274,7 +275,7 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         .transpose()?;
     let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance());
     if let Some(v) = &verdict {
-        services::write_stdout(&v.text())?;
+        write_stdout(&v.text())?;
     }
     if let Some(sink) = sink {
         sink.write(&html::page(&set, verdict.as_ref(), &a.expect))?;

@@ -24,10 +24,11 @@
 use std::ffi::CStr;
 
 use super::driver::{Access, Driver};
+use crate::agreement::agree;
+use crate::datadir::data_files;
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::posix::{self, FileKind, FileStat};
-use crate::services::{agree, data_files};
 
 /// What a rank knows of the current data file.
 #[derive(Default)]

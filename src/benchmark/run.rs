@@ -17,15 +17,17 @@ use super::driver::{
 use super::file_watch::FileWatch;
 use super::storage::{drop_caches, Node};
 use super::verify::{find_mismatch, report_mismatches, Mismatch};
+use crate::agreement::{agree, agree_with};
+use crate::config::mpi_info::hint_note;
 use crate::config::{Api, Params, Reorder};
+use crate::datadir::{data_file_name, leftovers, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Beacon, Comm, Info, Op};
 use crate::measure::{ApiResults, Direction, IterStat, Measures, Record, Times, COUNT};
 use crate::output::report;
+use crate::output::report_sink::Sink;
 use crate::pattern::{Pattern, Pattern1D, Pattern2D};
-use crate::services::mpi_info::hint_note;
-use crate::services::{agree, agree_with, data_file_name, leftovers, RunEnv, Sink};
 
 /// What a whole run produced on this rank.
 #[derive(Debug, Default, Clone)]
@@ -67,7 +69,7 @@ pub struct Hooks<'a> {
 }
 
 /// Run the whole benchmark on `world` (spec §3) with data files in `dir` (from
-/// [`crate::services::data_dir_checked`]). Collective over `world` (`MPI_COMM_WORLD`
+/// [`crate::datadir::data_dir_checked`]). Collective over `world` (`MPI_COMM_WORLD`
 /// for the program, any communicator for the C API); its rank 0 prints the headers and
 /// results to `out`. `hooks` adds the per-rank gathering and the step callback.
 ///
@@ -593,7 +595,7 @@ fn explain_error(run: &Run<'_>, api: Api, phase: Access, opening: bool, e: Error
         changed = true;
     }
     if phase == Access::Write && !opening && !text.contains("No space left") {
-        let dir = crate::services::run_env::dir_or_current(run.dir);
+        let dir = crate::datadir::dir_or_current(run.dir);
         let free = crate::ffi::posix::c_path(dir)
             .ok()
             .and_then(|c| crate::ffi::storage::available_bytes(&c).ok());

@@ -3,11 +3,11 @@
 //! between the phases ([`drop_caches`]). The checks made before anything runs are in
 //! [`super::storage_checks`].
 
+use crate::agreement::agree;
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::storage as kernel;
 use crate::output::export::hostname;
-use crate::services::agree;
 
 /// Where this process sits among the processes of a communicator: which of them share
 /// its node (`MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`, MPI-3.1 §6.4.2).

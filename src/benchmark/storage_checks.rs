@@ -11,16 +11,16 @@ use std::path::{Path, PathBuf};
 
 use super::run::pattern;
 use super::storage::Node;
+use crate::agreement::refuse_if_any;
 use crate::config::{Api, Params, StorageFacts};
+use crate::datadir::dir_or_current;
+use crate::datadir::{data_file_name, data_files};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::hdf5::{self, Dataset, H5File, Plist, Quiet};
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::posix::{self, Fd, OpenMode};
 use crate::ffi::storage::{self as kernel, DirectIoAlignment, DROP_CACHES};
 use crate::output::export::hostname;
-use crate::services::agree::refuse_if_any;
-use crate::services::run_env::dir_or_current;
-use crate::services::{data_file_name, data_files};
 
 /// The checks of the storage options that depend on the machine, made on `comm` (the
 /// communicator of the run) after the data directory `dir` was checked and before any

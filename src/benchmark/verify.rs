@@ -4,8 +4,8 @@
 //! the file's phases ([`report_mismatches`]).
 
 use crate::config::Api;
+use crate::output::report_sink::Sink;
 use crate::pattern::Pattern;
-use crate::services::Sink;
 
 /// One verification finding of one transfer, recorded inside the raw-read timer
 /// without formatting; turned into text after the timer stops.

@@ -188,7 +188,7 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
                 let read = |n: &str| ["--baseline", "--from"].contains(&n);
                 let both_written_through = !read(a)
                     && !read(b)
-                    && crate::services::paths::is_special(std::path::Path::new(fa));
+                    && crate::output::paths::is_special(std::path::Path::new(fa));
                 if fa == fb && !both_read && !both_written_through {
                     return Err(usage(format!(
                         "{a} and {b} name the same file {}; give them different names",

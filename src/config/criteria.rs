@@ -23,8 +23,7 @@
 //! A criterion holds when every measurement it selects — every (processes, transfer
 //! size) of its API and phase, narrowed by its selectors — satisfies the comparison.
 
-use super::api::Api;
-use crate::measure::phase::Phase;
+use crate::terms::{Api, Phase};
 
 /// Which of a phase's throughputs over the iterations a criterion bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

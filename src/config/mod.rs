@@ -4,16 +4,15 @@
 //! contract criteria, baseline, HTML page).
 
 pub mod acceptance;
-pub mod api;
 pub mod criteria;
-pub mod fill;
+pub mod mpi_info;
 pub mod options;
 pub mod params;
 pub mod storage;
 
+pub use crate::terms::{Api, FillSettings};
 pub use acceptance::{Acceptance, Percent};
 pub use criteria::Criterion;
-pub use fill::FillSettings;
-pub use options::{Api, ApiSet, Debug, Options, ValueError};
+pub use options::{ApiSet, Debug, Options, ValueError};
 pub use params::Params;
 pub use storage::{Reorder, StorageFacts, StorageOptions};

@@ -10,9 +10,9 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 
 use super::acceptance::Acceptance;
-pub use super::api::Api;
-use super::fill::FillSettings;
 use super::storage::{Reorder, StorageOptions};
+pub use crate::terms::Api;
+use crate::terms::FillSettings;
 
 /// A set of selected APIs. Empty means "none given" on the command line, which
 /// resolves to all three (spec §1.7).

@@ -3,11 +3,11 @@
 //!
 //! No I/O and no MPI here; the world size is passed in as a number. (The one exception:
 //! given fill options are checked with HDF5 in an in-memory file, see
-//! [`super::fill::FillSettings::refusal`].)
+//! [`crate::terms::FillSettings::refusal`].)
 
-use super::fill::FillSettings;
 use super::options::{Api, ApiSet, Debug, Options};
 use super::storage::StorageOptions;
+use crate::terms::FillSettings;
 
 /// The resolved configuration the engine runs (spec §1.9 applied). Sizes in bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,7 @@
 //! open, so the launcher waits for it (it prints there what it removed) and it holds
 //! nothing else. A cgroup-wide kill (a batch system) or a node crash kills it too: then
 //! the next run in the directory finds the leftovers through the lock
-//! (`services::dir_lock`).
+//! (`datadir::lock`).
 
 use std::ffi::{c_char, c_int, OsStr};
 use std::os::unix::ffi::OsStrExt;

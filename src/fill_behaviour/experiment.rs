@@ -7,12 +7,14 @@
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 
+use crate::agreement::agree;
+use crate::datadir::{data_dir_checked, data_files, lock as dir_lock, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::hdf5::{self, AllocTime, Dataset, Dataspace, FillKind, H5File, Plist};
 use crate::ffi::mpi::{Comm, Info, Op};
 use crate::ffi::posix::{self, FileStat};
-use crate::services::{agree, data_dir_checked, data_files, dir_lock, write_stdout, RunEnv};
+use crate::output::report_sink::write_stdout;
 
 use super::cells::{parallel_cells, serial_cells, Cell, Table, CHUNK, SIDE};
 use super::classify::{Census, Observation, Snapshot, MARKER};

@@ -2,7 +2,7 @@
 //! documented fill-value tables (serial and parallel) by experiment with the linked
 //! library and marks where the library differs from the document. (The benchmark's own
 //! fill options, `--fill-value`, `--fill-time`, `--alloc-time` and `-n`/`--no-fill`, and
-//! the start-up check that HDF5 accepts them live in [`crate::config::fill`].)
+//! the start-up check that HDF5 accepts them live in [`crate::terms::fill`].)
 //!
 //! How a cell of the tables is observed ([`run_mode`]): a file is created and closed,
 //! 256 KiB of marker bytes (0xEE) are appended to it behind HDF5's end of allocated

@@ -3,9 +3,9 @@
 //! API returns these records and the `--json`/`--csv` writers serialise them; the text
 //! report is rendered from the same statistics, so all three agree.
 
-use super::phase::{Direction, Phase};
 use super::timer::{gbps, mbps, sample_std, ApiResults, TimeStats, Timer, COUNT};
 use crate::config::Api;
+use crate::terms::{Direction, Phase};
 
 /// Statistics of one phase over the iterations (spec §8.3). Times are the slowest
 /// rank's accumulated seconds per iteration; throughputs are MiB/s of the record's

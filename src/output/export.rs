@@ -82,10 +82,10 @@ use std::fmt::Write as _;
 use std::borrow::Cow;
 
 use crate::config::{Params, StorageOptions};
+/// Re-exported from [`crate::datadir::host`], where the data-directory lock uses them too.
+pub use crate::datadir::host::{hostname, now_unix_seconds, rfc3339_utc};
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
 use crate::measure::{Phase, Record};
-/// Re-exported from [`crate::services::host`], where the data-directory lock uses them too.
-pub use crate::services::host::{hostname, now_unix_seconds, rfc3339_utc};
 
 /// What describes the run as a whole, the same in every record.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,7 @@
 //! ([`check_distinct`]).
 //!
 //! A results file is never emptied or half-written: each version is written to the
-//! temporary file beside it and renamed over it ([`crate::services::paths`]), so an
+//! temporary file beside it and renamed over it ([`crate::output::paths`]), so an
 //! earlier run's file stays as it was until this run has something to replace it with.
 //! A name that is not a regular file (a device such as `/dev/null`, a FIFO,
 //! `/dev/stdout`) is never replaced: the document is written through to it once, at the
@@ -17,9 +17,9 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::config::{Acceptance, Api, Params};
+use crate::datadir::dir_or_current;
 use crate::error::{path_text, Error, Result};
-use crate::services::paths::{self, FileKey};
-use crate::services::run_env::dir_or_current;
+use crate::output::paths::{self, FileKey};
 
 /// The name meaning standard output for `--json`, `--csv` and `--rank-csv`.
 const STDOUT: &str = "-";
@@ -308,7 +308,7 @@ fn data_file_of(
             .and_then(|n| data_file_number(n.as_bytes()))
         {
             if f <= p.num_files && p.apis.contains(api) {
-                return crate::services::data_file_name(dir, f, api.suffix()).ok();
+                return crate::datadir::data_file_name(dir, f, api.suffix()).ok();
             }
         }
     }
@@ -331,7 +331,7 @@ fn data_file_of(
         }
         let m = e.metadata().ok()?;
         if m.dev() == dev && m.ino() == ino {
-            return crate::services::data_file_name(dir, f, api.suffix()).ok();
+            return crate::datadir::data_file_name(dir, f, api.suffix()).ok();
         }
     }
     None

@@ -24,7 +24,7 @@ const LEGEND_ROW: f64 = 15.0;
 
 /// The chart classes of the page's style sheet: fonts, axes, the eight series colours
 /// (the Okabe–Ito palette, distinguishable with colour-vision deficiencies; the four
-/// marker shapes of [`marker`] keep lines apart when printed in grey). Series lines are
+/// marker shapes of `marker` keep lines apart when printed in grey). Series lines are
 /// solid: the only dashed lines of a chart are the bounds (`.bd`, [`BOUND_DASH`]).
 pub const CSS: &str = "\
 svg.chart{width:100%;height:auto;font-family:sans-serif;font-size:11px}\

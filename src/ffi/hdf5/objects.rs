@@ -26,7 +26,7 @@ impl H5File {
     /// `H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl)`: a new file; fails if anything
     /// is under the name, a symbolic link included (the sec2 driver opens with
     /// `O_CREAT | O_EXCL`, the MPI-IO driver with `MPI_MODE_EXCL`). h5perf makes the name
-    /// free before (`services::data_files::make_room`), where the C tool truncated with
+    /// free before (`datadir::data_files::make_room`), where the C tool truncated with
     /// `H5F_ACC_TRUNC`.
     pub fn create(p: &CStr, fapl: &Plist) -> Result<H5File> {
         // SAFETY: NUL-terminated name, valid fapl.

@@ -1,5 +1,5 @@
 //! What a run left in its data directory: the files of a run that ended without
-//! removing them (found through its stale lock, [`super::dir_lock`]), and the outcome of
+//! removing them (found through its stale lock, [`super::lock`]), and the outcome of
 //! removing a data file at the end of a step.
 
 use std::fs;

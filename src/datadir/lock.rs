@@ -40,9 +40,9 @@ use std::io::{ErrorKind, Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::agree::agree;
 use super::lock_record::{join, shown, ALIVE, UNKNOWN};
 pub use super::lock_record::{Claim, Holder};
+use crate::agreement::agree;
 use crate::error::{path_text, Error, Result};
 use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::mpi::{Comm, Op};

@@ -1,6 +1,6 @@
 //! The lock file's record ([`Holder`]: who holds the data directory and the files its
 //! run makes there, [`Claim`]), whether its process still runs, and the names a dead
-//! run may have left. Used by [`super::dir_lock`] (the lock) and [`super::leftovers`].
+//! run may have left. Used by [`super::lock`] (the lock) and [`super::leftovers`].
 
 use std::ffi::{OsStr, OsString};
 use std::fs;

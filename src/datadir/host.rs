@@ -1,6 +1,6 @@
 //! This host and this process as other processes see them: the host name, the kernel's
 //! boot id, a process's start time (`/proc`), the wall clock as RFC 3339 text. Used by
-//! the results files (`output::export`) and by the data-directory lock ([`super::dir_lock`]).
+//! the results files (`output::export`) and by the data-directory lock ([`super::lock`]).
 
 /// `unix_seconds` (seconds since 1970-01-01T00:00:00Z, leap seconds not counted) as an
 /// RFC 3339 UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` in the proleptic Gregorian calendar.

@@ -10,8 +10,8 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use super::agree::agree;
 use super::data_files;
+use crate::agreement::agree;
 use crate::error::{cut, path_text, Error, Result};
 use crate::ffi::mpi::Comm;
 
