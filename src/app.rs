@@ -10,7 +10,7 @@ pub use acceptance::{Checks, EXIT_CHECKS_FAILED};
 
 use std::ffi::OsString;
 
-use crate::agreement::{agree, refuse_if_any};
+use crate::agreement::{agree, agree_value, refuse_if_any};
 use crate::benchmark::run;
 use crate::cli::{self, Command};
 use crate::config::mpi_info;
@@ -19,8 +19,8 @@ use crate::datadir::{self, lock as dir_lock, RunEnv};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
-use crate::ffi::posix::{stderr_is_terminal, Fd, OpenMode};
-use crate::output::report_sink::{write_stdout, Sink};
+use crate::ffi::posix::stderr_is_terminal;
+use crate::output::report_sink::{self, write_stdout};
 use crate::output::{export, files, report};
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
@@ -234,32 +234,61 @@ pub fn run_on(
     info_pairs: Option<&[(String, String)]>,
     caller: &Caller,
 ) -> Result<Done> {
-    let report = caller.report;
-    let rank = comm.rank()?;
+    let (params, accept) = check(comm, opts)?;
+    let place = claim_data_dir(comm, &params, opts, caller)?;
+    let mut outputs = open_outputs(comm, &params, &place, info_pairs, caller, accept.is_some())?;
+    let outcome = run_steps(comm, &params, &place, &mut outputs, caller)?;
+    publish(comm, params, place, outputs, outcome, accept.as_ref())
+}
+
+/// Stage 1, check (collective, no I/O): defaults and clamping, the parameters' problems,
+/// and the acceptance options (criteria that select nothing, the baseline, the page's
+/// file).
+///
+/// # Errors
+/// [`Error::Invalid`] with every problem; an agreed acceptance error.
+fn check(comm: &Comm, opts: &Options) -> Result<(Params, Option<acceptance::Prepared>)> {
     let size = comm.size()?;
     let params = Params::resolve(opts, size);
     let problems = params.problems(size, crate::ffi::posix::physical_memory());
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }
-    // criteria that select nothing, the baseline and the page's file, before any I/O
     let accept = acceptance::prepare(comm, &opts.acceptance, &params)?;
+    Ok((params, accept))
+}
 
-    // the data directory is checked first, so a refused run leaves no report file
+/// Where a run's data files go, claimed for the run.
+struct Place {
+    /// The environment variables of the run.
+    env: RunEnv,
+    /// The data directory (empty: the current one).
+    dir: std::path::PathBuf,
+    /// The data directory's lock, held until [`publish`].
+    lock: dir_lock::DirLock,
+    /// The storage options' lines of the parameter block.
+    storage_lines: Vec<String>,
+}
+
+/// Stage 2, claim the data directory (collective), before anything is written: the
+/// directory is checked (so a refused run leaves no report file), outputs that are one
+/// file with each other or with a data file are refused, names too long for the data
+/// files are refused, the lock is taken (one run per directory; what a dead run left is
+/// removed and, for the program, said on stderr), and the storage options' checks that
+/// need the machine are made.
+///
+/// # Errors
+/// Any of these refusals or failures, agreed by every rank.
+fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller) -> Result<Place> {
     let env = RunEnv::from_process();
     let dir = datadir::data_dir_checked(comm, &env)?;
-    // outputs that are one file (with each other or with a data file) would lose
-    // results: refused before anything is written (rank 0 looks, every rank agrees)
-    let same = (rank == 0)
-        .then(|| files::check_distinct(&params, &opts.acceptance, &dir).err())
+    let same = (comm.rank()? == 0)
+        .then(|| files::check_distinct(params, &opts.acceptance, &dir).err())
         .flatten();
     refuse_if_any(comm, same)?;
-    // a data directory too long for the data files' names is refused before the lock
-    // is made there (the same on every rank)
     for api in params.apis.iter() {
         datadir::data_file_name(&dir, params.num_files, api.suffix())?;
     }
-    // one run per data directory, before anything is written there or to -o
     let claim = dir_lock::Claim {
         data: params
             .apis
@@ -276,77 +305,139 @@ pub fn run_on(
                 std::io::Write::write_all(&mut std::io::stderr(), format!("{note}\n").as_bytes());
         }
     }
-    // the storage options' checks that need the machine (kept files, the right to drop
-    // the page cache, direct I/O), also before anything is written
-    let facts = crate::benchmark::storage_checks::check_up_front(&params, comm, &dir)?;
+    let facts = crate::benchmark::storage_checks::check_up_front(params, comm, &dir)?;
     let storage_lines = params.storage.report_lines(&facts);
+    Ok(Place {
+        env,
+        dir,
+        lock,
+        storage_lines,
+    })
+}
 
-    let out = report_sink(comm, params.output.as_deref(), report)?;
+/// Where a run's results go, open for the run.
+struct Outputs {
+    /// The report's sink.
+    out: report_sink::Sink,
+    /// The results documents (rank 0).
+    docs: Docs,
+    /// `HDF5_MPI_INFO` as an info object.
+    info: Info,
+    /// The run's metadata, when results are gathered.
+    meta: Option<export::RunMeta>,
+    /// HDF5 prints nothing while h5perf runs; its errors come back from its stack.
+    _quiet: hdf5::Quiet,
+}
 
-    // results files are checked before any I/O (an earlier file is left alone)
-    let open = |dest: Option<&std::ffi::OsStr>, option| match dest {
-        Some(d) if rank == 0 => files::create(d, option).map(Some),
-        _ => Ok(None),
-    };
-    let json_sink = agree_own(comm, open(params.json.as_deref(), "--json"))?;
-    let csv_sink = agree_own(comm, open(params.csv.as_deref(), "--csv"))?;
-    let rank_sink = agree_own(comm, open(params.rank_csv.as_deref(), "--rank-csv"))?;
-
-    // HDF5 prints nothing while h5perf runs; errors come back from its error stack
+/// Stage 3, open the outputs (collective): the report (`-o` or standard output), the
+/// results documents (checked, an earlier file left alone), the info object of
+/// `HDF5_MPI_INFO`, the report's header, and the run's metadata when results are
+/// gathered (`--json`, `--csv`, `--rank-csv`, `--summary`, an acceptance option, or
+/// the C API).
+///
+/// # Errors
+/// An output that cannot be created or written, a bad hint; agreed by every rank.
+fn open_outputs(
+    comm: &Comm,
+    params: &Params,
+    place: &Place,
+    info_pairs: Option<&[(String, String)]>,
+    caller: &Caller,
+    accept: bool,
+) -> Result<Outputs> {
+    let out = report_sink::open(comm, params.output.as_deref(), caller.report)?;
+    let docs = Docs::create(comm, params)?;
     let _quiet = hdf5::Quiet::new();
-    let info = match info_pairs {
-        Some(p) => Info::from_pairs(p),
-        None => Ok(Info::null()),
-    };
-    let info = agree_value(comm, info, "HDF5_MPI_INFO")?;
-
-    let mut wrote = Ok(());
-    if (params.debug.level >= 1 || rank == 0) && !out.is_null() {
-        let paraprefix = env.paraprefix_text();
-        let dump = report::info_dump(info_pairs, mpi_sys::MPI_MAX_INFO_VAL);
-        let block = report::param_block(
-            &params,
-            &report::ParamEnv {
-                rank,
-                paraprefix: paraprefix.as_deref(),
-                info_dump: &dump,
-                storage: &storage_lines,
-            },
-        );
-        let version = report::version_line(HDF5_BUILD_VERSION);
-        if out.is_file() {
-            // stdout keeps what the C tool prints there; the file gets the whole block
-            wrote = write_stdout(&format!("{version}{dump}"));
-            out.write(&block);
-        } else {
-            out.write(&format!("{version}{block}"));
-        }
-    }
+    let info = info_pairs.map_or_else(|| Ok(Info::null()), Info::from_pairs);
+    let info = agree_value(comm, info.map_err(|e| e.context("HDF5_MPI_INFO")))?;
+    let wrote = write_header(comm.rank()?, params, place, info_pairs, &out);
     // a failed write of any rank ends the run here, on every rank
     agree(comm, wrote.and_then(|()| out.status()))?;
-
-    // machine-readable results: host names of every rank, the run's start time and
-    // where it runs (all outside every timer)
     let results = params.json.is_some() || params.csv.is_some() || params.rank_csv.is_some();
-    let gather = results || params.summary || accept.is_some() || !caller.program;
-    let mut meta = if gather {
-        Some(run_meta(comm, size, info_pairs, &dir, caller)?)
+    let gather = results || params.summary || accept || !caller.program;
+    let meta = if gather {
+        Some(export::RunMeta::gather(
+            comm,
+            info_pairs,
+            &place.dir,
+            &caller.command_line,
+        )?)
     } else {
         None
     };
+    Ok(Outputs {
+        out,
+        docs,
+        info,
+        meta,
+        _quiet,
+    })
+}
 
-    let progress = rank == 0 && (params.progress || (caller.program && stderr_is_terminal()));
-    let total_steps = params.proc_counts().len() * params.buf_sizes().len();
-    let apis: Vec<&str> = params.apis.iter().map(report::summary_api_name).collect();
-    let started = mpi::wtime();
-    let mut steps_done = 0usize;
-    let sinks = [
-        (&json_sink, Doc::Json),
-        (&csv_sink, Doc::Csv),
-        (&rank_sink, Doc::RankCsv),
-    ];
+/// The report's header on `out`: the version line, the info dump and the parameter
+/// block (every rank at debug levels 1 and up, else rank 0). With `-o`, standard output
+/// keeps what the C tool prints there and the file gets the whole block.
+///
+/// # Errors
+/// Standard output cannot be written (the sink keeps its own failure).
+fn write_header(
+    rank: u32,
+    params: &Params,
+    place: &Place,
+    info_pairs: Option<&[(String, String)]>,
+    out: &report_sink::Sink,
+) -> Result<()> {
+    if (params.debug.level == 0 && rank != 0) || out.is_null() {
+        return Ok(());
+    }
+    let paraprefix = place.env.paraprefix_text();
+    let dump = report::info_dump(info_pairs, mpi_sys::MPI_MAX_INFO_VAL);
+    let env = report::ParamEnv {
+        rank,
+        paraprefix: paraprefix.as_deref(),
+        info_dump: &dump,
+        storage: &place.storage_lines,
+    };
+    let block = report::param_block(params, &env);
+    let version = report::version_line(HDF5_BUILD_VERSION);
+    if out.is_file() {
+        let wrote = write_stdout(&format!("{version}{dump}"));
+        out.write(&block);
+        wrote
+    } else {
+        out.write(&format!("{version}{block}"));
+        Ok(())
+    }
+}
+
+/// Stage 4, run (collective): the benchmark, with rank 0 publishing the report and
+/// rewriting the results files after each step, and the progress lines on stderr;
+/// then the bytes read back wrong, summed over every rank.
+///
+/// # Errors
+/// Any agreed failure of the run or of a step's outputs.
+fn run_steps(
+    comm: &Comm,
+    params: &Params,
+    place: &Place,
+    outputs: &mut Outputs,
+    caller: &Caller,
+) -> Result<(run::RunOutcome, u64)> {
+    let rank = comm.rank()?;
+    let gather = outputs.meta.is_some();
+    let Outputs {
+        out,
+        docs,
+        meta,
+        info,
+        ..
+    } = outputs;
+    let out = &*out;
+    let mut progress = Progress::new(
+        params,
+        rank == 0 && (params.progress || (caller.program && stderr_is_terminal())),
+    );
     let mut on_step = |done: &run::StepDone, records: &[crate::measure::Record]| -> Result<()> {
-        steps_done += 1;
         if rank != 0 {
             return Ok(());
         }
@@ -354,76 +445,64 @@ pub fn run_on(
         out.publish();
         if let Some(m) = meta.as_mut() {
             m.end_time = export::rfc3339_utc(export::now_unix_seconds());
-            for (sink, doc) in &sinks {
-                if let Some(sink) = sink.as_ref().filter(|s| s.is_file()) {
-                    sink.write(&doc.render(m, &params, records))?;
-                }
-            }
+            docs.rewrite(m, params, records)?;
         }
-        if progress {
-            let elapsed = mpi::wtime() - started;
-            let left = elapsed / steps_done as f64 * (total_steps - steps_done) as f64;
-            // one whole line per write, on stderr only
-            let line = format!(
-                "h5perf: step {steps_done} of {total_steps}: {} process{}, transfer size {}, {}: {:.2} s; about {:.1} s left\n",
-                done.nprocs,
-                if done.nprocs == 1 { "" } else { "es" },
-                report::fmt_size(i64::try_from(done.xfer_size).unwrap_or(i64::MAX)),
-                apis.join(" "),
-                done.seconds,
-                left
-            );
-            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
-        }
+        progress.step(done);
         Ok(())
     };
     let mut hooks = run::Hooks {
         gather,
         on_step: &mut on_step,
     };
-    let outcome = run::run(&params, comm, &info, &env, &dir, &out, &mut hooks)?;
+    let outcome = run::run(params, comm, info, &place.env, &place.dir, out, &mut hooks)?;
     let wrong_bytes = comm.allreduce_u64(outcome.wrong_bytes, Op::Sum)?;
+    Ok((outcome, wrong_bytes))
+}
+
+/// Stage 5, publish (collective): the summary table, the verdict and the page, the
+/// final results documents (the files say whether the run completed; standard output
+/// gets the results of a verified run only), the report made final, the lock released.
+///
+/// # Errors
+/// An output that cannot be written, agreed by every rank.
+fn publish(
+    comm: &Comm,
+    params: Params,
+    place: Place,
+    outputs: Outputs,
+    (outcome, wrong_bytes): (run::RunOutcome, u64),
+    accept: Option<&acceptance::Prepared>,
+) -> Result<Done> {
+    let Outputs {
+        out,
+        docs,
+        mut meta,
+        ..
+    } = outputs;
     if let Some(m) = meta.as_mut() {
         m.complete = wrong_bytes == 0;
         m.gather_time_s = outcome.gather_seconds;
         m.end_time = export::rfc3339_utc(export::now_unix_seconds());
     }
-    if params.summary && rank == 0 {
-        let host_of = |r: u32| {
-            meta.as_ref()
-                .map_or_else(|| "?".to_string(), |m| m.host_of(r).to_string())
-        };
+    if params.summary && comm.rank()? == 0 {
+        let host_of = |r: u32| meta.as_ref().map_or("?", |m| m.host_of(r)).to_string();
         out.write(&report::summary_table(&params, &outcome.records, &host_of));
     }
     // the verdict after the report, before any results on standard output; the page
-    let checks = match &accept {
-        Some(a) => acceptance::finish(
-            comm,
-            a,
-            meta.as_ref(),
-            &params,
-            &outcome.records,
-            &out,
-            wrong_bytes == 0,
-        )?,
+    let checks = match accept {
+        Some(a) => {
+            let run = (meta.as_ref(), &params, &outcome.records[..]);
+            acceptance::finish(comm, a, run, &out, wrong_bytes == 0)?
+        }
         None => Checks::default(),
     };
-    // rank 0 writes the final results: the files say whether the run completed;
-    // standard output gets the results of a verified run only; all ranks agree on it,
-    // and on every rank's last report writes
-    let mut wrote = Ok(());
-    if let Some(m) = &meta {
-        for (sink, doc) in &sinks {
-            if let (Ok(()), Some(sink)) = (&wrote, sink.as_ref()) {
-                if !sink.is_stdout() || wrong_bytes == 0 {
-                    wrote = sink.write(&doc.render(m, &params, &outcome.records));
-                }
-            }
-        }
-    }
+    let wrote = match &meta {
+        Some(m) => docs.finish(m, &params, &outcome.records, wrong_bytes == 0),
+        None => Ok(()),
+    };
     out.publish();
     agree(comm, wrote.and_then(|()| out.status()))?;
-    lock.release(comm)?;
+    place.lock.release(comm)?;
     Ok(Done {
         params,
         records: outcome.records,
@@ -431,6 +510,124 @@ pub fn run_on(
         meta,
         checks,
     })
+}
+
+/// The progress lines on stderr (rank 0, `--progress` or a terminal): one whole line
+/// per finished step, never on stdout, never inside a timer.
+struct Progress {
+    /// Whether lines are printed.
+    on: bool,
+    /// Steps of the run: process counts × transfer sizes.
+    total: usize,
+    /// Steps finished.
+    done: usize,
+    /// The APIs, as the summary names them.
+    apis: String,
+    /// When the run started (`MPI_Wtime`, seconds).
+    started: f64,
+}
+
+impl Progress {
+    fn new(params: &Params, on: bool) -> Progress {
+        let apis: Vec<&str> = params.apis.iter().map(report::summary_api_name).collect();
+        Progress {
+            on,
+            total: params.proc_counts().len() * params.buf_sizes().len(),
+            done: 0,
+            apis: apis.join(" "),
+            started: mpi::wtime(),
+        }
+    }
+
+    /// `h5perf: step k of N: P processes, transfer size S, APIS: T s; about L s left`;
+    /// the estimate is the mean time per step so far times the steps left.
+    fn step(&mut self, step: &run::StepDone) {
+        self.done += 1;
+        if !self.on {
+            return;
+        }
+        let elapsed = mpi::wtime() - self.started;
+        let left = elapsed / self.done as f64 * (self.total - self.done) as f64;
+        let line = format!(
+            "h5perf: step {} of {}: {} process{}, transfer size {}, {}: {:.2} s; about {:.1} s left\n",
+            self.done,
+            self.total,
+            step.nprocs,
+            if step.nprocs == 1 { "" } else { "es" },
+            report::fmt_size(i64::try_from(step.xfer_size).unwrap_or(i64::MAX)),
+            self.apis,
+            step.seconds,
+            left
+        );
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+    }
+}
+
+/// The results documents of a run (`--json`, `--csv`, `--rank-csv`), on rank 0.
+struct Docs([(Option<files::Sink>, Doc); 3]);
+
+impl Docs {
+    /// Check every document's destination before any I/O (rank 0; an earlier file is
+    /// left alone). Collective.
+    ///
+    /// # Errors
+    /// A destination that cannot be written, agreed by every rank.
+    fn create(comm: &Comm, params: &Params) -> Result<Docs> {
+        let rank = comm.rank()?;
+        let open = |dest: Option<&std::ffi::OsStr>, option| {
+            let mine = match dest {
+                Some(d) if rank == 0 => files::create(d, option).map(Some),
+                _ => Ok(None),
+            };
+            agree_value(comm, mine)
+        };
+        let json = open(params.json.as_deref(), "--json")?;
+        let csv = open(params.csv.as_deref(), "--csv")?;
+        let rank_csv = open(params.rank_csv.as_deref(), "--rank-csv")?;
+        Ok(Docs([
+            (json, Doc::Json),
+            (csv, Doc::Csv),
+            (rank_csv, Doc::RankCsv),
+        ]))
+    }
+
+    /// After a step: rewrite every document that goes to a regular file.
+    ///
+    /// # Errors
+    /// A file cannot be written.
+    fn rewrite(
+        &self,
+        m: &export::RunMeta,
+        p: &Params,
+        records: &[crate::measure::Record],
+    ) -> Result<()> {
+        for (sink, doc) in &self.0 {
+            if let Some(sink) = sink.as_ref().filter(|s| s.is_file()) {
+                sink.write(&doc.render(m, p, records))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// At the end: every document once more (standard output: only for a `verified`
+    /// run).
+    ///
+    /// # Errors
+    /// The first document that cannot be written.
+    fn finish(
+        &self,
+        m: &export::RunMeta,
+        p: &Params,
+        records: &[crate::measure::Record],
+        verified: bool,
+    ) -> Result<()> {
+        for (sink, doc) in &self.0 {
+            if let Some(sink) = sink.as_ref().filter(|s| !s.is_stdout() || verified) {
+                sink.write(&doc.render(m, p, records))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One results document.
@@ -453,138 +650,6 @@ impl Doc {
             Doc::RankCsv => export::to_rank_csv(m, p, records),
         }
     }
-}
-
-/// The run's metadata (collective: the host names of every rank are gathered; the
-/// other fields are the same on every rank). Not complete until the run ends.
-///
-/// Errors: a broadcast fails.
-fn run_meta(
-    comm: &Comm,
-    size: u32,
-    info_pairs: Option<&[(String, String)]>,
-    dir: &std::path::Path,
-    caller: &Caller,
-) -> Result<export::RunMeta> {
-    let me = export::hostname();
-    let mut names = Vec::with_capacity(size as usize);
-    for r in 0..size {
-        names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
-    }
-    let here = datadir::dir_or_current(dir);
-    let resolved = std::fs::canonicalize(here).unwrap_or_else(|_| here.to_path_buf());
-    let data_dir = crate::error::path_text(resolved.as_os_str());
-    let fs_type = crate::ffi::posix::c_path(&resolved)
-        .ok()
-        .and_then(|c| crate::ffi::storage::file_system_name(&c).ok())
-        .unwrap_or_else(|| "unknown".to_string());
-    let now = export::rfc3339_utc(export::now_unix_seconds());
-    Ok(export::RunMeta {
-        h5perf_version: env!("CARGO_PKG_VERSION").to_string(),
-        hdf5_version: hdf5::library_version(),
-        mpi_version: mpi::library_version(),
-        world_size: size,
-        hostname_count: export::distinct_count(&names),
-        timestamp: now.clone(),
-        complete: false,
-        end_time: now,
-        command_line: caller.command_line.clone(),
-        data_dir,
-        fs_type,
-        mpi_info: info_pairs.map(<[_]>::to_vec).unwrap_or_default(),
-        hosts: export::host_counts(&names),
-        rank_hosts: names,
-        gather_time_s: 0.0,
-    })
-}
-
-/// Agree on a per-rank result that carries a value; the error names `what`.
-fn agree_value<T>(world: &Comm, r: Result<T>, what: &str) -> Result<T> {
-    agree_own(world, r.map_err(|e| Error::Other(format!("{what}: {e}"))))
-}
-
-/// Agree on a per-rank result that carries a value, its error as it is.
-fn agree_own<T>(world: &Comm, r: Result<T>) -> Result<T> {
-    let (unit, val) = match r {
-        Ok(v) => (Ok(()), Some(v)),
-        Err(e) => (Err(e), None),
-    };
-    agree(world, unit)?;
-    Ok(val.expect("agreement succeeded, so this rank succeeded"))
-}
-
-/// The report's sink (collective over `comm`): standard output (or nowhere when
-/// `report` is false) without `-o`. With `-o NAME` naming a new or regular file, rank 0
-/// creates a new file beside the report (`.NAME.h5perf-tmp.PID`, symbolic links of
-/// `NAME` followed) and every rank appends its blocks to it; the first finished step
-/// renames it over `NAME` ([`Sink::publish`]), keeping an existing file's owner, group
-/// and mode, so an earlier report stays as it was until this run has results to replace
-/// it with, and a run that fails before leaves neither a file nor a change. With `NAME`
-/// a device, FIFO or anything else that is not a regular file (`/dev/null`,
-/// `/dev/stdout`), every rank opens it and writes its blocks through, as the C tool's
-/// `fopen(NAME, "w")` does, without truncating or replacing it
-/// ([`crate::output::paths::open_output`]).
-///
-/// Errors: the file cannot be created or opened, or is a symbolic link of another user
-/// in a shared directory (the message names `-o` and the report as given).
-fn report_sink(comm: &Comm, name: Option<&std::ffi::OsStr>, report: bool) -> Result<Sink> {
-    use crate::output::paths::{open_output, Target};
-    use std::os::unix::ffi::OsStrExt;
-    let Some(name) = name else {
-        return Ok(if report { Sink::stdout() } else { Sink::null() });
-    };
-    let name = std::path::Path::new(name);
-    let cannot = |why: String| {
-        Error::Other(format!(
-            "report file (-o): cannot create '{}': {why}",
-            crate::error::path_text(name.as_os_str())
-        ))
-    };
-    let errno_text = |e: Error| match e {
-        Error::Posix { errno, .. } if errno != 0 => {
-            let t = std::io::Error::from_raw_os_error(errno).to_string();
-            t.split(" (os error").next().unwrap_or(&t).to_string()
-        }
-        other => other.to_string(),
-    };
-    // three agreement points, reached by every rank in the same order
-    let created = if comm.rank()? == 0 {
-        match open_output(name).map_err(cannot) {
-            Ok(Target::Through(f)) => Ok(Some(Sink::file(Fd::from_file(f), name, None, None))),
-            Ok(Target::Replace { path: dest }) => {
-                let tmp = crate::output::paths::temp_beside(&dest);
-                let _ = std::fs::remove_file(&tmp);
-                Fd::open_path(&tmp, OpenMode::CreateReportNew)
-                    .map(|fd| Some(Sink::file(fd, name, Some(&tmp), Some((tmp.clone(), dest)))))
-                    .map_err(|e| cannot(errno_text(e)))
-            }
-            Err(e) => Err(e),
-        }
-    } else {
-        Ok(None)
-    };
-    let created = agree_own(comm, created)?;
-    // rank 0's temporary file, or nothing when the report is written through
-    let tmp = match &created {
-        Some(s) => s.pending_file().map(|p| p.as_os_str().as_bytes().to_vec()),
-        None => None,
-    };
-    let tmp = comm.bcast_bytes(0, tmp.as_deref().unwrap_or_default())?;
-    let tmp = std::path::Path::new(std::ffi::OsStr::from_bytes(&tmp));
-    let mine = match created {
-        Some(sink) => Ok(sink),
-        None if tmp.as_os_str().is_empty() => match open_output(name).map_err(cannot) {
-            Ok(Target::Through(f)) => Ok(Sink::file(Fd::from_file(f), name, None, None)),
-            Ok(Target::Replace { .. }) => Err(cannot(
-                "it became a regular file while the run started".to_string(),
-            )),
-            Err(e) => Err(e),
-        },
-        None => Fd::open_path(tmp, OpenMode::Append)
-            .map(|fd| Sink::file(fd, name, Some(tmp), None))
-            .map_err(|e| cannot(errno_text(e))),
-    };
-    agree_own(comm, mine)
 }
 
 /// The `--version` text: h5perf's version and the HDF5 and MPI libraries it runs with.

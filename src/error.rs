@@ -94,13 +94,7 @@ impl fmt::Display for Error {
             Error::Mpi { call, code, msg } => write!(f, "{call} failed: {msg} (MPI error {code})"),
             Error::Hdf5 { call, msg } => write!(f, "{call} failed: {msg}"),
             Error::Posix { call, errno, path } => {
-                let text = if *errno == 0 {
-                    "unexpected end of file".to_string()
-                } else {
-                    let t = std::io::Error::from_raw_os_error(*errno).to_string();
-                    // "No such file or directory (os error 2)" -> "No such file or directory"
-                    t.split(" (os error").next().unwrap_or(&t).to_string()
-                };
+                let text = errno_text(*errno);
                 match path {
                     Some(p) => write!(f, "{call}({p}) failed: {text}"),
                     None => write!(f, "{call} failed: {text}"),
@@ -116,6 +110,40 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The system's text of `errno` (`strerror`) without Rust's ` (os error N)`: `No
+/// space left on device`; `unexpected end of file` for 0 (a short read at end of file).
+pub fn errno_text(errno: i32) -> String {
+    if errno == 0 {
+        return "unexpected end of file".to_string();
+    }
+    io_text(&std::io::Error::from_raw_os_error(errno))
+}
+
+/// The text of an I/O error without Rust's ` (os error N)`: `No such file or directory`.
+pub fn io_text(e: &std::io::Error) -> String {
+    let t = e.to_string();
+    match t.find(" (os error") {
+        Some(i) => t[..i].to_string(),
+        None => t,
+    }
+}
+
+impl Error {
+    /// `self` as the cause of a failure of `what`: `WHAT: message` ([`Error::Other`]).
+    pub fn context(self, what: &str) -> Error {
+        Error::Other(format!("{what}: {self}"))
+    }
+
+    /// The reason alone, for a message that names the file itself: the system's text
+    /// of a POSIX error (`No space left on device`), any other error as it displays.
+    pub fn reason(&self) -> String {
+        match self {
+            Error::Posix { errno, .. } if *errno != 0 => errno_text(*errno),
+            other => other.to_string(),
+        }
+    }
+}
 
 /// A file or directory name as message text: its bytes as they are where they are
 /// valid UTF-8, every other byte as `\xNN` (so two different names never print alike,

@@ -15,6 +15,19 @@ pub fn agree(comm: &Comm, res: Result<()>) -> Result<()> {
     agree_with(comm, res, false)
 }
 
+/// [`agree`] on a per-rank result that carries a value: every rank learns whether any
+/// rank failed; each rank that succeeded gets its value back. Collective over `comm`.
+///
+/// # Errors
+/// The agreed error of [`agree`] (this rank's own error, or another rank's as
+/// [`Error::Remote`]).
+pub fn agree_value<T>(comm: &Comm, r: Result<T>) -> Result<T> {
+    match r {
+        Ok(v) => agree(comm, Ok(())).map(|()| v),
+        Err(e) => Err(agree(comm, Err(e)).expect_err("a failed rank's agreement fails")),
+    }
+}
+
 /// Agreement on a refusal found before any I/O: when any rank of `comm` has one
 /// (`mine`), every rank returns [`Error::Invalid`] with the message of the lowest such
 /// rank, as is (printed as `h5perf: <message>`). Collective.

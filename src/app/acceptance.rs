@@ -5,7 +5,7 @@
 //! and the `--from` mode, which makes the same verdict and page from results files
 //! without running a benchmark.
 
-use crate::agreement::agree;
+use crate::agreement::{agree, agree_value};
 use crate::config::criteria::Criterion;
 use crate::config::{Acceptance, Params, Percent};
 use crate::error::{path_text, Error, Result};
@@ -110,18 +110,6 @@ fn check_overlap(
     ))
 }
 
-/// Agree on a per-rank result that carries a value; the error names `what` (`None`:
-/// the error already names its option).
-fn agree_value<T>(comm: &Comm, r: Result<T>, what: Option<&str>) -> Result<T> {
-    let (unit, val) = match (r, what) {
-        (Ok(v), _) => (Ok(()), Some(v)),
-        (Err(e), Some(what)) => (Err(Error::Other(format!("{what}: {e}"))), None),
-        (Err(e), None) => (Err(e), None),
-    };
-    agree(comm, unit)?;
-    Ok(val.expect("agreement succeeded, so this rank succeeded"))
-}
-
 /// The before-run checks of the acceptance options `a` for a run of `params` on
 /// `comm` (collective; `None` when no acceptance option is given). Criteria that select
 /// nothing are refused on every rank; rank 0 reads the baseline and checks the page's
@@ -163,12 +151,15 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         }
         _ => Ok(None),
     };
-    let baseline = agree_value(comm, baseline, Some("baseline (--baseline)"))?;
+    let baseline = agree_value(
+        comm,
+        baseline.map_err(|e| e.context("baseline (--baseline)")),
+    )?;
     let html = match (&a.html, rank) {
         (Some(name), 0) => files::create(name, "--html").map(Some),
         _ => Ok(None),
     };
-    let html = agree_value(comm, html, None)?;
+    let html = agree_value(comm, html)?;
     Ok(Some(Prepared {
         criteria: a.expect.clone(),
         baseline,
@@ -201,9 +192,7 @@ fn verdict_of(
 pub(super) fn finish(
     comm: &Comm,
     prepared: &Prepared,
-    meta: Option<&RunMeta>,
-    params: &Params,
-    records: &[Record],
+    (meta, params, records): (Option<&RunMeta>, &Params, &[Record]),
     out: &Sink,
     verified: bool,
 ) -> Result<Checks> {

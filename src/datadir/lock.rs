@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 
 use super::lock_record::{join, shown, ALIVE, UNKNOWN};
 pub use super::lock_record::{Claim, Holder};
-use crate::agreement::agree;
+use crate::agreement::{agree, agree_value};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::mpi::{Comm, Op};
@@ -109,8 +109,7 @@ pub struct DirLock {
 /// `WHAT PATH: reason`, the path as bytes shown as text (cut at 200 characters), the
 /// reason without Rust's `(os error N)`.
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
-    let t = e.to_string();
-    let why = t.split(" (os error").next().unwrap_or(&t);
+    let why = crate::error::io_text(&e);
     let shown = path_text(path.as_os_str());
     let cut_shown = crate::error::cut(&shown, 200);
     let more = if cut_shown.len() < shown.len() {
@@ -229,16 +228,6 @@ fn held(rank: u32, lock: PathBuf, ident: Ident, takeover: Vec<String>) -> DirLoc
         released: false,
         takeover,
     }
-}
-
-/// Agree on rank 0's result, keeping its value there.
-fn agree_value<T>(comm: &Comm, r: Result<T>) -> Result<T> {
-    let (unit, v) = match r {
-        Ok(v) => (Ok(()), Some(v)),
-        Err(e) => (Err(e), None),
-    };
-    agree(comm, unit)?;
-    Ok(v.expect("agreement succeeded, so this rank succeeded"))
 }
 
 /// Rank 0's [`Found`] on every rank (the identity only on rank 0), with the lock

@@ -410,10 +410,7 @@ pub fn last_io_error() -> Option<String> {
         libc::EPERM,
         libc::EACCES,
     ];
-    io.contains(&e).then(|| {
-        let t = std::io::Error::from_raw_os_error(e).to_string();
-        t.split(" (os error").next().unwrap_or(&t).to_string()
-    })
+    io.contains(&e).then(|| crate::error::errno_text(e))
 }
 
 /// The kind of a file, as `lstat`/`fstat` report it (`st_mode & S_IFMT`).

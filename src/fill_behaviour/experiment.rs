@@ -7,7 +7,7 @@
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 
-use crate::agreement::agree;
+use crate::agreement::{agree, agree_value};
 use crate::datadir::{data_dir_checked, data_files, lock as dir_lock, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::cleanup::{self, Slot};
@@ -58,14 +58,7 @@ impl Scope<'_> {
     fn agree<T>(&self, r: Result<T>) -> Result<T> {
         match self {
             Scope::Serial => r,
-            Scope::Parallel(c) => {
-                let (unit, v) = match r {
-                    Ok(v) => (Ok(()), Some(v)),
-                    Err(e) => (Err(e), None),
-                };
-                agree(c, unit)?;
-                Ok(v.expect("agreement succeeded, so this rank succeeded"))
-            }
+            Scope::Parallel(c) => agree_value(c, r),
         }
     }
 

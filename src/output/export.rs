@@ -84,7 +84,9 @@ use std::borrow::Cow;
 use crate::config::{Params, StorageOptions};
 /// Re-exported from [`crate::datadir::host`], where the data-directory lock uses them too.
 pub use crate::datadir::host::{hostname, now_unix_seconds, rfc3339_utc};
+use crate::error::Result;
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+use crate::ffi::mpi::Comm;
 use crate::measure::{Phase, Record};
 
 /// What describes the run as a whole, the same in every record.
@@ -131,6 +133,50 @@ pub struct RunMeta {
 }
 
 impl RunMeta {
+    /// The run's metadata (collective: the host names of every rank are gathered; the
+    /// other fields are the same on every rank). Not complete until the run ends.
+    ///
+    /// # Errors
+    /// A broadcast fails.
+    pub fn gather(
+        comm: &Comm,
+        info_pairs: Option<&[(String, String)]>,
+        dir: &std::path::Path,
+        command_line: &str,
+    ) -> Result<RunMeta> {
+        let size = comm.size()?;
+        let me = hostname();
+        let mut names = Vec::with_capacity(size as usize);
+        for r in 0..size {
+            names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
+        }
+        let here = crate::datadir::dir_or_current(dir);
+        let resolved = std::fs::canonicalize(here).unwrap_or_else(|_| here.to_path_buf());
+        let data_dir = crate::error::path_text(resolved.as_os_str());
+        let fs_type = crate::ffi::posix::c_path(&resolved)
+            .ok()
+            .and_then(|c| crate::ffi::storage::file_system_name(&c).ok())
+            .unwrap_or_else(|| "unknown".to_string());
+        let now = rfc3339_utc(now_unix_seconds());
+        Ok(RunMeta {
+            h5perf_version: env!("CARGO_PKG_VERSION").to_string(),
+            hdf5_version: crate::ffi::hdf5::library_version(),
+            mpi_version: crate::ffi::mpi::library_version(),
+            world_size: size,
+            hostname_count: distinct_count(&names),
+            timestamp: now.clone(),
+            complete: false,
+            end_time: now,
+            command_line: command_line.to_string(),
+            data_dir,
+            fs_type,
+            mpi_info: info_pairs.map(<[_]>::to_vec).unwrap_or_default(),
+            hosts: host_counts(&names),
+            rank_hosts: names,
+            gather_time_s: 0.0,
+        })
+    }
+
     /// The host of `rank`, or `?` when unknown.
     pub fn host_of(&self, rank: u32) -> &str {
         self.rank_hosts

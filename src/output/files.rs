@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Acceptance, Api, Params};
 use crate::datadir::dir_or_current;
-use crate::error::{path_text, Error, Result};
+use crate::error::{io_text, path_text, Error, Result};
 use crate::output::paths::{self, FileKey};
 
 /// The name meaning standard output for `--json`, `--csv` and `--rank-csv`.
@@ -191,12 +191,6 @@ impl Sink {
     pub fn is_stdout(&self) -> bool {
         matches!(self, Sink::Stdout)
     }
-}
-
-/// The text of an I/O error without Rust's `(os error N)`.
-fn io_text(e: &std::io::Error) -> String {
-    let t = e.to_string();
-    t.split(" (os error").next().unwrap_or(&t).to_string()
 }
 
 /// One output for [`check_distinct`]: the option that names it and the name.

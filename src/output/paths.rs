@@ -13,7 +13,7 @@ use std::ffi::OsString;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{path_text, Error, Result};
+use crate::error::{io_text, path_text, Error, Result};
 
 /// The most symbolic links followed for one name (Linux's `MAXSYMLINKS`, 40).
 const MAX_LINKS: usize = 40;
@@ -166,12 +166,6 @@ fn check_links(name: &Path) -> std::result::Result<(), String> {
         };
     }
     Ok(())
-}
-
-/// The text of an I/O error without Rust's `(os error N)`.
-fn io_text(e: &std::io::Error) -> String {
-    let t = e.to_string();
-    t.split(" (os error").next().unwrap_or(&t).to_string()
 }
 
 /// What file a name is, or will be once created: the same key for two names means

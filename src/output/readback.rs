@@ -45,10 +45,8 @@ pub enum Document {
 /// `NAME: reason` when the file cannot be read or is not an h5perf results document.
 pub fn read_file(name: &OsStr) -> Result<Document, String> {
     let shown = path_text(name);
-    let text = std::fs::read_to_string(name).map_err(|e| {
-        let t = e.to_string();
-        format!("{shown}: {}", t.split(" (os error").next().unwrap_or(&t))
-    })?;
+    let text = std::fs::read_to_string(name)
+        .map_err(|e| format!("{shown}: {}", crate::error::io_text(&e)))?;
     parse_document(&text).map_err(|e| format!("{shown}: {e}"))
 }
 

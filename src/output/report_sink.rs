@@ -11,8 +11,10 @@ use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
 use super::paths;
+use crate::agreement::agree_value;
 use crate::error::{path_text, Error, Result};
-use crate::ffi::posix::Fd;
+use crate::ffi::mpi::Comm;
+use crate::ffi::posix::{Fd, OpenMode};
 
 /// Where the report goes: standard output, the `-o` file, or nowhere. Each call of
 /// [`Sink::write`] writes one whole block.
@@ -128,7 +130,7 @@ impl Sink {
             To::File { fd, shown, .. } => fd.write_all(s.as_bytes()).map_err(|e| {
                 Error::Other(format!(
                     "report file (-o): cannot write '{shown}': {}",
-                    errno_text(&e)
+                    e.reason()
                 ))
             }),
             To::Stdout => write_stdout(s),
@@ -193,17 +195,6 @@ impl Drop for Sink {
     }
 }
 
-/// The text of a POSIX error without the call (`No space left on device`).
-fn errno_text(e: &Error) -> String {
-    match e {
-        Error::Posix { errno, .. } if *errno != 0 => {
-            let t = std::io::Error::from_raw_os_error(*errno).to_string();
-            t.split(" (os error").next().unwrap_or(&t).to_string()
-        }
-        other => other.to_string(),
-    }
-}
-
 /// Write a block to standard output and flush it.
 ///
 /// # Errors
@@ -214,6 +205,75 @@ pub fn write_stdout(s: &str) -> Result<()> {
     o.write_all(s.as_bytes())
         .and_then(|_| o.flush())
         .map_err(|e| Error::Other(format!("cannot write the report to standard output: {e}")))
+}
+
+/// The report's sink (collective over `comm`): standard output (or nowhere when
+/// `report` is false) without `-o`. With `-o NAME` naming a new or regular file, rank 0
+/// creates a new file beside the report (`.NAME.h5perf-tmp.PID`, symbolic links of
+/// `NAME` followed) and every rank appends its blocks to it; the first finished step
+/// renames it over `NAME` ([`Sink::publish`]), keeping an existing file's owner, group
+/// and mode, so an earlier report stays as it was until this run has results to replace
+/// it with, and a run that fails before leaves neither a file nor a change. With `NAME`
+/// a device, FIFO or anything else that is not a regular file (`/dev/null`,
+/// `/dev/stdout`), every rank opens it and writes its blocks through, as the C tool's
+/// `fopen(NAME, "w")` does, without truncating or replacing it
+/// ([`open_output`](super::paths::open_output)).
+///
+/// # Errors
+/// The file cannot be created or opened, or is a symbolic link of another user in a
+/// shared directory (the message names `-o` and the report as given), agreed by all
+/// ranks.
+pub fn open(comm: &Comm, name: Option<&std::ffi::OsStr>, report: bool) -> Result<Sink> {
+    use super::paths::{open_output, temp_beside, Target};
+    use std::os::unix::ffi::OsStrExt;
+    let Some(name) = name else {
+        return Ok(if report { Sink::stdout() } else { Sink::null() });
+    };
+    let name = std::path::Path::new(name);
+    let cannot = |why: String| {
+        Error::Other(format!(
+            "report file (-o): cannot create '{}': {why}",
+            crate::error::path_text(name.as_os_str())
+        ))
+    };
+    // three agreement points, reached by every rank in the same order
+    let created = if comm.rank()? == 0 {
+        match open_output(name).map_err(cannot) {
+            Ok(Target::Through(f)) => Ok(Some(Sink::file(Fd::from_file(f), name, None, None))),
+            Ok(Target::Replace { path: dest }) => {
+                let tmp = temp_beside(&dest);
+                let _ = std::fs::remove_file(&tmp);
+                Fd::open_path(&tmp, OpenMode::CreateReportNew)
+                    .map(|fd| Some(Sink::file(fd, name, Some(&tmp), Some((tmp.clone(), dest)))))
+                    .map_err(|e| cannot(e.reason()))
+            }
+            Err(e) => Err(e),
+        }
+    } else {
+        Ok(None)
+    };
+    let created = agree_value(comm, created)?;
+    // rank 0's temporary file, or nothing when the report is written through
+    let tmp = match &created {
+        Some(s) => s.pending_file().map(|p| p.as_os_str().as_bytes().to_vec()),
+        None => None,
+    };
+    let tmp = comm.bcast_bytes(0, tmp.as_deref().unwrap_or_default())?;
+    let tmp = std::path::Path::new(std::ffi::OsStr::from_bytes(&tmp));
+    let mine = match created {
+        Some(sink) => Ok(sink),
+        None if tmp.as_os_str().is_empty() => match open_output(name).map_err(cannot) {
+            Ok(Target::Through(f)) => Ok(Sink::file(Fd::from_file(f), name, None, None)),
+            Ok(Target::Replace { .. }) => Err(cannot(
+                "it became a regular file while the run started".to_string(),
+            )),
+            Err(e) => Err(e),
+        },
+        None => Fd::open_path(tmp, OpenMode::Append)
+            .map(|fd| Sink::file(fd, name, Some(tmp), None))
+            .map_err(|e| cannot(e.reason())),
+    };
+    agree_value(comm, mine)
 }
 
 #[cfg(test)]
