@@ -20,8 +20,8 @@ use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::stderr_is_terminal;
-use crate::output::report_sink::{self, write_stdout};
-use crate::output::{export, files, report};
+use crate::output::sink::{write_stdout, Sink};
+use crate::output::{distinct, export, report};
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
 pub const HDF5_BUILD_VERSION: &str = env!("H5PERF_HDF5_VERSION");
@@ -283,7 +283,7 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
     let env = RunEnv::from_process();
     let dir = datadir::data_dir_checked(comm, &env)?;
     let same = (comm.rank()? == 0)
-        .then(|| files::check_distinct(params, &opts.acceptance, &dir).err())
+        .then(|| distinct::check_distinct(params, &opts.acceptance, &dir).err())
         .flatten();
     refuse_if_any(comm, same)?;
     for api in params.apis.iter() {
@@ -318,7 +318,7 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
 /// Where a run's results go, open for the run.
 struct Outputs {
     /// The report's sink.
-    out: report_sink::Sink,
+    out: Sink,
     /// The results documents (rank 0).
     docs: Docs,
     /// `HDF5_MPI_INFO` as an info object.
@@ -345,7 +345,7 @@ fn open_outputs(
     caller: &Caller,
     accept: bool,
 ) -> Result<Outputs> {
-    let out = report_sink::open(comm, params.output.as_deref(), caller.report)?;
+    let out = Sink::report(comm, params.output.as_deref(), caller.report)?;
     let docs = Docs::create(comm, params)?;
     let _quiet = hdf5::Quiet::new();
     let info = info_pairs.map_or_else(|| Ok(Info::null()), Info::from_pairs);
@@ -385,7 +385,7 @@ fn write_header(
     params: &Params,
     place: &Place,
     info_pairs: Option<&[(String, String)]>,
-    out: &report_sink::Sink,
+    out: &Sink,
 ) -> Result<()> {
     if (params.debug.level == 0 && rank != 0) || out.is_null() {
         return Ok(());
@@ -400,7 +400,7 @@ fn write_header(
     };
     let block = report::param_block(params, &env);
     let version = report::version_line(HDF5_BUILD_VERSION);
-    if out.is_file() {
+    if !out.is_stdout() {
         let wrote = write_stdout(&format!("{version}{dump}"));
         out.write(&block);
         wrote
@@ -564,7 +564,7 @@ impl Progress {
 }
 
 /// The results documents of a run (`--json`, `--csv`, `--rank-csv`), on rank 0.
-struct Docs([(Option<files::Sink>, Doc); 3]);
+struct Docs([(Option<Sink>, Doc); 3]);
 
 impl Docs {
     /// Check every document's destination before any I/O (rank 0; an earlier file is
@@ -576,7 +576,7 @@ impl Docs {
         let rank = comm.rank()?;
         let open = |dest: Option<&std::ffi::OsStr>, option| {
             let mine = match dest {
-                Some(d) if rank == 0 => files::create(d, option).map(Some),
+                Some(d) if rank == 0 => Sink::document(d, option).map(Some),
                 _ => Ok(None),
             };
             agree_value(comm, mine)
@@ -603,7 +603,7 @@ impl Docs {
     ) -> Result<()> {
         for (sink, doc) in &self.0 {
             if let Some(sink) = sink.as_ref().filter(|s| s.is_file()) {
-                sink.write(&doc.render(m, p, records))?;
+                sink.replace(&doc.render(m, p, records))?;
             }
         }
         Ok(())
@@ -623,7 +623,7 @@ impl Docs {
     ) -> Result<()> {
         for (sink, doc) in &self.0 {
             if let Some(sink) = sink.as_ref().filter(|s| !s.is_stdout() || verified) {
-                sink.write(&doc.render(m, p, records))?;
+                sink.replace(&doc.render(m, p, records))?;
             }
         }
         Ok(())

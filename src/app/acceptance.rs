@@ -13,9 +13,8 @@ use crate::ffi::mpi::{Comm, Op};
 use crate::measure::{Phase, Record};
 use crate::output::baseline::{self, Comparison};
 use crate::output::export::RunMeta;
-use crate::output::files;
-use crate::output::report_sink::{write_stdout, Sink};
 use crate::output::results::{CellKey, ResultSet};
+use crate::output::sink::{write_stdout, Sink};
 use crate::output::verdict::Verdict;
 use crate::output::{html, readback};
 
@@ -32,7 +31,7 @@ pub(super) struct Prepared {
     /// The tolerance of the baseline comparison.
     tolerance: Percent,
     /// The page's destination (world rank 0 only).
-    html: Option<files::Sink>,
+    html: Option<Sink>,
 }
 
 /// The verdict of a run as the program needs it.
@@ -156,7 +155,7 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         baseline.map_err(|e| e.context("baseline (--baseline)")),
     )?;
     let html = match (&a.html, rank) {
-        (Some(name), 0) => files::create(name, "--html").map(Some),
+        (Some(name), 0) => Sink::document(name, "--html").map(Some),
         _ => Ok(None),
     };
     let html = agree_value(comm, html)?;
@@ -215,7 +214,7 @@ pub(super) fn finish(
             }
         }
         if let (Ok(()), Some(sink)) = (&done, &prepared.html) {
-            done = sink.write(&html::page(&set, verdict.as_ref(), &prepared.criteria));
+            done = sink.replace(&html::page(&set, verdict.as_ref(), &prepared.criteria));
         }
     }
     agree(comm, done)?;
@@ -260,14 +259,14 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
     let sink = a
         .html
         .as_deref()
-        .map(|h| files::create(h, "--html"))
+        .map(|h| Sink::document(h, "--html"))
         .transpose()?;
     let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance());
     if let Some(v) = &verdict {
         write_stdout(&v.text())?;
     }
     if let Some(sink) = sink {
-        sink.write(&html::page(&set, verdict.as_ref(), &a.expect))?;
+        sink.replace(&html::page(&set, verdict.as_ref(), &a.expect))?;
     }
     match verdict {
         Some(v) if v.failed() > 0 => {

@@ -26,7 +26,7 @@ use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Beacon, Comm, Info, Op};
 use crate::measure::{ApiResults, Direction, IterStat, Measures, Record, Times, COUNT};
 use crate::output::report;
-use crate::output::report_sink::Sink;
+use crate::output::sink::Sink;
 use crate::pattern::{Pattern, Pattern1D, Pattern2D};
 
 /// What a whole run produced on this rank.

@@ -4,7 +4,7 @@
 //! the file's phases ([`report_mismatches`]).
 
 use crate::config::Api;
-use crate::output::report_sink::Sink;
+use crate::output::sink::Sink;
 use crate::pattern::Pattern;
 
 /// One verification finding of one transfer, recorded inside the raw-read timer

@@ -46,6 +46,7 @@ use crate::agreement::{agree, agree_value};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::mpi::{Comm, Op};
+use crate::ffi::posix::FileId;
 use crate::ffi::process;
 
 /// The lock file's name in the data directory.
@@ -55,28 +56,12 @@ const MAX_LOCK_BYTES: u64 = 64 * 1024;
 /// Create/take-over rounds before giving up (each lost only to another run starting).
 const ATTEMPTS: usize = 4;
 
-/// A file's identity (device and inode).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Ident {
-    dev: u64,
-    ino: u64,
-}
-
-impl Ident {
-    fn of(m: &fs::Metadata) -> Ident {
-        Ident {
-            dev: m.dev(),
-            ino: m.ino(),
-        }
-    }
-}
-
 /// What rank 0 found at the lock's name.
 enum Found {
     /// This run's lock is there now.
-    Created(Ident),
+    Created(FileId),
     /// Another run's lock: its holder, the file's identity and owner.
-    Held(Holder, Ident, u32),
+    Held(Holder, FileId, u32),
     /// Nothing any more (it went while being looked at): try again.
     Vanished,
     /// Something that is not a lock of ours: the reason.
@@ -86,7 +71,7 @@ enum Found {
 /// The outcome of rank 0's takeover of a stale lock.
 enum TakeOver {
     /// This run holds the lock; rank 0's notes on what the dead run left.
-    Mine(Ident, Vec<String>),
+    Mine(FileId, Vec<String>),
     /// Another run got in first: try again.
     Lost,
     /// The stale lock belongs to another user.
@@ -99,7 +84,7 @@ enum TakeOver {
 pub struct DirLock {
     /// The lock file (rank 0), `None` on the other ranks.
     path: Option<PathBuf>,
-    ident: Ident,
+    ident: FileId,
     released: bool,
     /// On rank 0, after a takeover: one line each (starting `h5perf: `) on the run that
     /// ended without releasing the directory and what it left; else empty.
@@ -189,7 +174,7 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
         };
         match (comm.bcast_bytes(0, &[code])?.first(), taken) {
             (_, TakeOver::Mine(ident, notes)) => return Ok(held(rank, lock, ident, notes)),
-            (Some(&b'M'), _) => return Ok(held(rank, lock, Ident::default(), Vec::new())),
+            (Some(&b'M'), _) => return Ok(held(rank, lock, FileId::default(), Vec::new())),
             (Some(&b'F'), _) => {
                 return Err(refusal(format!(
                     "the data directory {} is locked by an h5perf run that has ended ({}), but \
@@ -221,7 +206,7 @@ fn refusal(msg: String) -> Error {
 }
 
 /// The [`DirLock`] of a run whose rank 0 holds `lock`.
-fn held(rank: u32, lock: PathBuf, ident: Ident, takeover: Vec<String>) -> DirLock {
+fn held(rank: u32, lock: PathBuf, ident: FileId, takeover: Vec<String>) -> DirLock {
     DirLock {
         path: (rank == 0).then_some(lock),
         ident,
@@ -253,10 +238,10 @@ fn share_found(comm: &Comm, rank: u32, found: Found) -> Result<(Found, u32)> {
         return Ok((found, owner));
     }
     let shared = match got.chars().next() {
-        Some('C') => Found::Created(Ident::default()),
+        Some('C') => Found::Created(FileId::default()),
         Some('B') => Found::Blocked(got[1..].to_string()),
         Some('H') => match got.split_once('\n').and_then(|(_, rec)| Holder::parse(rec)) {
-            Some(h) => Found::Held(h, Ident::default(), owner),
+            Some(h) => Found::Held(h, FileId::default(), owner),
             None => Found::Vanished,
         },
         _ => Found::Vanished,
@@ -318,9 +303,9 @@ fn no_hard_links(e: &std::io::Error) -> bool {
 }
 
 /// After creating the lock: registered for removal if `lock` is the file `ident`.
-fn check_ours(lock: &Path, ident: Ident) -> Found {
+fn check_ours(lock: &Path, ident: FileId) -> Found {
     match fs::symlink_metadata(lock) {
-        Ok(m) if Ident::of(&m) == ident => {
+        Ok(m) if FileId::of(&m) == ident => {
             cleanup::register(Slot::Lock, lock);
             Found::Created(ident)
         }
@@ -330,7 +315,7 @@ fn check_ours(lock: &Path, ident: Ident) -> Found {
 
 /// Create `path` (`O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0644) holding `me`'s record,
 /// synced; its identity.
-fn write_new(path: &Path, me: &Holder) -> Result<Ident> {
+fn write_new(path: &Path, me: &Holder) -> Result<FileId> {
     let mut f = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -344,7 +329,7 @@ fn write_new(path: &Path, me: &Holder) -> Result<Ident> {
     let m = f
         .metadata()
         .map_err(|e| io_error("cannot look at", path, e))?;
-    Ok(Ident::of(&m))
+    Ok(FileId::of(&m))
 }
 
 /// Read the lock at `lock` without following a symbolic link.
@@ -376,7 +361,7 @@ fn read_existing(lock: &Path) -> Result<Found> {
     f.read_to_end(&mut bytes)
         .map_err(|e| io_error("cannot read the lock file", lock, e))?;
     match Holder::parse(&String::from_utf8_lossy(&bytes)) {
-        Some(h) => Ok(Found::Held(h, Ident::of(&m), m.uid())),
+        Some(h) => Ok(Found::Held(h, FileId::of(&m), m.uid())),
         None => Ok(Found::Blocked("it is not an h5perf lock file".into())),
     }
 }
@@ -389,7 +374,7 @@ fn take_over(
     lock: &Path,
     me: &Holder,
     stale: &Holder,
-    stale_ident: Ident,
+    stale_ident: FileId,
     owner: u32,
 ) -> Result<TakeOver> {
     if owner != process::euid() {
@@ -408,7 +393,7 @@ fn take_over(
         Err(e) if e.kind() == ErrorKind::NotFound => return done(Ok(TakeOver::Lost)),
         Err(e) => return done(Err(io_error("cannot move aside the stale lock", lock, e))),
     }
-    if fs::symlink_metadata(&aside).ok().map(|m| Ident::of(&m)) != Some(stale_ident) {
+    if fs::symlink_metadata(&aside).ok().map(|m| FileId::of(&m)) != Some(stale_ident) {
         // another run's new lock, made after the stale one went: put it back
         let _ = fs::hard_link(&aside, lock);
         return done(Ok(TakeOver::Lost));
@@ -440,7 +425,7 @@ impl DirLock {
             return Ok(());
         };
         let r = match fs::symlink_metadata(p) {
-            Ok(m) if Ident::of(&m) == self.ident => fs::remove_file(p)
+            Ok(m) if FileId::of(&m) == self.ident => fs::remove_file(p)
                 .map_err(|e| io_error("cannot remove the data directory's lock file", p, e)),
             Ok(_) => Err(Error::Other(format!(
                 "the lock file {} was replaced during the run: another program used the data \

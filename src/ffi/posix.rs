@@ -447,6 +447,28 @@ impl FileKind {
     }
 }
 
+/// A file's identity: its device and inode numbers (`st_dev`, `st_ino`); two names or
+/// descriptors with the same identity are one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct FileId {
+    /// `st_dev`: the device (file system) holding the file, as this process sees it.
+    pub dev: u64,
+    /// `st_ino`: the inode number.
+    pub ino: u64,
+}
+
+impl FileId {
+    /// The identity of the file `m` describes (`std::fs::metadata` or
+    /// `symlink_metadata`).
+    pub fn of(m: &std::fs::Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+        }
+    }
+}
+
 /// What `lstat`/`fstat` report about a file, the fields h5perf identifies and checks
 /// its data files by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -479,9 +501,17 @@ impl FileStat {
         }
     }
 
+    /// The file's identity.
+    pub fn id(&self) -> FileId {
+        FileId {
+            dev: self.dev,
+            ino: self.ino,
+        }
+    }
+
     /// Whether `other` is the same file (device and inode).
     pub fn same_file(&self, other: &FileStat) -> bool {
-        self.dev == other.dev && self.ino == other.ino
+        self.id() == other.id()
     }
 }
 

@@ -14,7 +14,7 @@ use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::hdf5::{self, AllocTime, Dataset, Dataspace, FillKind, H5File, Plist};
 use crate::ffi::mpi::{Comm, Info, Op};
 use crate::ffi::posix::{self, FileStat};
-use crate::output::report_sink::write_stdout;
+use crate::output::sink::write_stdout;
 
 use super::cells::{parallel_cells, serial_cells, Cell, Table, CHUNK, SIDE};
 use super::classify::{Census, Observation, Snapshot, MARKER};

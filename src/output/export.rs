@@ -70,10 +70,10 @@
 //! (`"` doubled inside). With `--csv -` the CSV follows the text report on standard
 //! output and starts at the line beginning with `nprocs,xfer_size,`.
 //!
-//! Writing ([`create`](super::files::create), [`Sink::write`](super::files::Sink::write)):
+//! Writing ([`Sink::document`](super::sink::Sink::document), [`Sink::replace`](super::sink::Sink::replace)):
 //! `-` is standard output, written once at the end; anything else a file checked by
 //! `create` before the run (so that an unwritable name is refused before any I/O, while
-//! a file of an earlier run is left alone) and replaced atomically by `Sink::write` after each step and at the end.
+//! a file of an earlier run is left alone) and replaced atomically by `Sink::replace` after each step and at the end.
 //!
 //! `--rank-csv` ([`to_rank_csv`]): every rank's own time per (record, iteration, phase).
 
@@ -88,6 +88,8 @@ use crate::error::Result;
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
 use crate::ffi::mpi::Comm;
 use crate::measure::{Phase, Record};
+
+use super::results::{Cell, CellKey, RankSample, ResultSet};
 
 /// What describes the run as a whole, the same in every record.
 #[derive(Debug, Clone, PartialEq)]
@@ -493,6 +495,81 @@ fn json_string(out: &mut String, s: &str) {
 
 /// A finite `f64` in Rust's shortest round-trip decimal form (`0`, `0.1`, `2500`), or
 /// `None` for NaN and infinities.
+impl Value<'_> {
+    /// The value as a CSV field holds it (empty when not known or not finite).
+    fn text(&self) -> String {
+        match self {
+            Value::Int(n) => n.to_string(),
+            Value::Float(x) => float_text(*x).unwrap_or_default(),
+            Value::Text(s) => s.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => String::new(),
+        }
+    }
+}
+
+/// The run's results as a [`ResultSet`] made from the records themselves, holding the
+/// values a later `--from` reads back from this run's `--csv` and `--rank-csv` files
+/// (`crate::output::readback`): the run fields and the parameters as those files'
+/// text, one [`Cell`] per (record, phase) written, the per-rank samples when gathered.
+pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
+    let run = run_values(meta);
+    let base = meta_values(meta);
+    // RUN_FIELDS: the versions, sizes and start of meta_values, then run_values
+    let mut run_text: Vec<String> = base[..5].iter().map(Value::text).collect();
+    run_text.extend(run.iter().map(Value::text));
+    let values = param_values(p).into_iter().chain(storage_values(p));
+    let param_names = FIELDS[FIRST_PARAM..FIRST_META]
+        .iter()
+        .chain(storage_names(p));
+    let cells = rows(p, records)
+        .map(|(r, ph)| {
+            let s = r.phase(ph);
+            let e = r.extremes[Phase::ALL.iter().position(|x| *x == ph).unwrap_or(0)];
+            Cell {
+                key: CellKey::new(r.nprocs, r.xfer_size, r.api, ph),
+                bytes: r.bytes,
+                iterations: r.iterations,
+                min_time_s: s.min_time,
+                avg_time_s: s.avg_time,
+                max_time_s: s.max_time,
+                max_mibps: s.max_mibps,
+                avg_mibps: s.avg_mibps,
+                min_mibps: s.min_mibps,
+                std_mibps: s.std_mibps,
+                slowest: e
+                    .known
+                    .then(|| (e.slowest_rank, meta.host_of(e.slowest_rank).to_string())),
+            }
+        })
+        .collect();
+    let mut samples = Vec::new();
+    for r in records.iter().filter(|r| r.has_samples()) {
+        for it in 0..r.iterations {
+            for (pi, ph) in rows(p, std::slice::from_ref(r))
+                .map(|(_, ph)| (Phase::ALL.iter().position(|x| *x == ph).unwrap_or(0), ph))
+            {
+                samples.extend((0..r.nprocs).map(|rank| RankSample {
+                    key: CellKey::new(r.nprocs, r.xfer_size, r.api, ph),
+                    iteration: it + 1,
+                    rank,
+                    host: meta.host_of(rank).to_string(),
+                    time_s: r.sample(it, rank, pi).unwrap_or(0.0),
+                }));
+            }
+        }
+    }
+    ResultSet {
+        run: run_text,
+        parameters: param_names
+            .zip(values)
+            .map(|(n, v)| (n.to_string(), v.text()))
+            .collect(),
+        cells,
+        samples,
+    }
+}
+
 fn float_text(x: f64) -> Option<String> {
     x.is_finite().then(|| format!("{x}"))
 }

@@ -14,6 +14,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{io_text, path_text, Error, Result};
+use crate::ffi::posix::FileId;
 
 /// The most symbolic links followed for one name (Linux's `MAXSYMLINKS`, 40).
 const MAX_LINKS: usize = 40;
@@ -172,21 +173,14 @@ fn check_links(name: &Path) -> std::result::Result<(), String> {
 /// one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileKey {
-    /// An existing file: its device and inode numbers (`stat`, links followed).
-    Inode {
-        /// `st_dev`.
-        dev: u64,
-        /// `st_ino`.
-        ino: u64,
-    },
-    /// A file yet to be created: the device and inode of the directory it will be
-    /// created in (links followed) and its name there, so `./x`, `x` and `d/../x`
-    /// give the same key.
+    /// An existing file: its identity (`stat`, links followed).
+    Inode(FileId),
+    /// A file yet to be created: the identity of the directory it will be created in
+    /// (links followed) and its name there, so `./x`, `x` and `d/../x` give the same
+    /// key.
     New {
-        /// `st_dev` of the directory.
-        dev: u64,
-        /// `st_ino` of the directory.
-        ino: u64,
+        /// The directory.
+        dir: FileId,
         /// The file's name in the directory (bytes).
         name: OsString,
     },
@@ -199,10 +193,7 @@ impl FileKey {
     /// The key of `path` (relative names from the current directory).
     pub fn of(path: &Path) -> FileKey {
         if let Ok(m) = std::fs::metadata(path) {
-            return FileKey::Inode {
-                dev: m.dev(),
-                ino: m.ino(),
-            };
+            return FileKey::Inode(FileId::of(&m));
         }
         let target = resolve_links(path);
         if let (Some(name), Some(dir)) = (target.file_name(), target.parent()) {
@@ -213,8 +204,7 @@ impl FileKey {
             };
             if let Ok(m) = std::fs::metadata(dir) {
                 return FileKey::New {
-                    dev: m.dev(),
-                    ino: m.ino(),
+                    dir: FileId::of(&m),
                     name: name.to_os_string(),
                 };
             }
@@ -322,7 +312,7 @@ mod tests {
         assert_eq!(k("a"), k("hard"));
         assert_eq!(k("a"), k("soft"));
         assert_eq!(k("a"), k("sub/../a"));
-        assert!(matches!(k("a"), FileKey::Inode { .. }));
+        assert!(matches!(k("a"), FileKey::Inode(_)));
         assert_ne!(k("a"), k("b"));
         // yet to be created: the directory and the name
         assert_eq!(k("sub/new"), k("sub/./new"));

@@ -18,16 +18,10 @@ use super::export::{self, RunMeta, FIELDS};
 use super::json_text::{self, Json};
 use super::results::{Cell, CellKey, RankSample, ResultSet, RUN_FIELDS};
 
-/// The results of a run that just ended, from the CSV text of its `--csv` and
-/// `--rank-csv` documents, read back as a later `--from` reads those files.
+/// The results of a run that just ended, as a later `--from` reads its `--csv` and
+/// `--rank-csv` files ([`export::result_set`]).
 pub fn of_run(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
-    let csv = export::to_csv(meta, p, records);
-    let mut set = results_from_csv(&csv).expect("h5perf reads back the CSV it writes");
-    if records.iter().any(Record::has_samples) {
-        set.samples = samples_from_csv(&export::to_rank_csv(meta, p, records))
-            .expect("h5perf reads back the rank CSV it writes");
-    }
-    set
+    export::result_set(meta, p, records)
 }
 
 /// What a results file holds.
@@ -397,6 +391,21 @@ pub fn results_from_json(text: &str) -> Result<ResultSet, String> {
 mod tests {
     use super::super::results::testing::run_set;
     use super::*;
+
+    #[test]
+    fn a_run_reads_as_its_files_read_back() {
+        for storage in [false, true] {
+            let (m, mut p, recs) = run_set(&[2, 1], &[4096], &Api::ALL, true, &|n, x, a, ph| {
+                f64::from(n) * 100.0 + (x / 1024) as f64 + a as f64 * 10.0 + ph as f64 + 0.1
+            });
+            p.storage.fsync = storage;
+            let direct = of_run(&m, &p, &recs);
+            let mut files = results_from_csv(&export::to_csv(&m, &p, &recs)).unwrap();
+            files.samples = samples_from_csv(&export::to_rank_csv(&m, &p, &recs)).unwrap();
+            assert_eq!(direct, files, "storage fields: {storage}");
+            assert!(!direct.samples.is_empty() && !direct.parameters.is_empty());
+        }
+    }
 
     fn rates(n: u32, x: u64, a: usize, p: usize) -> f64 {
         1.0 / 3.0 * f64::from(n) + x as f64 / 7.0 + a as f64 + p as f64 * 0.1

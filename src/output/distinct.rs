@@ -1,197 +1,17 @@
-//! Where the results go as files: the `--json`, `--csv` and `--rank-csv` documents
-//! ([`Sink`], checked by [`create`]), and the check, before anything is written, that
-//! no two outputs — these, the `-o` report and the data files — are one file
-//! ([`check_distinct`]).
-//!
-//! A results file is never emptied or half-written: each version is written to the
-//! temporary file beside it and renamed over it ([`crate::output::paths`]), so an
-//! earlier run's file stays as it was until this run has something to replace it with.
-//! A name that is not a regular file (a device such as `/dev/null`, a FIFO,
-//! `/dev/stdout`) is never replaced: the document is written through to it once, at the
-//! end of the run ([`paths::open_output`]).
+//! The check, before anything is written, that no two outputs — the `-o` report, the
+//! `--json`, `--csv`, `--rank-csv` and `--html` files, the data files and the
+//! `--baseline` read — are one file ([`check_distinct`]).
 
 use std::ffi::OsStr;
-use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use super::paths::{self, FileKey};
+use super::sink::STDOUT;
 use crate::config::{Acceptance, Api, Params};
 use crate::datadir::dir_or_current;
-use crate::error::{io_text, path_text, Error, Result};
-use crate::output::paths::{self, FileKey};
-
-/// The name meaning standard output for `--json`, `--csv` and `--rank-csv`.
-const STDOUT: &str = "-";
-
-/// Where one results document goes: standard output (written once, at the end of the
-/// run), a file (replaced atomically, after each step and at the end), or a device,
-/// FIFO or other file that is not a regular file (written through, once, at the end).
-#[derive(Debug)]
-pub enum Sink {
-    /// Standard output (`-`).
-    Stdout,
-    /// Not a regular file: written through this descriptor at the end of the run.
-    Through {
-        /// The descriptor, opened write-only without truncation.
-        file: std::fs::File,
-        /// The name given, as message text.
-        shown: String,
-        /// The option, for messages.
-        option: &'static str,
-    },
-    /// A file.
-    File {
-        /// The file replaced (the name given, symbolic links followed).
-        path: PathBuf,
-        /// The name given, as message text.
-        shown: String,
-        /// The option (`--json`, `--csv`, `--rank-csv`), for messages.
-        option: &'static str,
-        /// The temporary file beside it that each version goes through
-        /// (`.NAME.h5perf-tmp.PID` in the same directory).
-        tmp: PathBuf,
-    },
-}
-
-/// What the file of `option` is, for messages: the HTML page of `--html`, else a
-/// results file.
-fn kind(option: &str) -> &'static str {
-    if option == "--html" {
-        "HTML page"
-    } else {
-        "results file"
-    }
-}
-
-/// Check the destination `dest` of `option` (`--json`, `--csv`, `--rank-csv` or `--html`)
-/// before the run: `-` is standard output; a name that is not a regular file is opened
-/// to be written through ([`paths::open_output`]); for a new or regular file, the
-/// temporary file beside it is created (never through an existing name) and removed
-/// again, so an unwritable name is refused before any I/O while a file of an earlier
-/// run is left alone until the first step of this run has finished.
-///
-/// # Errors
-/// [`Error::Other`] naming the option and the file when the temporary file beside it
-/// cannot be created (`results file (--json): cannot create 'x/r.json': No such file
-/// or directory`), `dest` is a directory, a special file that cannot be opened, or a
-/// symbolic link of another user in a shared directory.
-pub fn create(dest: &OsStr, option: &'static str) -> Result<Sink> {
-    if dest == STDOUT {
-        return Ok(Sink::Stdout);
-    }
-    let shown = path_text(dest);
-    let cannot = |why: String| {
-        Error::Other(format!(
-            "{} ({option}): cannot create '{shown}': {why}",
-            kind(option)
-        ))
-    };
-    let path = match paths::open_output(Path::new(dest)).map_err(cannot)? {
-        paths::Target::Replace { path } => path,
-        paths::Target::Through(file) => {
-            return Ok(Sink::Through {
-                file,
-                shown,
-                option,
-            })
-        }
-    };
-    let tmp = paths::temp_beside(&path);
-    let _ = std::fs::remove_file(&tmp);
-    new_file(&tmp).map_err(|e| cannot(io_text(&e)))?;
-    std::fs::remove_file(&tmp).map_err(|e| cannot(io_text(&e)))?;
-    Ok(Sink::File {
-        path,
-        shown,
-        option,
-        tmp,
-    })
-}
-
-/// A new file at `path`, refusing an existing name (a planted symbolic link included).
-fn new_file(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-}
-
-impl Sink {
-    /// Write `text` as the whole document: on standard output, once, flushed; to a
-    /// file, through its temporary file (written, `fsync`ed, renamed over the file,
-    /// then the directory `fsync`ed), so a reader or a killed run sees either the
-    /// previous document or this one, never a part.
-    ///
-    /// # Errors
-    /// [`Error::Other`] naming the option and the file when the text cannot be written
-    /// or the file not replaced (the temporary file is removed).
-    pub fn write(&self, text: &str) -> Result<()> {
-        match self {
-            Sink::Through {
-                file,
-                shown,
-                option,
-            } => {
-                let mut f = file;
-                f.write_all(text.as_bytes())
-                    .and_then(|()| f.flush())
-                    .map_err(|e| {
-                        Error::Other(format!(
-                            "{} ({option}): cannot write '{shown}': {}",
-                            kind(option),
-                            io_text(&e)
-                        ))
-                    })
-            }
-            Sink::Stdout => {
-                let mut o = std::io::stdout().lock();
-                o.write_all(text.as_bytes())
-                    .and_then(|()| o.flush())
-                    .map_err(|e| {
-                        Error::Other(format!(
-                            "cannot write the results to standard output: {}",
-                            io_text(&e)
-                        ))
-                    })
-            }
-            Sink::File {
-                path,
-                shown,
-                option,
-                tmp,
-            } => {
-                let _ = std::fs::remove_file(tmp);
-                let wrote = new_file(tmp)
-                    .and_then(|mut f| {
-                        f.write_all(text.as_bytes())?;
-                        f.sync_all()
-                    })
-                    .map_err(|e| io_text(&e))
-                    .and_then(|()| paths::replace(tmp, path).map_err(|e| e.to_string()));
-                if let Err(why) = wrote {
-                    let _ = std::fs::remove_file(tmp);
-                    return Err(Error::Other(format!(
-                        "{} ({option}): cannot write '{shown}': {why}",
-                        kind(option)
-                    )));
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// Whether the document goes to a regular file (rewritten after each step).
-    pub fn is_file(&self) -> bool {
-        matches!(self, Sink::File { .. })
-    }
-
-    /// Whether the document goes to standard output (`-`), which gets the results of a
-    /// verified run only.
-    pub fn is_stdout(&self) -> bool {
-        matches!(self, Sink::Stdout)
-    }
-}
+use crate::error::path_text;
 
 /// One output for [`check_distinct`]: the option that names it and the name.
 struct Output<'a> {
@@ -307,7 +127,7 @@ fn data_file_of(
         }
     }
     // another name of the same file (a hard link) among the data files in the directory
-    let FileKey::Inode { dev, ino } = *key else {
+    let FileKey::Inode(id) = *key else {
         return None;
     };
     let links = std::fs::metadata(name).map_or(1, |m| m.nlink());
@@ -324,7 +144,7 @@ fn data_file_of(
             continue;
         }
         let m = e.metadata().ok()?;
-        if m.dev() == dev && m.ino() == ino {
+        if crate::ffi::posix::FileId::of(&m) == id {
             return crate::datadir::data_file_name(dir, f, api.suffix()).ok();
         }
     }
@@ -458,84 +278,5 @@ mod tests {
         let csv = other.path().join("r.csv");
         let e = check_distinct(&params(&[("--csv", csv.to_str().unwrap())]), d).unwrap_err();
         assert!(e.contains("#pio_tmp_1.mpio"), "{e}");
-    }
-
-    #[test]
-    fn results_file_replaced_never_emptied() {
-        let t = tempfile::tempdir().unwrap();
-        let path = t.path().join("r.json");
-        std::fs::write(&path, "old content that is longer").unwrap();
-        let sink = create(path.as_os_str(), "--json").unwrap();
-        assert!(sink.is_file());
-        // checked, not touched: the earlier file stays until the first write
-        assert_eq!(
-            std::fs::read_to_string(&path).unwrap(),
-            "old content that is longer"
-        );
-        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1);
-        sink.write("{}\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
-        sink.write("[]\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[]\n");
-        // no temporary file left beside it
-        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1);
-        assert!(create(OsStr::new("-"), "--csv").unwrap().is_stdout());
-        let bad = t.path().join("no/such/dir.csv");
-        let e = create(bad.as_os_str(), "--csv").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            format!(
-                "results file (--csv): cannot create '{}': No such file or directory",
-                bad.display()
-            )
-        );
-        let e = create(t.path().as_os_str(), "--json").unwrap_err();
-        assert!(e.to_string().ends_with("Is a directory"), "{e}");
-    }
-
-    #[test]
-    fn long_multibyte_names_in_messages() {
-        let t = tempfile::tempdir().unwrap();
-        for (c, option) in [("é", "--json"), ("€", "--csv"), ("𝄞", "--rank-csv")] {
-            let missing = t.path().join(c.repeat(240 / c.len()));
-            let name = missing.join(c.repeat(240 / c.len()));
-            let e = create(name.as_os_str(), option).unwrap_err().to_string();
-            assert!(
-                e.starts_with(&format!("results file ({option}): cannot create '")),
-                "{e}"
-            );
-            assert!(e.contains(&c.repeat(50)), "{e}");
-        }
-    }
-
-    #[test]
-    fn results_through_a_symbolic_link_replace_its_target() {
-        let t = tempfile::tempdir().unwrap();
-        std::fs::write(t.path().join("target.csv"), "old").unwrap();
-        std::os::unix::fs::symlink("target.csv", t.path().join("link.csv")).unwrap();
-        let sink = create(t.path().join("link.csv").as_os_str(), "--csv").unwrap();
-        sink.write("new\n").unwrap();
-        let link = std::fs::symlink_metadata(t.path().join("link.csv")).unwrap();
-        assert!(link.file_type().is_symlink(), "the link is kept");
-        assert_eq!(
-            std::fs::read_to_string(t.path().join("target.csv")).unwrap(),
-            "new\n"
-        );
-    }
-
-    #[test]
-    fn failed_write_names_option_and_file_and_keeps_the_earlier_file() {
-        let t = tempfile::tempdir().unwrap();
-        let path = t.path().join("r.csv");
-        std::fs::write(&path, "earlier").unwrap();
-        let sink = create(path.as_os_str(), "--csv").unwrap();
-        // the directory becomes unwritable: the temporary file cannot be created
-        std::fs::remove_file(&path).unwrap();
-        std::fs::create_dir(&path).unwrap();
-        let e = sink.write("x").unwrap_err().to_string();
-        assert!(
-            e.starts_with("results file (--csv): cannot write '") && e.contains("r.csv"),
-            "{e}"
-        );
     }
 }

@@ -1,0 +1,552 @@
+//! Where an output goes ([`Sink`]): standard output, nowhere, a name that is not a
+//! regular file (a device, a FIFO, `/dev/stdout`: written through, never replaced), or a
+//! regular file, new or not, replaced through a temporary file beside it
+//! ([`super::paths`]), so that a reader or a killed run sees the earlier version or a
+//! whole new one, never a part.
+//!
+//! Two ways to write, one per kind of output:
+//! * the report (`-o`, [`Sink::report`]) is appended block by block by every rank
+//!   ([`Sink::write`]) and published after the first finished step ([`Sink::publish`]).
+//!   A block's failure is not returned on the spot: the sink keeps the first one and
+//!   writes nothing more, and [`Sink::status`] hands it to the next agreement point,
+//!   which every rank reaches in the same order (returning it where it happened would
+//!   send the failing rank, usually rank 0 alone, to another agreement point than the
+//!   others and hang the job);
+//! * a results document or the page ([`Sink::document`]: `--json`, `--csv`,
+//!   `--rank-csv`, `--html`) is written whole each time by rank 0 ([`Sink::replace`]).
+
+use std::cell::{Cell, RefCell};
+use std::ffi::OsStr;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::paths::{self, open_output, temp_beside, Target};
+use crate::agreement::agree_value;
+use crate::error::{io_text, path_text, Error, Result};
+use crate::ffi::mpi::Comm;
+use crate::ffi::posix::{Fd, OpenMode};
+
+/// The name meaning standard output for `--json`, `--csv`, `--rank-csv` and `--html`.
+pub const STDOUT: &str = "-";
+
+/// One output: where it goes, its name for messages, and the first failed write of the
+/// report.
+pub struct Sink {
+    /// The destination.
+    to: To,
+    /// `report file (-o)`, `results file (--json)`, `HTML page (--html)`.
+    what: String,
+    /// The name as given, as message text.
+    shown: String,
+    /// The first failed write or publication of the report, kept for [`Sink::status`].
+    failed: RefCell<Option<Error>>,
+}
+
+/// A sink's destination.
+enum To {
+    /// Standard output.
+    Stdout,
+    /// Nowhere (the C API without a report).
+    Null,
+    /// Not a regular file: written through this descriptor.
+    Through(Fd),
+    /// A new or regular file, replaced through a temporary file beside it.
+    Replace {
+        /// The file replaced (the name given, symbolic links followed).
+        dest: PathBuf,
+        /// The temporary file beside it (`.NAME.h5perf-tmp.PID`).
+        tmp: PathBuf,
+        /// The report: the temporary file, opened for appending by every rank (so
+        /// blocks of different ranks do not clobber each other); `None` for a
+        /// document, whose every version is a temporary file of its own.
+        open: Option<Fd>,
+        /// Whether this rank made the temporary file (and renames or removes it).
+        owner: bool,
+        /// Renamed over `dest` already (the report).
+        done: Cell<bool>,
+    },
+}
+
+impl Sink {
+    fn new(to: To, what: String, shown: String) -> Sink {
+        Sink {
+            to,
+            what,
+            shown,
+            failed: RefCell::new(None),
+        }
+    }
+
+    /// Standard output.
+    pub fn stdout() -> Sink {
+        Sink::new(To::Stdout, String::new(), String::new())
+    }
+
+    /// Nowhere.
+    pub fn null() -> Sink {
+        Sink::new(To::Null, String::new(), String::new())
+    }
+
+    /// The destination `dest` of the results document or page of `option` (`--json`,
+    /// `--csv`, `--rank-csv`, `--html`), checked before the run: `-` is standard
+    /// output; a name that is not a regular file is opened to be written through; for
+    /// a new or regular file the temporary file beside it is created (never through an
+    /// existing name) and removed again, so an unwritable name is refused before any
+    /// I/O while an earlier run's file is left alone until the first step of this run
+    /// has finished.
+    ///
+    /// # Errors
+    /// Naming the option and the file (`results file (--json): cannot create
+    /// 'x/r.json': No such file or directory`): the temporary file cannot be created,
+    /// `dest` is a directory, a special file that cannot be opened, or a symbolic link
+    /// of another user in a shared directory.
+    pub fn document(dest: &OsStr, option: &'static str) -> Result<Sink> {
+        if dest == STDOUT {
+            return Ok(Sink::stdout());
+        }
+        let what = match option {
+            "--html" => format!("HTML page ({option})"),
+            _ => format!("results file ({option})"),
+        };
+        let shown = path_text(dest);
+        let cannot = |why: String| Error::Other(format!("{what}: cannot create '{shown}': {why}"));
+        let to = match open_output(Path::new(dest)).map_err(cannot)? {
+            Target::Through(f) => To::Through(Fd::from_file(f)),
+            Target::Replace { path } => {
+                let tmp = temp_beside(&path);
+                let _ = std::fs::remove_file(&tmp);
+                new_file(&tmp).map_err(|e| cannot(io_text(&e)))?;
+                std::fs::remove_file(&tmp).map_err(|e| cannot(io_text(&e)))?;
+                To::Replace {
+                    dest: path,
+                    tmp,
+                    open: None,
+                    owner: true,
+                    done: Cell::new(false),
+                }
+            }
+        };
+        Ok(Sink::new(to, what, shown))
+    }
+
+    /// The report's sink (collective over `comm`): standard output (or nowhere when
+    /// `report` is false) without `-o`. With `-o NAME` naming a new or regular file,
+    /// rank 0 creates a new file beside it (`.NAME.h5perf-tmp.PID`, symbolic links of
+    /// `NAME` followed) and every rank appends its blocks to it; the first finished
+    /// step renames it over `NAME` ([`Sink::publish`]), keeping an existing file's
+    /// owner, group and mode, so an earlier report stays as it was until this run has
+    /// results to replace it with, and a run that fails before leaves neither a file
+    /// nor a change. With `NAME` a device, FIFO or anything else that is not a regular
+    /// file (`/dev/null`, `/dev/stdout`), every rank opens it and writes its blocks
+    /// through, as the C tool's `fopen(NAME, "w")` does, without truncating or
+    /// replacing it ([`open_output`]).
+    ///
+    /// # Errors
+    /// The file cannot be created or opened, or is a symbolic link of another user in a
+    /// shared directory (the message names `-o` and the report as given), agreed by
+    /// all ranks.
+    pub fn report(comm: &Comm, name: Option<&OsStr>, report: bool) -> Result<Sink> {
+        use std::os::unix::ffi::OsStrExt;
+        let Some(name) = name else {
+            return Ok(if report { Sink::stdout() } else { Sink::null() });
+        };
+        let (what, shown) = ("report file (-o)".to_string(), path_text(name));
+        let cannot = |why: String| Error::Other(format!("{what}: cannot create '{shown}': {why}"));
+        let sink = |to| Sink::new(to, what.clone(), shown.clone());
+        let through = || match open_output(Path::new(name)).map_err(cannot)? {
+            Target::Through(f) => Ok(To::Through(Fd::from_file(f))),
+            Target::Replace { path } => Ok(To::Replace {
+                tmp: temp_beside(&path),
+                dest: path,
+                open: None,
+                owner: true,
+                done: Cell::new(false),
+            }),
+        };
+        // three agreement points, reached by every rank in the same order
+        let created = if comm.rank()? == 0 {
+            through().and_then(|to| match to {
+                To::Replace { dest, tmp, .. } => {
+                    let _ = std::fs::remove_file(&tmp);
+                    let fd = Fd::open_path(&tmp, OpenMode::CreateReportNew)
+                        .map_err(|e| cannot(e.reason()))?;
+                    crate::ffi::signals::set_pending_report(&tmp);
+                    Ok(Some(sink(To::Replace {
+                        dest,
+                        tmp,
+                        open: Some(fd),
+                        owner: true,
+                        done: Cell::new(false),
+                    })))
+                }
+                to => Ok(Some(sink(to))),
+            })
+        } else {
+            Ok(None)
+        };
+        let created = agree_value(comm, created)?;
+        // rank 0's temporary file, or nothing when the report is written through
+        let tmp = match created.as_ref().map(|s| &s.to) {
+            Some(To::Replace { tmp, .. }) => tmp.as_os_str().as_bytes().to_vec(),
+            _ => Vec::new(),
+        };
+        let tmp = PathBuf::from(OsStr::from_bytes(&comm.bcast_bytes(0, &tmp)?));
+        let mine = match created {
+            Some(s) => Ok(s),
+            None if tmp.as_os_str().is_empty() => match through() {
+                Ok(To::Replace { .. }) => Err(cannot(
+                    "it became a regular file while the run started".to_string(),
+                )),
+                to => to.map(sink),
+            },
+            None => Fd::open_path(&tmp, OpenMode::Append)
+                .map_err(|e| cannot(e.reason()))
+                .map(|fd| {
+                    crate::ffi::signals::set_pending_report(&tmp);
+                    sink(To::Replace {
+                        dest: PathBuf::new(),
+                        tmp,
+                        open: Some(fd),
+                        owner: false,
+                        done: Cell::new(false),
+                    })
+                }),
+        };
+        agree_value(comm, mine)
+    }
+
+    /// Whether the output goes to standard output (`-`, or the report without `-o`).
+    pub fn is_stdout(&self) -> bool {
+        matches!(self.to, To::Stdout)
+    }
+
+    /// Whether the output goes nowhere.
+    pub fn is_null(&self) -> bool {
+        matches!(self.to, To::Null)
+    }
+
+    /// Whether the output goes to a regular file, replaced through a temporary file
+    /// (a results document then is rewritten after each step).
+    pub fn is_file(&self) -> bool {
+        matches!(self.to, To::Replace { .. })
+    }
+
+    /// Append one block of the report. A failure is kept (the first one) and ends the
+    /// writing: later blocks are dropped; [`Sink::status`] reports it.
+    pub fn write(&self, s: &str) {
+        if self.failed.borrow().is_some() {
+            return;
+        }
+        let fd = match &self.to {
+            To::Stdout => {
+                if let Err(e) = write_stdout(s) {
+                    *self.failed.borrow_mut() = Some(e);
+                }
+                return;
+            }
+            To::Null | To::Replace { open: None, .. } => return,
+            To::Through(fd) | To::Replace { open: Some(fd), .. } => fd,
+        };
+        if let Err(e) = fd.write_all(s.as_bytes()) {
+            *self.failed.borrow_mut() = Some(Error::Other(format!(
+                "{}: cannot write '{}': {}",
+                self.what,
+                self.shown,
+                e.reason()
+            )));
+        }
+    }
+
+    /// Write `text` as the whole document: on standard output or a special file, once,
+    /// flushed; to a regular file, through a temporary file beside it (written,
+    /// `fsync`ed, renamed over the file, then the directory `fsync`ed).
+    ///
+    /// # Errors
+    /// Naming the option and the file when the text cannot be written or the file not
+    /// replaced (the temporary file is removed).
+    pub fn replace(&self, text: &str) -> Result<()> {
+        let cannot = |why: String| {
+            Error::Other(format!(
+                "{}: cannot write '{}': {why}",
+                self.what, self.shown
+            ))
+        };
+        match &self.to {
+            To::Stdout => {
+                let mut o = std::io::stdout().lock();
+                o.write_all(text.as_bytes())
+                    .and_then(|()| o.flush())
+                    .map_err(|e| {
+                        Error::Other(format!(
+                            "cannot write the results to standard output: {}",
+                            io_text(&e)
+                        ))
+                    })
+            }
+            To::Null => Ok(()),
+            To::Through(fd) => fd
+                .write_all(text.as_bytes())
+                .map_err(|e| cannot(e.reason())),
+            To::Replace { dest, tmp, .. } => {
+                let _ = std::fs::remove_file(tmp);
+                let wrote = new_file(tmp)
+                    .and_then(|mut f| {
+                        f.write_all(text.as_bytes())?;
+                        f.sync_all()
+                    })
+                    .map_err(|e| io_text(&e))
+                    .and_then(|()| paths::replace(tmp, dest).map_err(|e| e.to_string()));
+                wrote.map_err(|why| {
+                    let _ = std::fs::remove_file(tmp);
+                    cannot(why)
+                })
+            }
+        }
+    }
+
+    /// The first failed write or publication of the report, if any (not collective:
+    /// give it to an agreement point).
+    ///
+    /// # Errors
+    /// That failure, naming the report file and `-o` (or standard output).
+    pub fn status(&self) -> Result<()> {
+        match &*self.failed.borrow() {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// The report has something to replace an earlier file with: on the rank that
+    /// created the report's temporary file, rename it over the report's name (once;
+    /// later calls do nothing). The file stays open, so later blocks of every rank go
+    /// on into it. No-op for other sinks and ranks, and after a failure.
+    pub fn publish(&self) {
+        let To::Replace {
+            dest,
+            tmp,
+            open: Some(_),
+            owner: true,
+            done,
+        } = &self.to
+        else {
+            return;
+        };
+        if done.get() || self.failed.borrow().is_some() {
+            return;
+        }
+        match paths::replace(tmp, dest) {
+            Ok(()) => {
+                done.set(true);
+                crate::ffi::signals::clear_pending_report();
+            }
+            Err(e) => {
+                *self.failed.borrow_mut() = Some(Error::Other(format!(
+                    "{}: cannot replace '{}' by its new version: {e}",
+                    self.what, self.shown
+                )));
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let to = match &self.to {
+            To::Stdout => "standard output",
+            To::Null => "nowhere",
+            To::Through(_) => "written through",
+            To::Replace { .. } => "replaced",
+        };
+        write!(f, "Sink({to} {} '{}')", self.what, self.shown)
+    }
+}
+
+impl Drop for Sink {
+    fn drop(&mut self) {
+        if let To::Replace {
+            tmp,
+            open: Some(_),
+            owner,
+            done,
+            ..
+        } = &self.to
+        {
+            crate::ffi::signals::clear_pending_report();
+            // an unpublished report: nothing replaced the earlier file; leave nothing
+            if *owner && !done.get() {
+                let _ = std::fs::remove_file(tmp);
+            }
+        }
+    }
+}
+
+/// A new file at `path`, refusing an existing name (a planted symbolic link included).
+fn new_file(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+/// Write a block to standard output and flush it.
+///
+/// # Errors
+/// Standard output cannot be written (closed, or a full file system behind it).
+pub fn write_stdout(s: &str) -> Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(s.as_bytes())
+        .and_then(|_| o.flush())
+        .map_err(|e| Error::Other(format!("cannot write the report to standard output: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report's sink of the rank that made its temporary file (no MPI here).
+    fn report_file(fd: Fd, dest: &Path, tmp: Option<PathBuf>) -> Sink {
+        let to = match tmp {
+            Some(tmp) => To::Replace {
+                dest: dest.to_path_buf(),
+                tmp,
+                open: Some(fd),
+                owner: true,
+                done: Cell::new(false),
+            },
+            None => To::Through(fd),
+        };
+        Sink::new(to, "report file (-o)".into(), path_text(dest.as_os_str()))
+    }
+
+    #[test]
+    fn first_failure_is_kept_and_writing_stops() {
+        // /dev/full: every write fails with ENOSPC
+        let fd = Fd::open_path(Path::new("/dev/full"), OpenMode::Append).unwrap();
+        let s = report_file(fd, Path::new("rep ört.txt"), None);
+        assert!(s.status().is_ok());
+        s.write("a\n");
+        s.write("b\n");
+        let e = s.status().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "report file (-o): cannot write 'rep ört.txt': No space left on device"
+        );
+        assert_eq!(s.status().unwrap_err().to_string(), e, "kept");
+    }
+
+    #[test]
+    fn publish_replaces_the_earlier_report_once_and_writing_goes_on() {
+        let t = tempfile::tempdir().unwrap();
+        let dest = t.path().join("r.txt");
+        std::fs::write(&dest, "earlier report\n").unwrap();
+        let tmp = paths::temp_beside(&dest);
+        let fd = Fd::open_path(&tmp, OpenMode::CreateReport).unwrap();
+        let s = report_file(fd, &dest, Some(tmp.clone()));
+        s.write("one\n");
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "earlier report\n");
+        s.publish();
+        s.write("two\n");
+        s.publish();
+        assert!(s.status().is_ok());
+        drop(s);
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "one\ntwo\n");
+        assert!(!tmp.exists());
+    }
+
+    #[test]
+    fn unpublished_report_leaves_nothing_and_the_earlier_file_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let dest = t.path().join("r.txt");
+        std::fs::write(&dest, "earlier report\n").unwrap();
+        let tmp = paths::temp_beside(&dest);
+        let fd = Fd::open_path(&tmp, OpenMode::CreateReport).unwrap();
+        let s = report_file(fd, &dest, Some(tmp.clone()));
+        s.write("partial\n");
+        drop(s);
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "earlier report\n");
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn results_file_replaced_never_emptied() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("r.json");
+        std::fs::write(&path, "old content that is longer").unwrap();
+        let sink = Sink::document(path.as_os_str(), "--json").unwrap();
+        assert!(sink.is_file());
+        // checked, not touched: the earlier file stays until the first write
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "old content that is longer"
+        );
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1);
+        sink.replace("{}\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+        sink.replace("[]\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[]\n");
+        // no temporary file left beside it
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1);
+        assert!(Sink::document(OsStr::new("-"), "--csv")
+            .unwrap()
+            .is_stdout());
+        let bad = t.path().join("no/such/dir.csv");
+        let e = Sink::document(bad.as_os_str(), "--csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "results file (--csv): cannot create '{}': No such file or directory",
+                bad.display()
+            )
+        );
+        let e = Sink::document(t.path().as_os_str(), "--json").unwrap_err();
+        assert!(e.to_string().ends_with("Is a directory"), "{e}");
+    }
+
+    #[test]
+    fn long_multibyte_names_in_messages() {
+        let t = tempfile::tempdir().unwrap();
+        for (c, option) in [("é", "--json"), ("€", "--csv"), ("𝄞", "--rank-csv")] {
+            let missing = t.path().join(c.repeat(240 / c.len()));
+            let name = missing.join(c.repeat(240 / c.len()));
+            let e = Sink::document(name.as_os_str(), option)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with(&format!("results file ({option}): cannot create '")),
+                "{e}"
+            );
+            assert!(e.contains(&c.repeat(50)), "{e}");
+        }
+    }
+
+    #[test]
+    fn results_through_a_symbolic_link_replace_its_target() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("target.csv"), "old").unwrap();
+        std::os::unix::fs::symlink("target.csv", t.path().join("link.csv")).unwrap();
+        let sink = Sink::document(t.path().join("link.csv").as_os_str(), "--csv").unwrap();
+        sink.replace("new\n").unwrap();
+        let link = std::fs::symlink_metadata(t.path().join("link.csv")).unwrap();
+        assert!(link.file_type().is_symlink(), "the link is kept");
+        assert_eq!(
+            std::fs::read_to_string(t.path().join("target.csv")).unwrap(),
+            "new\n"
+        );
+    }
+
+    #[test]
+    fn failed_write_names_option_and_file_and_keeps_the_earlier_file() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("r.csv");
+        std::fs::write(&path, "earlier").unwrap();
+        let sink = Sink::document(path.as_os_str(), "--csv").unwrap();
+        // the directory becomes unwritable: the temporary file cannot be created
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        let e = sink.replace("x").unwrap_err().to_string();
+        assert!(
+            e.starts_with("results file (--csv): cannot write '") && e.contains("r.csv"),
+            "{e}"
+        );
+    }
+}
