@@ -284,7 +284,8 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
     let dir = datadir::data_dir_checked(comm, &env)?;
     let same = (comm.rank()? == 0)
         .then(|| distinct::check_distinct(params, &opts.acceptance, &dir).err())
-        .flatten();
+        .flatten()
+        .map(|e| e.to_string());
     refuse_if_any(comm, same)?;
     for api in params.apis.iter() {
         datadir::data_file_name(&dir, params.num_files, api.suffix())?;

@@ -56,6 +56,27 @@ pub enum Error {
     /// and said so through the error beacon (issue 12): the other rank's error is the
     /// one the agreement that follows reports.
     Stopped,
+    /// An output — the report, a results file, the page, standard output — cannot be
+    /// created, written or replaced. The string is the complete message, naming the
+    /// option and the file.
+    Output(String),
+    /// The data directory, a data or scratch file, or the directory's lock: refused
+    /// (a symbolic link, another user's file, another run's lock), changed under the
+    /// run, or not removable. The string is the complete message, naming the file.
+    DataDir(String),
+    /// A results file of `--from` or `--baseline` cannot be read or does not fit the
+    /// run. The string is the complete message.
+    Results(String),
+    /// A failure of `what` (a hint, a file of an option), caused by `cause`:
+    /// `WHAT: cause`.
+    Context {
+        /// What failed, as the message's first words (`HDF5_MPI_INFO`).
+        what: String,
+        /// Why.
+        cause: Box<Error>,
+    },
+    /// A broken invariant of h5perf itself (a driver used before it was prepared).
+    Internal(&'static str),
     /// Anything else, with a complete message.
     Other(String),
 }
@@ -87,9 +108,15 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Usage(m) | Error::Remote(m) | Error::Fatal(m) | Error::Other(m) => {
-                f.write_str(m)
-            }
+            Error::Usage(m)
+            | Error::Remote(m)
+            | Error::Fatal(m)
+            | Error::Output(m)
+            | Error::DataDir(m)
+            | Error::Results(m)
+            | Error::Other(m) => f.write_str(m),
+            Error::Context { what, cause } => write!(f, "{what}: {cause}"),
+            Error::Internal(m) => write!(f, "internal error: {m}"),
             Error::Invalid(ms) => f.write_str(&ms.join("\n")),
             Error::Mpi { call, code, msg } => write!(f, "{call} failed: {msg} (MPI error {code})"),
             Error::Hdf5 { call, msg } => write!(f, "{call} failed: {msg}"),
@@ -130,9 +157,12 @@ pub fn io_text(e: &std::io::Error) -> String {
 }
 
 impl Error {
-    /// `self` as the cause of a failure of `what`: `WHAT: message` ([`Error::Other`]).
+    /// `self` as the cause of a failure of `what`: `WHAT: message`.
     pub fn context(self, what: &str) -> Error {
-        Error::Other(format!("{what}: {self}"))
+        Error::Context {
+            what: what.to_string(),
+            cause: Box::new(self),
+        }
     }
 
     /// The reason alone, for a message that names the file itself: the system's text

@@ -91,22 +91,18 @@ fn unmatched(
 }
 
 /// `Ok` when the baseline `base` (file `name`) has one of the measurements `keys`.
-fn check_overlap(
-    name: &str,
-    base: &ResultSet,
-    keys: &[CellKey],
-) -> std::result::Result<(), String> {
+fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
     if keys.iter().any(|k| base.cell(k).is_some()) {
         return Ok(());
     }
     let list = |v: Vec<String>| v.join(", ");
-    Err(format!(
+    Err(Error::Results(format!(
         "{name} has no measurement in common with this run (its process counts: \
          {}; transfer sizes: {} bytes; APIs: {})",
         list(base.procs().iter().map(u32::to_string).collect()),
         list(base.sizes().iter().map(u64::to_string).collect()),
         list(base.apis().iter().map(|a| a.name().to_string()).collect())
-    ))
+    )))
 }
 
 /// The before-run checks of the acceptance options `a` for a run of `params` on
@@ -146,7 +142,6 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
             let shown = path_text(name);
             readback::read_results(std::slice::from_ref(name))
                 .and_then(|b| check_overlap(&shown, &b, &keys).map(|()| Some((shown, b))))
-                .map_err(Error::Other)
         }
         _ => Ok(None),
     };
@@ -247,7 +242,7 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
     }
     let baseline = match &a.baseline {
         Some(name) => {
-            let in_baseline = |e: String| invalid(format!("baseline (--baseline): {e}"));
+            let in_baseline = |e: Error| invalid(format!("baseline (--baseline): {e}"));
             let b = readback::read_results(std::slice::from_ref(name)).map_err(in_baseline)?;
             let shown = path_text(name);
             check_overlap(&shown, &b, &keys).map_err(in_baseline)?;

@@ -34,7 +34,7 @@ use crate::ffi::posix::{self, Fd, FileKind, FileStat, OpenMode};
 
 /// The text of a refusal of the file `path` because of `why`.
 fn refusal(path: &CStr, why: &str) -> Error {
-    Error::Other(format!(
+    Error::DataDir(format!(
         "refusing the data file {}: {why}; h5perf never writes through a symbolic link \
          or into a file it did not create (remove it, or choose another directory with \
          HDF5_PARAPREFIX)",
@@ -176,7 +176,7 @@ pub fn check_held(
         .find(|f| !open_before.iter().any(|b| b.same_file(f)));
     match new {
         None => Ok(()),
-        Some(f) => Err(Error::Other(format!(
+        Some(f) => Err(Error::DataDir(format!(
             "the data file {} changed while the library opened it: this process holds \
              file {}:{} open, the name leads to {}:{} (device:inode)",
             path.to_string_lossy(),
@@ -203,21 +203,21 @@ pub fn check_same(
 ) -> Result<()> {
     let name = path.to_string_lossy();
     if seen.kind != FileKind::Regular {
-        return Err(Error::Other(format!(
+        return Err(Error::DataDir(format!(
             "the data file {name} changed between the write and the read phase: {when} \
              it is {}",
             seen.kind.words()
         )));
     }
     if !seen.same_file(written) {
-        return Err(Error::Other(format!(
+        return Err(Error::DataDir(format!(
             "the data file {name} was replaced between the write and the read phase: \
              {when} it is file {}:{}, the write phase left {}:{} (device:inode)",
             seen.dev, seen.ino, written.dev, written.ino
         )));
     }
     if let Some(want) = size.filter(|&s| s != seen.size) {
-        return Err(Error::Other(format!(
+        return Err(Error::DataDir(format!(
             "the data file {name} changed size between the write and the read phase: \
              {when} it holds {} bytes, the write phase left {want}",
             seen.size
@@ -233,12 +233,14 @@ pub fn check_same(
 /// Errors: the open fails, or another file is under the name.
 pub fn reopen(path: &CStr, append: bool, made: &FileStat) -> Result<std::fs::File> {
     let f = posix::open_std_nofollow(path, append)?;
-    let m = f
-        .metadata()
-        .map_err(|e| Error::Other(format!("fstat({}) failed: {e}", path.to_string_lossy())))?;
+    let m = f.metadata().map_err(|e| Error::Posix {
+        call: "fstat",
+        errno: e.raw_os_error().unwrap_or(0),
+        path: Some(path.to_string_lossy().into_owned()),
+    })?;
     let seen = FileStat::of(&m);
     if !seen.same_file(made) {
-        return Err(Error::Other(format!(
+        return Err(Error::DataDir(format!(
             "the scratch file {} was replaced: it is file {}:{}, h5perf made {}:{} \
              (device:inode)",
             path.to_string_lossy(),
@@ -258,7 +260,7 @@ pub fn reopen(path: &CStr, append: bool, made: &FileStat) -> Result<std::fs::Fil
 pub fn check_still(path: &CStr, made: &FileStat) -> Result<()> {
     match posix::lstat(path)? {
         Some(seen) if seen.kind == FileKind::Regular && seen.same_file(made) => Ok(()),
-        Some(seen) => Err(Error::Other(format!(
+        Some(seen) => Err(Error::DataDir(format!(
             "the scratch file {} was replaced: it is {} {}:{}, h5perf made {}:{} \
              (device:inode)",
             path.to_string_lossy(),
@@ -268,7 +270,7 @@ pub fn check_still(path: &CStr, made: &FileStat) -> Result<()> {
             made.dev,
             made.ino
         ))),
-        None => Err(Error::Other(format!(
+        None => Err(Error::DataDir(format!(
             "the scratch file {} is gone: another process removed it",
             path.to_string_lossy()
         ))),
@@ -282,7 +284,7 @@ pub fn check_still(path: &CStr, made: &FileStat) -> Result<()> {
 pub fn check_user_name(user: &OsStr) -> Result<()> {
     let b = user.as_bytes();
     if b.contains(&b'/') || b == b"." || b == b".." {
-        return Err(Error::Other(format!(
+        return Err(Error::DataDir(format!(
             "USER (or LOGIN) is {:?}: with HDF5_PARAPREFIX set it names the subdirectory \
              of the data files, so it must be a plain name, without '/' and not '.' or '..'",
             user.to_string_lossy()
@@ -298,7 +300,7 @@ pub fn check_user_name(user: &OsStr) -> Result<()> {
 /// Errors: what `dir` is instead, naming it.
 pub fn check_user_dir(dir: &Path) -> Result<()> {
     let bad = |why: String| {
-        Err(Error::Other(format!(
+        Err(Error::DataDir(format!(
             "refusing the data directory {} ($HDF5_PARAPREFIX/$USER): {why}; it must be a \
              directory of the user running h5perf (remove or rename it, or set \
              HDF5_PARAPREFIX to a directory of yours)",

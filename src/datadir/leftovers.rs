@@ -81,7 +81,7 @@ pub fn removal_outcome(removed: Result<()>, path: &Path) -> Result<()> {
         Err(_) if matches!(fs::symlink_metadata(path), Err(e) if e.kind() == ErrorKind::NotFound) => {
             Ok(())
         }
-        Err(e) => Err(Error::Other(format!(
+        Err(e) => Err(Error::DataDir(format!(
             "cannot remove the data file {}, which is left behind: {e}",
             path_text(path.as_os_str())
         ))),

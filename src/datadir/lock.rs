@@ -102,7 +102,7 @@ fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
     } else {
         ""
     };
-    Error::Other(format!("{what} {cut_shown}{more}: {why}"))
+    Error::DataDir(format!("{what} {cut_shown}{more}: {why}"))
 }
 
 /// Take the lock of data directory `dir` for a run making the files of `claim`.
@@ -258,7 +258,7 @@ fn clear_own(path: &Path) -> Result<()> {
         Ok(m) if m.file_type().is_file() && m.uid() == process::euid() => {
             fs::remove_file(path).map_err(|e| io_error("cannot remove", path, e))
         }
-        Ok(_) => Err(Error::Other(format!(
+        Ok(_) => Err(Error::DataDir(format!(
             "{} is in the way of h5perf's lock: it is not a regular file of this user",
             path.display()
         ))),
@@ -427,12 +427,12 @@ impl DirLock {
         let r = match fs::symlink_metadata(p) {
             Ok(m) if FileId::of(&m) == self.ident => fs::remove_file(p)
                 .map_err(|e| io_error("cannot remove the data directory's lock file", p, e)),
-            Ok(_) => Err(Error::Other(format!(
+            Ok(_) => Err(Error::DataDir(format!(
                 "the lock file {} was replaced during the run: another program used the data \
                  directory at the same time, so its files may not have been this run's alone",
                 p.display()
             ))),
-            Err(e) if e.kind() == ErrorKind::NotFound => Err(Error::Other(format!(
+            Err(e) if e.kind() == ErrorKind::NotFound => Err(Error::DataDir(format!(
                 "the lock file {} was removed during the run: another program used the data \
                  directory at the same time, so its files may not have been this run's alone",
                 p.display()
@@ -451,7 +451,7 @@ impl Drop for DirLock {
         }
         // an error path: the run's own error is reported; a lock that cannot be
         // removed is named too
-        if let Err(Error::Other(m)) = self.remove_if_ours() {
+        if let Err(Error::DataDir(m)) = self.remove_if_ours() {
             if m.starts_with("cannot remove") {
                 let line = format!("h5perf: {m}\n");
                 let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());

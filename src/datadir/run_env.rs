@@ -66,7 +66,7 @@ pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<PathBuf> {
     let dir = data_dir(env.paraprefix.as_deref(), env.user.as_deref());
     let here = dir_or_current(&dir);
     let usable = crate::ffi::posix::check_writable_dir(here).map_err(|e| {
-        Error::Other(format!(
+        Error::DataDir(format!(
             "cannot create data files in {} (HDF5_PARAPREFIX): {e}",
             path_text(here.as_os_str())
         ))
@@ -136,7 +136,7 @@ pub fn data_file_name(dir: &Path, f: u64, suffix: &str) -> Result<PathBuf> {
     }
     if name.len() >= 4096 {
         let text = path_text(OsStr::from_bytes(&name));
-        return Err(Error::Other(format!(
+        return Err(Error::DataDir(format!(
             "data file name is too long ({} bytes, the limit is 4095): {}… (choose a shorter \
              HDF5_PARAPREFIX)",
             name.len(),

@@ -82,12 +82,12 @@ impl Scope<'_> {
 /// as `made` (never through a symbolic link, issue 12).
 fn read_file(path: &CStr, made: Option<&FileStat>, addr: u64, len: u64) -> Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
-    let made = made.ok_or_else(|| Error::Other("scratch file read before it was made".into()))?;
+    let made = made.ok_or(Error::Internal("scratch file read before it was made"))?;
     let f = data_files::reopen(path, false, made)?;
     let shown = || c_text(path);
     let mut buf = vec![0u8; len as usize];
     f.read_exact_at(&mut buf, addr).map_err(|e| {
-        Error::Other(format!(
+        Error::DataDir(format!(
             "cannot read {len} bytes at {addr} of {}: {e}",
             shown()
         ))
@@ -98,10 +98,10 @@ fn read_file(path: &CStr, made: Option<&FileStat>, addr: u64, len: u64) -> Resul
 /// Append [`MARKER_BYTES`] marker bytes to the scratch file `path`, made as `made`.
 fn append_marker(path: &CStr, made: Option<&FileStat>) -> Result<()> {
     use std::io::Write;
-    let made = made.ok_or_else(|| Error::Other("scratch file used before it was made".into()))?;
+    let made = made.ok_or(Error::Internal("scratch file used before it was made"))?;
     let mut f = data_files::reopen(path, true, made)?;
     f.write_all(&vec![MARKER; MARKER_BYTES])
-        .map_err(|e| Error::Other(format!("cannot append to {}: {e}", c_text(path))))
+        .map_err(|e| Error::DataDir(format!("cannot append to {}: {e}", c_text(path))))
 }
 
 /// A C path as message text (non-UTF-8 bytes as `\xNN`).
@@ -113,7 +113,7 @@ fn c_text(path: &CStr) -> String {
 /// The scratch file `path` as HDF5 made it: a new regular file of this user, one link.
 fn made_file(path: &CStr) -> Result<FileStat> {
     let seen = posix::lstat(path)?.ok_or_else(|| {
-        Error::Other(format!(
+        Error::DataDir(format!(
             "the scratch file {} is gone after its creation",
             c_text(path)
         ))
@@ -399,7 +399,7 @@ fn remove_scratch(path: &Path) -> Result<()> {
     } {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::Other(format!(
+        Err(e) => Err(Error::DataDir(format!(
             "cannot remove {}: {e}",
             path_text(path.as_os_str())
         ))),

@@ -11,7 +11,12 @@ use super::paths::{self, FileKey};
 use super::sink::STDOUT;
 use crate::config::{Acceptance, Api, Params};
 use crate::datadir::dir_or_current;
-use crate::error::path_text;
+use crate::error::{path_text, Error, Result};
+
+/// A refusal of the outputs, before any I/O.
+fn refused(msg: String) -> Error {
+    Error::Invalid(vec![msg])
+}
 
 /// One output for [`check_distinct`]: the option that names it and the name.
 struct Output<'a> {
@@ -30,8 +35,8 @@ struct Output<'a> {
 /// of `a`, which is read. Touches no file.
 ///
 /// # Errors
-/// The refusal, one line naming both options and files.
-pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> std::result::Result<(), String> {
+/// The refusal ([`Error::Invalid`]), one line naming both options and files.
+pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
     let named = [
         ("-o/--output", p.output.as_deref()),
         ("--json", p.json.as_deref().filter(|f| *f != STDOUT)),
@@ -53,40 +58,40 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> std::result::Re
     for (i, (a, ka)) in outputs.iter().enumerate() {
         for (b, kb) in &outputs[i + 1..] {
             if ka == kb {
-                return Err(format!(
+                return Err(refused(format!(
                     "{} '{}' and {} '{}' are the same file: the results would overwrite \
                      each other; give them different names",
                     a.option,
                     path_text(a.name),
                     b.option,
                     path_text(b.name)
-                ));
+                )));
             }
         }
     }
     if let Some(base) = a.baseline.as_deref() {
         let key = FileKey::of(Path::new(base));
         if let Some((o, _)) = outputs.iter().find(|(_, k)| *k == key) {
-            return Err(format!(
+            return Err(refused(format!(
                 "{} '{}' and --baseline '{}' are the same file: the run would overwrite \
                  the baseline it is compared with; give them different names",
                 o.option,
                 path_text(o.name),
                 path_text(base)
-            ));
+            )));
         }
     }
     let data_dir = std::fs::metadata(dir_or_current(dir)).ok();
     for (o, key) in &outputs {
         if let Some(data) = data_file_of(p, dir, data_dir.as_ref(), Path::new(o.name), key) {
-            return Err(format!(
+            return Err(refused(format!(
                 "{} '{}' is the data file '{}' of this run, which the benchmark overwrites \
                  and removes; give it a name other than #pio_tmp_N.posix, .mpio or .h5 in \
                  the data directory",
                 o.option,
                 path_text(o.name),
                 path_text(data.as_os_str())
-            ));
+            )));
         }
     }
     Ok(())
@@ -173,7 +178,7 @@ mod tests {
     use crate::config::Options;
 
     fn check_distinct(p: &Params, dir: &Path) -> std::result::Result<(), String> {
-        super::check_distinct(p, &Acceptance::default(), dir)
+        super::check_distinct(p, &Acceptance::default(), dir).map_err(|e| e.to_string())
     }
 
     fn params(args: &[(&str, &str)]) -> Params {
@@ -241,13 +246,13 @@ mod tests {
         a.set_baseline(d.join("old.csv").as_os_str()).unwrap();
         a.set_html(d.join("./p.html").as_os_str()).unwrap();
         let p = params(&[("--csv", d.join("link.csv").to_str().unwrap())]);
-        let e = super::check_distinct(&p, &a, d).unwrap_err();
+        let e = super::check_distinct(&p, &a, d).unwrap_err().to_string();
         assert!(
             e.starts_with("--csv '") && e.contains("and --baseline '"),
             "the run's CSV through a link is the baseline: {e}"
         );
         let p = params(&[("-o", d.join("p.html").to_str().unwrap())]);
-        let e = super::check_distinct(&p, &a, d).unwrap_err();
+        let e = super::check_distinct(&p, &a, d).unwrap_err().to_string();
         assert!(e.contains("-o/--output") && e.contains("--html"), "{e}");
         let p = params(&[("--csv", d.join("new.csv").to_str().unwrap())]);
         super::check_distinct(&p, &a, d).unwrap();

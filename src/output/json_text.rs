@@ -3,6 +3,8 @@
 //! they were written as (so that a number reads back exactly as a CSV field would).
 //! No I/O.
 
+use crate::error::{Error, Result};
+
 /// A JSON value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
@@ -44,7 +46,7 @@ impl Json {
 ///
 /// # Errors
 /// What is wrong and where (`line 3, column 7: expected ':'`).
-pub fn parse(text: &str) -> Result<Json, String> {
+pub fn parse(text: &str) -> Result<Json> {
     let mut p = Parser {
         s: text.as_bytes(),
         i: 0,
@@ -69,11 +71,11 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
-    fn error(&self, what: &str) -> String {
+    fn error(&self, what: &str) -> Error {
         let before = &self.text.as_bytes()[..self.i.min(self.s.len())];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-        format!("line {line}, column {col}: {what}")
+        Error::Results(format!("line {line}, column {col}: {what}"))
     }
 
     fn blank(&mut self) {
@@ -86,7 +88,7 @@ impl Parser<'_> {
         }
     }
 
-    fn expect(&mut self, b: u8) -> Result<(), String> {
+    fn expect(&mut self, b: u8) -> Result<()> {
         if self.s.get(self.i) == Some(&b) {
             self.i += 1;
             Ok(())
@@ -95,7 +97,7 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Json, String> {
+    fn value(&mut self, depth: usize) -> Result<Json> {
         if depth > MAX_DEPTH {
             return Err(self.error("nested too deeply"));
         }
@@ -112,7 +114,7 @@ impl Parser<'_> {
         }
     }
 
-    fn word(&mut self, w: &str, v: Json) -> Result<Json, String> {
+    fn word(&mut self, w: &str, v: Json) -> Result<Json> {
         if self.s[self.i..].starts_with(w.as_bytes()) {
             self.i += w.len();
             Ok(v)
@@ -121,7 +123,7 @@ impl Parser<'_> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Json, String> {
+    fn object(&mut self, depth: usize) -> Result<Json> {
         self.i += 1;
         let mut members = Vec::new();
         self.blank();
@@ -152,7 +154,7 @@ impl Parser<'_> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Json, String> {
+    fn array(&mut self, depth: usize) -> Result<Json> {
         self.i += 1;
         let mut items = Vec::new();
         self.blank();
@@ -175,7 +177,7 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Json, String> {
+    fn number(&mut self) -> Result<Json> {
         let start = self.i;
         let digits = |p: &mut Self| {
             let from = p.i;
@@ -210,7 +212,7 @@ impl Parser<'_> {
         Ok(Json::Num(self.text[start..self.i].to_string()))
     }
 
-    fn hex4(&mut self) -> Result<u32, String> {
+    fn hex4(&mut self) -> Result<u32> {
         let h = self
             .text
             .get(self.i..self.i + 4)
@@ -220,7 +222,7 @@ impl Parser<'_> {
         u32::from_str_radix(h, 16).map_err(|_| self.error("malformed \\u escape"))
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String> {
         self.i += 1;
         let mut out = String::new();
         loop {
@@ -339,10 +341,13 @@ mod tests {
             ("\"\\u12\"", "malformed \\u escape"),
             ("{} {}", "text after the end"),
         ] {
-            let e = parse(t).unwrap_err();
+            let e = parse(t).unwrap_err().to_string();
             assert!(e.contains(why), "{t:?}: {e}");
         }
         let deep = "[".repeat(100) + &"]".repeat(100);
-        assert!(parse(&deep).unwrap_err().contains("nested too deeply"));
+        assert!(parse(&deep)
+            .unwrap_err()
+            .to_string()
+            .contains("nested too deeply"));
     }
 }

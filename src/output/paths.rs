@@ -60,6 +60,49 @@ pub enum Target {
     Through(std::fs::File),
 }
 
+/// Why an output name cannot be written ([`open_output`]); its text is the reason a
+/// message gives after naming the option and the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The name is a directory.
+    Directory,
+    /// A symbolic link on the way belongs to another user, in a sticky or
+    /// world-writable directory.
+    ForeignLink {
+        /// The link's owner.
+        owner: u32,
+        /// The directory holding it, as message text.
+        dir: String,
+        /// Whether the directory is sticky (else world-writable).
+        sticky: bool,
+        /// The user running h5perf.
+        euid: u32,
+    },
+    /// The name cannot be examined or opened: the system's reason.
+    Io(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Directory => f.write_str("Is a directory"),
+            Refusal::ForeignLink {
+                owner,
+                dir,
+                sticky,
+                euid,
+            } => write!(
+                f,
+                "it is a symbolic link of user id {owner} in the {} directory '{dir}', \
+                 which h5perf (user id {euid}) does not follow there (the rule of the \
+                 kernel's protected_symlinks); remove the link or give another name",
+                if *sticky { "sticky" } else { "world-writable" }
+            ),
+            Refusal::Io(why) => f.write_str(why),
+        }
+    }
+}
+
 /// What the output name `name` is, and a descriptor to write through when it is not a
 /// regular file (the C tool's `fopen(name, "w")` semantics for devices and FIFOs):
 /// 1. every symbolic link on the way (the last component, followed link by link) is
@@ -76,9 +119,10 @@ pub enum Target {
 ///    regular file is closed untouched and the file replaced as any regular file.
 ///
 /// # Errors
-/// The reason as message text (`Is a directory`, the refused link and why, the
-/// `open` error), for the caller to name its option and file.
-pub fn open_output(name: &Path) -> std::result::Result<Target, String> {
+/// The [`Refusal`] (a directory, the refused link, the `open` error), for the caller to
+/// name its option and file.
+pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
+    let io = |e: std::io::Error| Refusal::Io(io_text(&e));
     check_links(name)?;
     let replace = || Target::Replace {
         path: resolve_links(name),
@@ -86,10 +130,10 @@ pub fn open_output(name: &Path) -> std::result::Result<Target, String> {
     let meta = match std::fs::metadata(name) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(replace()),
-        Err(e) => return Err(io_text(&e)),
+        Err(e) => return Err(io(e)),
     };
     if meta.is_dir() {
-        return Err("Is a directory".to_string());
+        return Err(Refusal::Directory);
     }
     if meta.is_file() {
         return Ok(replace());
@@ -98,10 +142,10 @@ pub fn open_output(name: &Path) -> std::result::Result<Target, String> {
         .write(true)
         .custom_flags(libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(name)
-        .map_err(|e| io_text(&e))?;
-    let opened = file.metadata().map_err(|e| io_text(&e))?;
+        .map_err(io)?;
+    let opened = file.metadata().map_err(io)?;
     if opened.is_dir() {
-        return Err("Is a directory".to_string());
+        return Err(Refusal::Directory);
     }
     if opened.is_file() {
         // the name changed between the stat and the open: nothing was written
@@ -126,8 +170,8 @@ pub fn is_special(name: &Path) -> bool {
 /// check.
 ///
 /// # Errors
-/// The refused link as message text.
-fn check_links(name: &Path) -> std::result::Result<(), String> {
+/// The refused link.
+fn check_links(name: &Path) -> std::result::Result<(), Refusal> {
     let euid = crate::ffi::posix::effective_uid();
     let mut p = name.to_path_buf();
     for _ in 0..MAX_LINKS {
@@ -146,14 +190,12 @@ fn check_links(name: &Path) -> std::result::Result<(), String> {
                 let sticky = d.mode() & 0o1000 != 0;
                 let shared = sticky || d.mode() & 0o002 != 0;
                 if shared && d.uid() != link.uid() {
-                    return Err(format!(
-                        "it is a symbolic link of user id {} in the {} directory '{}', \
-                         which h5perf (user id {euid}) does not follow there (the rule of \
-                         the kernel's protected_symlinks); remove the link or give another name",
-                        link.uid(),
-                        if sticky { "sticky" } else { "world-writable" },
-                        path_text(dir.as_os_str())
-                    ));
+                    return Err(Refusal::ForeignLink {
+                        owner: link.uid(),
+                        dir: path_text(dir.as_os_str()),
+                        sticky,
+                        euid,
+                    });
                 }
             }
         }
@@ -259,7 +301,7 @@ pub fn replace(tmp: &Path, path: &Path) -> Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(old) if old.is_file() => keep_owner_and_mode(tmp, &old),
         Ok(old) => {
-            return Err(Error::Other(format!(
+            return Err(Error::Output(format!(
                 "'{}' is no longer a regular file ({}): it is left as it is",
                 path_text(path.as_os_str()),
                 crate::ffi::posix::FileStat::of(&old).kind.words()
@@ -390,7 +432,8 @@ mod tests {
             assert_eq!(got.is_err(), refused, "mode {mode:o}: {got:?}");
             if let Err(e) = got {
                 assert!(
-                    e.contains(&format!("symbolic link of user id {other}")),
+                    e.to_string()
+                        .contains(&format!("symbolic link of user id {other}")),
                     "{e}"
                 );
             }
@@ -434,7 +477,7 @@ mod tests {
             .unwrap()
             .file_type()
             .is_char_device());
-        assert_eq!(open_output(t.path()).unwrap_err(), "Is a directory");
+        assert_eq!(open_output(t.path()).unwrap_err(), Refusal::Directory);
         assert!(matches!(
             open_output(&t.path().join("new.json")).unwrap(),
             Target::Replace { .. }

@@ -11,7 +11,12 @@
 use std::ffi::{OsStr, OsString};
 
 use crate::config::{Api, Params};
-use crate::error::path_text;
+use crate::error::{path_text, Error, Result};
+
+/// A results file that cannot be read back: the complete message.
+fn bad(msg: String) -> Error {
+    Error::Results(msg)
+}
 use crate::measure::{Phase, Record};
 
 use super::export::{self, RunMeta, FIELDS};
@@ -37,11 +42,11 @@ pub enum Document {
 ///
 /// # Errors
 /// `NAME: reason` when the file cannot be read or is not an h5perf results document.
-pub fn read_file(name: &OsStr) -> Result<Document, String> {
+pub fn read_file(name: &OsStr) -> Result<Document> {
     let shown = path_text(name);
     let text = std::fs::read_to_string(name)
-        .map_err(|e| format!("{shown}: {}", crate::error::io_text(&e)))?;
-    parse_document(&text).map_err(|e| format!("{shown}: {e}"))
+        .map_err(|e| bad(format!("{shown}: {}", crate::error::io_text(&e))))?;
+    parse_document(&text).map_err(|e| bad(format!("{shown}: {e}")))
 }
 
 /// Read the results of one run from `names`: one `--csv` or `--json` file and at most
@@ -50,7 +55,7 @@ pub fn read_file(name: &OsStr) -> Result<Document, String> {
 /// # Errors
 /// A file cannot be read or parsed; no results file, two of them, or two samples files;
 /// samples of a measurement the results do not have.
-pub fn read_results(names: &[OsString]) -> Result<ResultSet, String> {
+pub fn read_results(names: &[OsString]) -> Result<ResultSet> {
     let mut results: Option<(String, ResultSet)> = None;
     let mut samples: Option<(String, Vec<RankSample>)> = None;
     for name in names {
@@ -59,16 +64,16 @@ pub fn read_results(names: &[OsString]) -> Result<ResultSet, String> {
         match doc {
             Document::Results(r) => {
                 if let Some((first, _)) = &results {
-                    return Err(format!(
+                    return Err(bad(format!(
                         "{first} and {name} are both results files (give one --csv or \
                          --json file and at most one --rank-csv file)"
-                    ));
+                    )));
                 }
                 results = Some((name, r));
             }
             Document::Samples(s) => {
                 if let Some((first, _)) = &samples {
-                    return Err(format!("{first} and {name} are both --rank-csv files"));
+                    return Err(bad(format!("{first} and {name} are both --rank-csv files")));
                 }
                 samples = Some((name, s));
             }
@@ -76,17 +81,17 @@ pub fn read_results(names: &[OsString]) -> Result<ResultSet, String> {
     }
     let Some((rname, mut set)) = results else {
         let all: Vec<String> = names.iter().map(|n| path_text(n)).collect();
-        return Err(format!(
+        return Err(bad(format!(
             "{} holds per-rank samples only: give the run's --csv or --json file too",
             all.join(", ")
-        ));
+        )));
     };
     if let Some((sname, s)) = samples {
         if let Some(r) = s.iter().find(|r| set.cell(&r.key).is_none()) {
-            return Err(format!(
+            return Err(bad(format!(
                 "{sname} does not belong to {rname}: {rname} has no {}",
                 r.key
-            ));
+            )));
         }
         set.samples = s;
     }
@@ -97,7 +102,7 @@ pub fn read_results(names: &[OsString]) -> Result<ResultSet, String> {
 ///
 /// # Errors
 /// Not a results document, or a malformed one (the reason names the row or position).
-pub fn parse_document(text: &str) -> Result<Document, String> {
+pub fn parse_document(text: &str) -> Result<Document> {
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         let l = line.trim_end_matches(['\n', '\r']);
@@ -112,11 +117,11 @@ pub fn parse_document(text: &str) -> Result<Document, String> {
         }
         at += line.len();
     }
-    Err(
+    Err(bad(
         "not an h5perf results file (no line '{' of --json, no header of --csv or \
          --rank-csv)"
             .to_string(),
-    )
+    ))
 }
 
 /// The rows of an RFC 4180 CSV text (fields quoted with `"` where needed; `\n` or
@@ -124,7 +129,7 @@ pub fn parse_document(text: &str) -> Result<Document, String> {
 ///
 /// # Errors
 /// A quote left open, or a quote inside an unquoted field.
-pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
+pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>> {
     let mut rows = Vec::new();
     let mut row = Vec::new();
     let mut field = String::new();
@@ -146,7 +151,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
                 quoted = true;
                 was_quoted = true;
             }
-            (false, '"') => return Err(format!("line {line}: a quote inside a field")),
+            (false, '"') => return Err(bad(format!("line {line}: a quote inside a field"))),
             (false, ',') => {
                 row.push(std::mem::take(&mut field));
                 was_quoted = false;
@@ -162,7 +167,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
         }
     }
     if quoted {
-        return Err(format!("line {line}: a quoted field is not closed"));
+        return Err(bad(format!("line {line}: a quoted field is not closed")));
     }
     if !field.is_empty() || !row.is_empty() || was_quoted {
         row.push(field);
@@ -175,29 +180,29 @@ pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
 type Get<'a> = dyn Fn(&str) -> Option<String> + 'a;
 
 /// The text of field `name`, required.
-fn need(get: &Get<'_>, name: &str, at: &str) -> Result<String, String> {
-    get(name).ok_or_else(|| format!("{at}: no value of {name}"))
+fn need(get: &Get<'_>, name: &str, at: &str) -> Result<String> {
+    get(name).ok_or_else(|| bad(format!("{at}: no value of {name}")))
 }
 
 /// Field `name` as a number of type `T`.
-fn num<T: std::str::FromStr>(get: &Get<'_>, name: &str, at: &str) -> Result<T, String> {
+fn num<T: std::str::FromStr>(get: &Get<'_>, name: &str, at: &str) -> Result<T> {
     let t = need(get, name, at)?;
     t.parse()
-        .map_err(|_| format!("{at}: {name} is not a number: '{t}'"))
+        .map_err(|_| bad(format!("{at}: {name} is not a number: '{t}'")))
 }
 
 /// The (processes, transfer size, API, phase) of a record.
-fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey, String> {
+fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey> {
     let api = need(get, "api", at)?;
     let api = Api::ALL
         .into_iter()
         .find(|a| a.name() == api)
-        .ok_or_else(|| format!("{at}: unknown api '{api}'"))?;
+        .ok_or_else(|| bad(format!("{at}: unknown api '{api}'")))?;
     let phase = need(get, "phase", at)?;
     let phase = Phase::ALL
         .into_iter()
         .find(|p| p.key() == phase)
-        .ok_or_else(|| format!("{at}: unknown phase '{phase}'"))?;
+        .ok_or_else(|| bad(format!("{at}: unknown phase '{phase}'")))?;
     Ok(CellKey::new(
         num(get, "nprocs", at)?,
         num(get, "xfer_size", at)?,
@@ -207,11 +212,11 @@ fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey, String> {
 }
 
 /// One measurement from its fields.
-fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell, String> {
+fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
     let slowest = match (get("slowest_rank"), get("slowest_host")) {
         (Some(r), h) => Some((
             r.parse()
-                .map_err(|_| format!("{at}: slowest_rank is not a number: '{r}'"))?,
+                .map_err(|_| bad(format!("{at}: slowest_rank is not a number: '{r}'")))?,
             h.unwrap_or_default(),
         )),
         (None, _) => None,
@@ -232,9 +237,9 @@ fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell, String> {
 }
 
 /// Refuse a second measurement of the same key.
-fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<(), String> {
+fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<()> {
     if cells.iter().any(|x| x.key == c.key) {
-        return Err(format!("{at}: a second record of {}", c.key));
+        return Err(bad(format!("{at}: a second record of {}", c.key)));
     }
     cells.push(c);
     Ok(())
@@ -255,10 +260,10 @@ fn param_fields() -> &'static [&'static str] {
 /// # Errors
 /// No header, a field missing, a row of the wrong length, a value that is not a number
 /// where one is needed, two rows of one measurement.
-pub fn results_from_csv(text: &str) -> Result<ResultSet, String> {
+pub fn results_from_csv(text: &str) -> Result<ResultSet> {
     let rows = parse_csv(text)?;
     let Some((header, rows)) = rows.split_first() else {
-        return Err("empty CSV".to_string());
+        return Err(bad("empty CSV".to_string()));
     };
     let col = |name: &str| header.iter().position(|h| h == name);
     for f in [
@@ -270,7 +275,7 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet, String> {
         "std_mibps",
     ] {
         if col(f).is_none() {
-            return Err(format!("the CSV header has no column {f}"));
+            return Err(bad(format!("the CSV header has no column {f}")));
         }
     }
     let mut set = ResultSet::default();
@@ -289,11 +294,11 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet, String> {
     for (i, row) in rows.iter().enumerate() {
         let at = format!("row {}", i + 2);
         if row.len() != header.len() {
-            return Err(format!(
+            return Err(bad(format!(
                 "{at}: {} fields, the header has {}",
                 row.len(),
                 header.len()
-            ));
+            )));
         }
         let get = |name: &str| col(name).map(|c| row[c].clone()).filter(|v| !v.is_empty());
         if i == 0 {
@@ -315,21 +320,21 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet, String> {
 ///
 /// # Errors
 /// As [`results_from_csv`].
-pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>, String> {
+pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>> {
     let rows = parse_csv(text)?;
     let Some((header, rows)) = rows.split_first() else {
-        return Err("empty CSV".to_string());
+        return Err(bad("empty CSV".to_string()));
     };
     let col = |name: &str| header.iter().position(|h| h == name);
     let mut out = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         let at = format!("row {}", i + 2);
         if row.len() != header.len() {
-            return Err(format!(
+            return Err(bad(format!(
                 "{at}: {} fields, the header has {}",
                 row.len(),
                 header.len()
-            ));
+            )));
         }
         let get = |name: &str| col(name).map(|c| row[c].clone()).filter(|v| !v.is_empty());
         out.push(RankSample {
@@ -348,10 +353,10 @@ pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>, String> {
 /// # Errors
 /// Not JSON, not an object with a `records` array, or a record as in
 /// [`results_from_csv`].
-pub fn results_from_json(text: &str) -> Result<ResultSet, String> {
+pub fn results_from_json(text: &str) -> Result<ResultSet> {
     let j = json_text::parse(text)?;
     let Some(Json::Arr(records)) = j.get("records") else {
-        return Err("the JSON has no \"records\" array".to_string());
+        return Err(bad("the JSON has no \"records\" array".to_string()));
     };
     let mut set = ResultSet::default();
     for f in RUN_FIELDS {
@@ -467,6 +472,7 @@ mod tests {
         }
         assert!(parse_document("a,b\n1,2\n")
             .unwrap_err()
+            .to_string()
             .starts_with("not an h5perf results file"));
         assert!(parse_document("").is_err());
     }
@@ -490,22 +496,30 @@ mod tests {
             .unwrap()
             .samples
             .is_empty());
-        let e = read_results(&[csv.clone(), json.clone()]).unwrap_err();
+        let e = read_results(&[csv.clone(), json.clone()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("are both results files"), "{e}");
-        let e = read_results(&[ranks.clone(), ranks.clone(), csv.clone()]).unwrap_err();
+        let e = read_results(&[ranks.clone(), ranks.clone(), csv.clone()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("are both --rank-csv files"), "{e}");
-        let e = read_results(std::slice::from_ref(&ranks)).unwrap_err();
+        let e = read_results(std::slice::from_ref(&ranks))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("holds per-rank samples only"), "{e}");
         // samples of another run
         let (m2, p2, recs2) = run_set(&[4], &[4096], &Api::ALL, true, &rates);
         let other = w("other.csv", export::to_rank_csv(&m2, &p2, &recs2));
-        let e = read_results(&[csv.clone(), other]).unwrap_err();
+        let e = read_results(&[csv.clone(), other]).unwrap_err().to_string();
         assert!(
             e.contains("does not belong to") && e.contains("4 processes"),
             "{e}"
         );
         let missing = dir.path().join("none.csv").into_os_string();
-        let e = read_results(std::slice::from_ref(&missing)).unwrap_err();
+        let e = read_results(std::slice::from_ref(&missing))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             format!("{}: No such file or directory", missing.to_string_lossy())
@@ -519,10 +533,12 @@ mod tests {
         let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
         // a figure that is not a number (row 3)
         lines[2] = lines[2].replacen(",posix,write,", ",posix,write,x", 1);
-        let e = results_from_csv(&(lines.join("\n") + "\n")).unwrap_err();
+        let e = results_from_csv(&(lines.join("\n") + "\n"))
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("row 3: bytes is not a number"), "{e}");
         let dup = format!("{csv}{}\n", csv.lines().nth(1).unwrap());
-        let e = results_from_csv(&dup).unwrap_err();
+        let e = results_from_csv(&dup).unwrap_err().to_string();
         assert!(
             e.contains("a second record of posix raw_write, 2 processes, 4 KiB"),
             "{e}"
@@ -530,24 +546,35 @@ mod tests {
         let short = format!("{csv}2,4096\n");
         assert!(results_from_csv(&short)
             .unwrap_err()
+            .to_string()
             .contains("fields, the header has"));
-        let e = results_from_csv("nprocs,xfer_size,buf_bytes,api\n").unwrap_err();
+        let e = results_from_csv("nprocs,xfer_size,buf_bytes,api\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no column phase"), "{e}");
-        assert!(parse_csv("a,\"b\n").unwrap_err().contains("not closed"));
-        assert!(parse_csv("a,b\"c\n").unwrap_err().contains("quote inside"));
+        assert!(parse_csv("a,\"b\n")
+            .unwrap_err()
+            .to_string()
+            .contains("not closed"));
+        assert!(parse_csv("a,b\"c\n")
+            .unwrap_err()
+            .to_string()
+            .contains("quote inside"));
         assert_eq!(
             parse_csv("a,\"b,\"\"c\"\"\"\r\n\"x\ny\",\n").unwrap(),
             [vec!["a", "b,\"c\""], vec!["x\ny", ""]]
         );
         let json =
             export::to_json(&m, &p, &recs).replace("\"phase\":\"write\"", "\"phase\":\"wr\"");
-        let e = results_from_json(&json).unwrap_err();
+        let e = results_from_json(&json).unwrap_err().to_string();
         assert!(e.starts_with("record 2: unknown phase 'wr'"), "{e}");
         assert!(results_from_json("{\"a\":1}")
             .unwrap_err()
+            .to_string()
             .contains("no \"records\""));
         assert!(results_from_json("{\n\"a\":}")
             .unwrap_err()
+            .to_string()
             .starts_with("line 2"));
     }
 }

@@ -109,8 +109,9 @@ impl Sink {
             _ => format!("results file ({option})"),
         };
         let shown = path_text(dest);
-        let cannot = |why: String| Error::Other(format!("{what}: cannot create '{shown}': {why}"));
-        let to = match open_output(Path::new(dest)).map_err(cannot)? {
+        let cannot = |why: String| Error::Output(format!("{what}: cannot create '{shown}': {why}"));
+        let refused = |r: paths::Refusal| cannot(r.to_string());
+        let to = match open_output(Path::new(dest)).map_err(refused)? {
             Target::Through(f) => To::Through(Fd::from_file(f)),
             Target::Replace { path } => {
                 let tmp = temp_beside(&path);
@@ -151,9 +152,9 @@ impl Sink {
             return Ok(if report { Sink::stdout() } else { Sink::null() });
         };
         let (what, shown) = ("report file (-o)".to_string(), path_text(name));
-        let cannot = |why: String| Error::Other(format!("{what}: cannot create '{shown}': {why}"));
+        let cannot = |why: String| Error::Output(format!("{what}: cannot create '{shown}': {why}"));
         let sink = |to| Sink::new(to, what.clone(), shown.clone());
-        let through = || match open_output(Path::new(name)).map_err(cannot)? {
+        let through = || match open_output(Path::new(name)).map_err(|r| cannot(r.to_string()))? {
             Target::Through(f) => Ok(To::Through(Fd::from_file(f))),
             Target::Replace { path } => Ok(To::Replace {
                 tmp: temp_beside(&path),
@@ -248,7 +249,7 @@ impl Sink {
             To::Through(fd) | To::Replace { open: Some(fd), .. } => fd,
         };
         if let Err(e) = fd.write_all(s.as_bytes()) {
-            *self.failed.borrow_mut() = Some(Error::Other(format!(
+            *self.failed.borrow_mut() = Some(Error::Output(format!(
                 "{}: cannot write '{}': {}",
                 self.what,
                 self.shown,
@@ -266,7 +267,7 @@ impl Sink {
     /// replaced (the temporary file is removed).
     pub fn replace(&self, text: &str) -> Result<()> {
         let cannot = |why: String| {
-            Error::Other(format!(
+            Error::Output(format!(
                 "{}: cannot write '{}': {why}",
                 self.what, self.shown
             ))
@@ -277,7 +278,7 @@ impl Sink {
                 o.write_all(text.as_bytes())
                     .and_then(|()| o.flush())
                     .map_err(|e| {
-                        Error::Other(format!(
+                        Error::Output(format!(
                             "cannot write the results to standard output: {}",
                             io_text(&e)
                         ))
@@ -340,7 +341,7 @@ impl Sink {
                 crate::ffi::signals::clear_pending_report();
             }
             Err(e) => {
-                *self.failed.borrow_mut() = Some(Error::Other(format!(
+                *self.failed.borrow_mut() = Some(Error::Output(format!(
                     "{}: cannot replace '{}' by its new version: {e}",
                     self.what, self.shown
                 )));
@@ -396,7 +397,7 @@ pub fn write_stdout(s: &str) -> Result<()> {
     let mut o = std::io::stdout().lock();
     o.write_all(s.as_bytes())
         .and_then(|_| o.flush())
-        .map_err(|e| Error::Other(format!("cannot write the report to standard output: {e}")))
+        .map_err(|e| Error::Output(format!("cannot write the report to standard output: {e}")))
 }
 
 #[cfg(test)]
