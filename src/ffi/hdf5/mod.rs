@@ -19,6 +19,7 @@ pub mod plist;
 
 pub use library::{innermost, library_version, Quiet};
 pub use objects::{
-    probe_dataset_create, ChunkInfo, Dataset, DatasetReads, DatasetWrites, Dataspace, H5File,
+    a_file_close_failed, probe_dataset_create, ChunkInfo, Dataset, DatasetReads, DatasetWrites,
+    Dataspace, H5File,
 };
 pub use plist::{AllocTime, FillKind, FillProperties, FillTime, FillValue, Plist};

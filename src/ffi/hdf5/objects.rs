@@ -69,6 +69,7 @@ impl H5File {
         // SAFETY: we own the id.
         let rc = unsafe { h5f::H5Fclose(self.id) };
         std::mem::forget(self);
+        note_close(rc);
         check("H5Fclose", rc)
     }
 }
@@ -76,10 +77,24 @@ impl H5File {
 impl Drop for H5File {
     fn drop(&mut self) {
         // SAFETY: we own the id.
-        unsafe {
-            h5f::H5Fclose(self.id);
-        }
+        note_close(unsafe { h5f::H5Fclose(self.id) });
     }
+}
+
+/// Whether an `H5Fclose` of this process failed.
+static CLOSE_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn note_close(rc: hdf5_sys::h5::herr_t) {
+    if rc < 0 {
+        CLOSE_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Whether an `H5Fclose` of this process has failed. HDF5 1.10.8's clean-up inside
+/// `MPI_Finalize` then dereferences the half-closed file and crashes (`SIGSEGV` in
+/// `H5F__close_cb`), so a process that saw one leaves without `MPI_Finalize`.
+pub fn a_file_close_failed() -> bool {
+    CLOSE_FAILED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// A simple dataspace, closed on drop.
