@@ -108,8 +108,25 @@ void h5perf_config_free(h5perf_config *cfg);
  * refused (H5PERF_EINVAL). */
 int h5perf_config_parse(h5perf_config *cfg, int argc, char **argv);
 
-/* Field by field; each returns H5PERF_EINVAL for a value the command line refuses.
- * Sizes of 0 mean "the default" as on the command line. */
+/* Any option by its command-line name, through the same option table as the command
+ * line: the same checks, the same messages.
+ *   option: the long name without "--" ("fsync", "min-xfer-size"; an abbreviation the
+ *           command line accepts, such as "min-x", and a leading "--" are allowed), or
+ *           the short letter ("x", also "-x").
+ *   value:  the value as written on the command line ("4K", "posix,mpiio", a file name,
+ *           "-" for standard output, "mpiio.write>=2GB/s"); NULL for an option without
+ *           value (a flag is turned on; "reorder" gets its default shift). A flag also
+ *           takes "1", "yes", "true" or "on" (turn on) and "0", "no", "false" or "off"
+ *           (turn off).
+ * Returns H5PERF_OK, or H5PERF_EINVAL with the command line's message and cfg unchanged:
+ * an unknown option, a missing or refused value, a NULL cfg or option, and the options
+ * that configure no run (help, version, fill-behaviour, strict, from). Examples:
+ *   h5perf_config_set(cfg, "fsync", NULL);     h5perf_config_set(cfg, "x", "4K");
+ *   h5perf_config_set(cfg, "expect", "posix.write>=1GB/s");  (see h5perf(1), OPTIONS) */
+int h5perf_config_set(h5perf_config *cfg, const char *option, const char *value);
+
+/* Typed setters, field by field; each returns H5PERF_EINVAL for a value the command line
+ * refuses. Sizes of 0 mean "the default" as on the command line. */
 int h5perf_config_set_apis(h5perf_config *cfg, unsigned mask);       /* -A; 0 = all */
 int h5perf_config_set_num_bytes(h5perf_config *cfg, uint64_t bytes);  /* -e */
 int h5perf_config_set_min_xfer_size(h5perf_config *cfg, uint64_t b); /* -x */

@@ -310,7 +310,7 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
         }
     }
     let facts = crate::benchmark::storage_checks::check_up_front(params, comm, &dir)?;
-    let storage_lines = params.storage.report_lines(&facts);
+    let storage_lines = params.report_lines(&facts);
     Ok(Place {
         env,
         dir,

@@ -1,13 +1,19 @@
-//! The configuration objects of the C API: `h5perf_config_new`, `_free`, `_parse` and the
-//! setters (each checks its value as the matching option does).
+//! The configuration objects of the C API: `h5perf_config_new`, `_free`, `_parse`, the
+//! keyed setter `h5perf_config_set` (any option by its command-line name, through the
+//! command line's option table, with its checks and messages) and the typed setters
+//! (thin wrappers: each checks its value with the rule of the matching option and words
+//! a refusal as a sentence naming the value).
 
+use std::convert::Infallible;
 use std::ffi::{c_char, c_int, c_uint, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::app;
 use crate::cli::{self, Command};
+use crate::config::values::{
+    count, debug_level, file_name, positive_size, size, ValueError, STDOUT_HINT,
+};
 use crate::config::Options;
-use crate::config::ValueError;
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
 
 use super::{args_of, code_of, config_mut, fail, guard, H5perfConfig, H5PERF_EINVAL, H5PERF_OK};
@@ -71,6 +77,35 @@ pub unsafe extern "C" fn h5perf_config_parse(
     })
 }
 
+/// `h5perf_config_set`: the option `option` (its command-line name without dashes, or
+/// its short letter) with `value` as the command line takes it (NULL: no value), through
+/// the command line's option table ([`cli::set`]): the same checks and messages.
+///
+/// # Safety
+/// `cfg` is NULL or from `h5perf_config_new`; `option` and `value` are NULL or
+/// NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_config_set(
+    cfg: *mut H5perfConfig,
+    option: *const c_char,
+    value: *const c_char,
+) -> c_int {
+    guard(|| {
+        // SAFETY: guaranteed by the caller.
+        let (Some(c), false) = (unsafe { config_mut(cfg) }, option.is_null()) else {
+            return fail(H5PERF_EINVAL, "h5perf: NULL configuration or option");
+        };
+        // SAFETY: non-NULL and NUL-terminated, guaranteed by the caller.
+        let option = unsafe { CStr::from_ptr(option) }.to_string_lossy();
+        // SAFETY: guaranteed by the caller.
+        let value = unsafe { dest_of(value) };
+        match cli::set(&mut c.opts, &option, value.as_deref()) {
+            Ok(()) => H5PERF_OK,
+            Err(e) => fail(code_of(&e), &app::error_message(&e)),
+        }
+    })
+}
+
 /// Apply `f` to the options of `cfg`; `f` returns the refusal of a value, whose text
 /// becomes the message `h5perf: <refusal>` of `H5PERF_EINVAL`.
 ///
@@ -92,8 +127,14 @@ unsafe fn set<E: std::fmt::Display>(
     })
 }
 
-/// The result of a setter without a rule to check (any value of its C type is taken).
-fn unchecked() -> Result<(), std::convert::Infallible> {
+/// Store the value a rule accepted in `field`, or refuse it with a sentence naming it
+/// `what` (`bytes per process (N) is too large (at most M)`).
+fn put<T>(
+    field: &mut T,
+    checked: Result<T, ValueError>,
+    what: &'static str,
+) -> Result<(), ValueError> {
+    *field = checked.map_err(|e| e.named(what))?;
     Ok(())
 }
 
@@ -123,70 +164,65 @@ setter!(
         Ok(())
     }
 );
-setter!(
-    /// `h5perf_config_set_num_bytes` (-e), bytes; 0 = default.
-    h5perf_config_set_num_bytes, u64, |c, v| c.opts.set_num_bytes(v)
-);
-setter!(
-    /// `h5perf_config_set_min_xfer_size` (-x), bytes; 0 = default.
-    h5perf_config_set_min_xfer_size, u64, |c, v| c.opts.set_min_xfer_size(v)
-);
-setter!(
-    /// `h5perf_config_set_max_xfer_size` (-X), bytes; 0 = default.
-    h5perf_config_set_max_xfer_size, u64, |c, v| c.opts.set_max_xfer_size(v)
-);
-setter!(
-    /// `h5perf_config_set_block_size` (-B), bytes; 0 = default.
-    h5perf_config_set_block_size, u64, |c, v| c.opts.set_block_size(v)
-);
-setter!(
-    /// `h5perf_config_set_align` (-a), bytes, at least 1.
-    h5perf_config_set_align, u64, |c, v| c.opts.set_align(v)
-);
-setter!(
-    /// `h5perf_config_set_threshold` (-T), bytes.
-    h5perf_config_set_threshold, u64, |c, v| c.opts.set_threshold(v)
-);
-setter!(
-    /// `h5perf_config_set_num_files` (-F), at least 1.
-    h5perf_config_set_num_files, u64, |c, v| c.opts.set_num_files(v)
-);
-setter!(
-    /// `h5perf_config_set_num_dsets` (-d), at least 1.
-    h5perf_config_set_num_dsets, u64, |c, v| c.opts.set_num_dsets(v)
-);
-setter!(
-    /// `h5perf_config_set_iterations` (-i); 0 counts as 1.
-    h5perf_config_set_iterations, u32, |c, v| { c.opts.num_iters = v; unchecked() }
-);
-setter!(
-    /// `h5perf_config_set_min_procs` (-p); 0 counts as 1.
-    h5perf_config_set_min_procs, u32, |c, v| { c.opts.min_procs = v; unchecked() }
-);
-setter!(
-    /// `h5perf_config_set_max_procs` (-P); 0 = the communicator's size.
-    h5perf_config_set_max_procs, u32, |c, v| { c.opts.max_procs = if v == 0 { None } else { Some(v) }; unchecked() }
-);
-setter!(
-    /// `h5perf_config_set_chunk` (-c).
-    h5perf_config_set_chunk, c_int, |c, v| { c.opts.chunk = v != 0; unchecked() }
-);
-setter!(
-    /// `h5perf_config_set_collective` (-C).
-    h5perf_config_set_collective, c_int, |c, v| { c.opts.collective = v != 0; unchecked() }
-);
-setter!(
-    /// `h5perf_config_set_2d` (-g).
-    h5perf_config_set_2d, c_int, |c, v| { c.opts.dim2d = v != 0; unchecked() }
-);
-setter!(
-    /// `h5perf_config_set_interleaved` (-I).
-    h5perf_config_set_interleaved, c_int, |c, v| { c.opts.interleaved = v != 0; unchecked() }
-);
-setter!(
-    /// `h5perf_config_set_write_only` (-w).
-    h5perf_config_set_write_only, c_int, |c, v| { c.opts.write_only = v != 0; unchecked() }
-);
+/// Typed setters of a value with a rule: each stores what the rule accepts, or refuses
+/// the value with a sentence naming it (`block size (N) is too large (at most M)`).
+macro_rules! checked_setters {
+    ($($name:ident($ty:ty) $opt:literal => $field:ident = $rule:ident, $what:literal;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (", $opt, "), checked by `", stringify!($rule), "`.")]
+        ///
+        /// # Safety
+        /// `cfg` is NULL or from `h5perf_config_new`.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(cfg: *mut H5perfConfig, v: $ty) -> c_int {
+            // SAFETY: forwarded from the caller.
+            unsafe { set(cfg, |c| put(&mut c.opts.$field, $rule(v), $what)) }
+        }
+    )*};
+}
+
+checked_setters! {
+    h5perf_config_set_num_bytes(u64) "-e, bytes; 0 = default" => num_bytes = size, "bytes per process";
+    h5perf_config_set_min_xfer_size(u64) "-x, bytes; 0 = default" => buf_min = size, "minimum transfer size";
+    h5perf_config_set_max_xfer_size(u64) "-X, bytes; 0 = default" => buf_max = size, "maximum transfer size";
+    h5perf_config_set_block_size(u64) "-B, bytes; 0 = default" => blk_size = size, "block size";
+    h5perf_config_set_align(u64) "-a, bytes, at least 1" => h5_align = positive_size, "HDF5 alignment";
+    h5perf_config_set_threshold(u64) "-T, bytes" => h5_thresh = size, "HDF5 alignment threshold";
+    h5perf_config_set_num_files(u64) "-F, at least 1" => num_files = count, "number of files";
+    h5perf_config_set_num_dsets(u64) "-d, at least 1" => num_dsets = count, "number of datasets";
+}
+
+/// Typed setters without a rule: any value of the C type is taken (flags: non-zero = on).
+macro_rules! plain_setters {
+    ($($name:ident($ty:ty) $opt:literal => |$v:ident| $field:ident = $value:expr;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (", $opt, ").")]
+        ///
+        /// # Safety
+        /// `cfg` is NULL or from `h5perf_config_new`.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(cfg: *mut H5perfConfig, $v: $ty) -> c_int {
+            // SAFETY: forwarded from the caller.
+            unsafe {
+                set(cfg, |c| {
+                    c.opts.$field = $value;
+                    Ok::<(), Infallible>(())
+                })
+            }
+        }
+    )*};
+}
+
+plain_setters! {
+    h5perf_config_set_iterations(u32) "-i; 0 counts as 1" => |v| num_iters = v;
+    h5perf_config_set_min_procs(u32) "-p; 0 counts as 1" => |v| min_procs = v;
+    h5perf_config_set_max_procs(u32) "-P; 0 = the communicator's size" => |v| max_procs = (v != 0).then_some(v);
+    h5perf_config_set_chunk(c_int) "-c" => |on| chunk = on != 0;
+    h5perf_config_set_collective(c_int) "-C" => |on| collective = on != 0;
+    h5perf_config_set_2d(c_int) "-g" => |on| dim2d = on != 0;
+    h5perf_config_set_interleaved(c_int) "-I" => |on| interleaved = on != 0;
+    h5perf_config_set_write_only(c_int) "-w" => |on| write_only = on != 0;
+    h5perf_config_set_progress(c_int) "--progress: progress lines on stderr" => |on| progress = on != 0;
+    h5perf_config_set_summary(c_int) "--summary: the summary table after the report" => |on| summary = on != 0;
+}
 
 /// `H5PERF_FILL_VALUE_UNSET`: no `--fill-value` (HDF5's default fill value, 0).
 pub const H5PERF_FILL_VALUE_UNSET: c_int = -1;
@@ -255,7 +291,7 @@ pub unsafe extern "C" fn h5perf_config_set_debug(
     // SAFETY: forwarded from the caller.
     unsafe {
         set(cfg, |c| -> Result<(), ValueError> {
-            c.opts.set_debug_level(i64::from(level))?;
+            c.opts.debug.level = debug_level(i64::from(level))?;
             c.opts.debug.raw = raw != 0;
             c.opts.debug.times = times != 0;
             c.opts.debug.verify = verify != 0;
@@ -276,7 +312,7 @@ unsafe fn dest_of(path: *const c_char) -> Option<std::ffi::OsString> {
 }
 
 macro_rules! dest_setter {
-    ($(#[$doc:meta])* $name:ident, $field:ident, $setter:ident) => {
+    ($(#[$doc:meta])* $name:ident, $field:ident, $what:literal) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -285,47 +321,25 @@ macro_rules! dest_setter {
         pub unsafe extern "C" fn $name(cfg: *mut H5perfConfig, path: *const c_char) -> c_int {
             // SAFETY: forwarded from the caller.
             let p = unsafe { dest_of(path) };
+            let checked = p.as_deref().map(|f| file_name(f, STDOUT_HINT)).transpose();
             // SAFETY: forwarded from the caller.
-            unsafe {
-                set(cfg, |c| -> Result<(), ValueError> {
-                    match p.as_deref() {
-                        None => c.opts.$field = None,
-                        Some(f) => c.opts.$setter(f)?,
-                    }
-                    Ok(())
-                })
-            }
+            unsafe { set(cfg, |c| put(&mut c.opts.$field, checked, $what)) }
         }
     };
 }
 
 dest_setter!(
     /// `h5perf_config_set_json` (--json): NULL = none, `-` = stdout, else a file.
-    h5perf_config_set_json, json, set_json
+    h5perf_config_set_json, json, "JSON file name"
 );
 dest_setter!(
     /// `h5perf_config_set_csv` (--csv): NULL = none, `-` = stdout, else a file.
-    h5perf_config_set_csv, csv, set_csv
+    h5perf_config_set_csv, csv, "CSV file name"
 );
 dest_setter!(
     /// `h5perf_config_set_rank_csv` (--rank-csv): NULL = none, `-` = stdout, else a file.
-    h5perf_config_set_rank_csv, rank_csv, set_rank_csv
+    h5perf_config_set_rank_csv, rank_csv, "rank CSV file name"
 );
-setter!(
-    /// `h5perf_config_set_progress` (--progress): progress lines on stderr.
-    h5perf_config_set_progress, c_int, |c, on| {
-        c.opts.progress = on != 0;
-        unchecked()
-    }
-);
-setter!(
-    /// `h5perf_config_set_summary` (--summary): the summary table after the report.
-    h5perf_config_set_summary, c_int, |c, on| {
-        c.opts.summary = on != 0;
-        unchecked()
-    }
-);
-
 /// `h5perf_config_set_report`: NULL = no report, "-" = stdout, else a file (-o).
 ///
 /// # Safety
@@ -350,7 +364,11 @@ pub unsafe extern "C" fn h5perf_config_set_report(
                     c.opts.output = None;
                 }
                 Some(f) => {
-                    c.opts.set_output(f)?;
+                    put(
+                        &mut c.opts.output,
+                        file_name(f, "").map(Some),
+                        "report file name",
+                    )?;
                     c.report_stdout = false;
                 }
             }

@@ -5,6 +5,7 @@ use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::app;
+use crate::cli;
 use crate::error::Error;
 use crate::ffi::mpi::{self, Comm};
 use crate::measure::Record;
@@ -42,6 +43,11 @@ pub unsafe extern "C" fn h5perf_run(
             );
         }
         let run = || -> crate::error::Result<app::Done> {
+            // the command line's checks of the whole line, as a refused combination
+            cli::check(&c.opts).map_err(|e| match e {
+                Error::Usage(m) => Error::Invalid(vec![m]),
+                e => e,
+            })?;
             let comm = Comm::dup_of(comm)?;
             let pairs = app::mpi_info_from_env()?;
             let caller = app::Caller {

@@ -4,7 +4,7 @@
 //! flags and the environment. Written for this implementation (the C tool's usage text
 //! is not an interface).
 
-use super::defs::{Def, DEFS};
+use crate::config::options::{Def, DEFS};
 
 /// The help text printed for `-h`/`--help` (spec §1.10): options with their long
 /// spellings, value kinds and defaults, the size syntax, the API names, block vs.
@@ -128,8 +128,8 @@ Environment:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::defs::{by_long, UNSUPPORTED};
-    use crate::cli::parse_size;
+    use crate::config::options::{by_long, UNSUPPORTED};
+    use crate::config::values::parse_size;
 
     /// The man page, whose section OPTIONS has one entry per option.
     const MAN: &str = include_str!("../../man/h5perf.1");
@@ -318,9 +318,108 @@ mod tests {
         check_mentions("README.md (## Options)", sec);
     }
 
+    /// The default the table gives an option: the `[default: ...]` of its help text,
+    /// blanks collapsed; `None` when it states none.
+    fn default_of(d: &Def) -> Option<String> {
+        let h = words(d.help);
+        let start = h.find("[default: ")? + "[default: ".len();
+        Some(h[start..start + h[start..].find(']')?].to_string())
+    }
+
+    /// `s` with its blanks collapsed to single spaces and markdown's code marks removed.
+    fn words(s: &str) -> String {
+        s.replace('`', "")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// What a value of `kind` is called in the README's value column (followed there by
+    /// its limits, as in `size ≥ 1`), or the option's value without value (`None`).
+    fn readme_value(d: &Def) -> Option<&'static str> {
+        use crate::config::options::Action;
+        use crate::config::values::ValueKind as K;
+        match d.action {
+            Action::Value { kind, .. }
+            | Action::Name { kind, .. }
+            | Action::Optional { kind, .. } => Some(match kind {
+                K::Size => "size",
+                K::Int => "n",
+                K::ApiList | K::DebugList => "list",
+                K::File | K::Destination => "file",
+                K::FillValue => "0–255 or `undefined`",
+                K::FillTime => "`never`, `ifset`, `alloc`",
+                K::AllocTime => "`default`, `early`, `incr`, `late`",
+                K::Shift => "`=SHIFT` (attached, optional)",
+                K::Criterion => "criterion",
+                K::Percent => "percent",
+            }),
+            Action::Switch(_) => None,
+        }
+    }
+
+    #[test]
+    fn readme_options_table_shows_each_value_and_default() {
+        let sec = section(README, "## Options", "## ");
+        for d in &DEFS {
+            let long = format!("`{}`", d.long_shown());
+            let row = sec
+                .lines()
+                .find(|l| l.starts_with('|') && l.split('|').nth(2).map(str::trim) == Some(&long))
+                .unwrap_or_else(|| panic!("README.md (## Options) has no row {long}"));
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            match readme_value(d) {
+                None => assert!(cells[3].is_empty(), "{long} takes no value: {row}"),
+                Some(v) => assert!(
+                    cells[3] == v || cells[3].starts_with(&format!("{v} ")),
+                    "{long}: the value column should be {v:?}: {row}"
+                ),
+            }
+            assert_eq!(
+                words(cells[5]),
+                default_of(d).unwrap_or_default(),
+                "{long}: the default column is not the help text's [default: ...]"
+            );
+        }
+    }
+
+    #[test]
+    fn man_page_options_state_each_default() {
+        let sec = plain(section(MAN, ".SH OPTIONS", ".SH "));
+        // the entries: from a head `.BR -x ...` to the next head
+        let mut entries: Vec<(Shown, String)> = Vec::new();
+        for line in sec.lines() {
+            if line.starts_with(".BR -") {
+                entries.push((man_entry(line), String::new()));
+            } else if let Some((_, text)) = entries.last_mut() {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+        for d in &DEFS {
+            let (_, text) = entries
+                .iter()
+                .find(|(shown, _)| shown.1 == d.long)
+                .unwrap_or_else(|| panic!("man/h5perf.1 has no entry --{}", d.long));
+            let text = words(text);
+            let stated = text
+                .find("Default: ")
+                .map(|i| &text[i + "Default: ".len()..]);
+            match (default_of(d), stated) {
+                (None, None) => {}
+                (Some(want), Some(s)) => assert!(
+                    s.starts_with(&format!("{want}.")) || s.starts_with(&format!("{want} (")),
+                    "man/h5perf.1 --{}: \"Default: {s}\" should start with \"{want}.\" or \"{want} (\"",
+                    d.long
+                ),
+                (want, s) => panic!("man/h5perf.1 --{}: default {s:?}, the table's {want:?}", d.long),
+            }
+        }
+    }
+
     #[test]
     fn help_names_the_options_that_take_boolean_words() {
-        use crate::cli::defs::{Action, Switch};
+        use crate::config::options::{Action, Switch};
         let words: Vec<String> = DEFS
             .iter()
             .filter(|d| matches!(d.action, Action::Switch(Switch::Flag { words: true, .. })))

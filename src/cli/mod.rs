@@ -10,27 +10,29 @@
 //! Parsing is pure: no I/O, no MPI, no environment. Defaults and clamping are applied
 //! later by [`crate::config::Params::resolve`] (spec §1.9).
 //!
-//! The parts, each using only those before it: `defs` (one definition per option: names,
-//! value kind, help text, the function that applies it), `values` (the value parsers),
-//! `tokenizer` (argv → options), `help` (the help text, generated from the definitions);
-//! this file adds the checks of the whole line and the [`Command`] it asks for.
+//! Which options exist, what they take and what they set is the option table's
+//! ([`crate::config::options::DEFS`], with the value parsers of
+//! [`crate::config::values`]). Here: `tokenizer` (argv → options, and [`set`], one
+//! option by name for the C API's keyed setter, with the same messages), `help` (the
+//! help text, generated from the table); this file adds the checks of the whole line and
+//! the [`Command`] it asks for.
 
-mod defs;
 mod help;
 mod tokenizer;
-mod values;
 
-pub use defs::STDOUT;
+pub use crate::config::values::STDOUT;
 pub use help::help_text;
-pub use values::parse_size;
+#[cfg(test)]
+pub(crate) use testing::{err, refused, run, Text};
+pub use tokenizer::set;
 
 use std::ffi::OsStr;
 
+use crate::config::options::Stop;
+use crate::config::values::quote;
 use crate::config::{Acceptance, Options};
 use crate::error::{path_text, Error};
-use defs::Stop;
 use tokenizer::{usage, Arg, Line, Scan};
-use values::quote;
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,13 +109,8 @@ where
             "--strict applies only to --fill-behaviour (see h5perf --help)".to_string(),
         ));
     }
-    check_destinations(&options)?;
+    check(&options)?;
     let a = &options.acceptance;
-    if a.tolerance.is_some() && a.baseline.is_none() {
-        return Err(usage(
-            "--tolerance applies only with --baseline (see h5perf --help)".to_string(),
-        ));
-    }
     if !a.from.is_empty() {
         if let Some(def) = given.iter().find(|d| !FROM_OPTIONS.contains(&d.long)) {
             return Err(usage(format!(
@@ -130,6 +127,24 @@ where
         return Ok(Command::FromFiles(options.acceptance));
     }
     Ok(Command::Run(options))
+}
+
+/// The checks of options that no single option makes, for the command line and for a
+/// configuration of the C API (`h5perf_run`): destinations that would clobber each
+/// other (`--json -` with `--csv -`, two outputs naming one file) and `--tolerance`
+/// without `--baseline`.
+///
+/// # Errors
+/// [`Error::Usage`] with a one-line message starting with `h5perf: `.
+pub fn check(o: &Options) -> Result<(), Error> {
+    check_destinations(o)?;
+    let a = &o.acceptance;
+    if a.tolerance.is_some() && a.baseline.is_none() {
+        return Err(usage(
+            "--tolerance applies only with --baseline (see h5perf --help)".to_string(),
+        ));
+    }
+    Ok(())
 }
 
 /// The options `--from` takes (long names).
@@ -201,14 +216,14 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
     Ok(())
 }
 
-/// Helpers of the unit tests of this module and its parts.
+/// Helpers of the unit tests of the command line and of the option table.
 #[cfg(test)]
 mod testing {
     use super::{parse, Command};
     use std::ffi::{OsStr, OsString};
 
     /// A file-name option's value as text (None: unset or not UTF-8).
-    pub(super) trait Text {
+    pub(crate) trait Text {
         fn text(&self) -> Option<&str>;
     }
 
@@ -221,7 +236,7 @@ mod testing {
     use crate::error::Error;
 
     /// Parse a whitespace-free argument list given as a slice; it must be a run.
-    pub(super) fn run(args: &[&str]) -> Options {
+    pub(crate) fn run(args: &[&str]) -> Options {
         match parse(args) {
             Ok(Command::Run(o)) => o,
             other => panic!("{args:?}: expected Run, got {other:?}"),
@@ -229,7 +244,7 @@ mod testing {
     }
 
     /// The message of a refused argument list: one line starting with `h5perf: `.
-    pub(super) fn err(args: &[&str]) -> String {
+    pub(crate) fn err(args: &[&str]) -> String {
         match parse(args) {
             Err(Error::Usage(m)) => {
                 assert!(m.starts_with("h5perf: "), "{m}");
@@ -241,7 +256,7 @@ mod testing {
     }
 
     /// Assert a refusal whose message contains every piece of `needles`.
-    pub(super) fn refused(args: &[&str], needles: &[&str]) {
+    pub(crate) fn refused(args: &[&str], needles: &[&str]) {
         let m = err(args);
         for n in needles {
             assert!(m.contains(n), "{args:?}: message {m:?} lacks {n:?}");
@@ -251,8 +266,8 @@ mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::testing::{refused, run, Text};
     use super::*;
+    use super::{refused, run, Text};
 
     #[test]
     fn no_arguments_gives_defaults() {
@@ -379,7 +394,7 @@ mod tests {
     /// start.
     #[test]
     fn long_multibyte_text_through_every_message() {
-        use super::defs::DEFS;
+        use crate::config::options::DEFS;
         for c in ["é", "€", "𝄞"] {
             for pad in ["", "x", "xy"] {
                 let long = format!("{pad}{}", c.repeat(3000 / c.len()));

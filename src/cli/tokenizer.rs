@@ -3,13 +3,16 @@
 //! separate value, their unique abbreviations (an extension: the 1.10.8 release takes
 //! only full names), `--`, and the refusal of anything else — stray arguments, unknown
 //! or unsupported options, missing or malformed values — as one line starting with
-//! `h5perf: `. Which options exist and what they do is [`super::defs`]'s.
+//! `h5perf: `; and [`set`], one option by name with its value (the C API's keyed
+//! setter). Which options exist and what they do is the option table's
+//! ([`crate::config::options::DEFS`]).
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
-use super::defs::{self, Action, Def, Modes, Stop, Switch, UNSUPPORTED};
-use super::values::{bool_word, quote};
+use crate::config::options::{self as defs, Action, Def, Modes, Stop, Switch, UNSUPPORTED};
+use crate::config::values::ValueKind;
+use crate::config::values::{bool_word, quote};
 use crate::config::Options;
 use crate::error::Error;
 
@@ -129,56 +132,43 @@ pub(super) fn scan(args: &[Arg]) -> Result<Scan, Error> {
 }
 
 impl Line {
+    /// Note that the benchmark option `def` was given.
+    fn note(&mut self, def: &'static Def) {
+        self.first_option.get_or_insert(def);
+        self.given.push(def);
+    }
+
     /// Apply the option `def` without value, turned on or (by a boolean word) off.
     fn switch(&mut self, def: &'static Def, switch: &Switch, on: bool) -> Option<Stop> {
         match switch {
             Switch::Stop(stop) => return Some(*stop),
             Switch::Mode(set) => set(&mut self.modes),
             Switch::Flag { apply, .. } => {
-                self.first_option.get_or_insert(def);
-                self.given.push(def);
+                self.note(def);
                 apply(&mut self.options, on);
             }
         }
         None
     }
 
-    /// Apply the option `def` with the value `v`.
+    /// Apply the option `def` with the value `v` (`None`: a bare `--reorder`); a file
+    /// name is taken as the bytes of `raw`, the argument it came from.
     fn value(
         &mut self,
         def: &'static Def,
-        apply: fn(&mut Options, &str) -> Result<(), String>,
-        v: &str,
-    ) -> Result<(), Error> {
-        self.first_option.get_or_insert(def);
-        self.given.push(def);
-        apply(&mut self.options, v).map_err(|why| invalid(def, v, &why))
-    }
-
-    /// Apply the option `def` with the value `v`: as text, or for a file name as the
-    /// bytes `raw` of the argument it was taken from.
-    fn any_value(&mut self, def: &'static Def, v: &str, raw: &Arg) -> Result<(), Error> {
-        match &def.action {
-            Action::Value { apply, .. } => self.value(def, *apply, v),
-            Action::Name { apply, .. } => {
-                self.first_option.get_or_insert(def);
-                self.given.push(def);
-                apply(&mut self.options, raw.tail(v)).map_err(|why| invalid(def, v, &why))
-            }
-            _ => unreachable!("only options with a value take one"),
-        }
-    }
-
-    /// Apply the option `def` with the optional value `v` (`None`: bare `--name`).
-    fn optional(
-        &mut self,
-        def: &'static Def,
-        apply: fn(&mut Options, Option<&str>) -> Result<(), String>,
         v: Option<&str>,
+        raw: Option<&Arg>,
     ) -> Result<(), Error> {
-        self.first_option.get_or_insert(def);
-        self.given.push(def);
-        apply(&mut self.options, v).map_err(|why| invalid(def, v.unwrap_or(""), &why))
+        self.note(def);
+        let applied = match (&def.action, v, raw) {
+            (Action::Value { apply, .. }, Some(v), _) => apply(&mut self.options, v),
+            (Action::Name { apply, .. }, Some(v), Some(raw)) => {
+                apply(&mut self.options, raw.tail(v))
+            }
+            (Action::Optional { apply, .. }, v, _) => apply(&mut self.options, v),
+            _ => unreachable!("a value for an option that takes one"),
+        };
+        applied.map_err(|why| invalid(def, v.unwrap_or(""), &why))
     }
 }
 
@@ -194,18 +184,7 @@ fn short_options(line: &mut Line, args: &mut Args) -> Result<Option<Stop>, Error
         String::new()
     };
     for (pos, c) in body.char_indices() {
-        if UNSUPPORTED.contains(&c) {
-            return Err(usage(format!(
-                "option '-{c}'{in_tok} is not supported by this version of h5perf \
-                 (see h5perf --help)"
-            )));
-        }
-        let Some(def) = defs::by_short(c) else {
-            return Err(usage(format!(
-                "unknown option {}{in_tok} (see h5perf --help)",
-                quote(&format!("-{c}"))
-            )));
-        };
+        let def = short_def(c, &in_tok)?;
         match &def.action {
             Action::Switch(switch) => {
                 if let Some(stop) = line.switch(def, switch, true) {
@@ -219,16 +198,12 @@ fn short_options(line: &mut Line, args: &mut Args) -> Result<Option<Stop>, Error
                 } else if let Some(next) = args.take() {
                     (next, args.last())
                 } else {
-                    return Err(usage(format!(
-                        "missing value for {} (expected {})",
-                        def.label(),
-                        kind.expected()
-                    )));
+                    return Err(missing(def, *kind));
                 };
-                line.any_value(def, value, from)?;
+                line.value(def, Some(value), Some(from))?;
                 return Ok(None);
             }
-            Action::Optional { apply, .. } => line.optional(def, *apply, None)?,
+            Action::Optional { .. } => line.value(def, None, None)?,
         }
     }
     Ok(None)
@@ -243,23 +218,11 @@ fn long_option(line: &mut Line, body: &str, args: &mut Args) -> Result<Option<St
         Some((n, v)) => (n, Some(v)),
         None => (body, None),
     };
-    let Some(def) = defs::by_long(name) else {
-        return Err(usage(format!(
-            "unknown option {} (see h5perf --help)",
-            quote(tok)
-        )));
-    };
+    let def = defs::by_long(name).ok_or_else(|| unknown(tok, ""))?;
     match &def.action {
         Action::Switch(switch @ Switch::Flag { words: true, .. }) => {
             let on = match attached {
-                Some(v) => bool_word(v).ok_or_else(|| {
-                    invalid(
-                        def,
-                        v,
-                        "expected no value, or one of 1, yes, true, on \
-                         (turn on) or 0, no, false, off (turn off)",
-                    )
-                })?,
+                Some(v) => bool_word(v).ok_or_else(|| invalid(def, v, WORDS))?,
                 None => match args.peek().and_then(bool_word) {
                     Some(b) => {
                         args.take();
@@ -276,7 +239,7 @@ fn long_option(line: &mut Line, body: &str, args: &mut Args) -> Result<Option<St
             }
             Ok(line.switch(def, switch, true))
         }
-        Action::Optional { kind, apply } => {
+        Action::Optional { kind, .. } => {
             match attached {
                 Some("") => Err(usage(format!(
                     "missing value for {} (expected {}; nothing follows '=' in {})",
@@ -284,7 +247,7 @@ fn long_option(line: &mut Line, body: &str, args: &mut Args) -> Result<Option<St
                     kind.expected(),
                     quote(tok)
                 ))),
-                Some(v) => line.optional(def, *apply, Some(v)).map(|()| None),
+                Some(v) => line.value(def, Some(v), None).map(|()| None),
                 // a separate number is not taken (the value is optional): say how to give it
                 None => match args.peek() {
                     Some(next) if next.trim().starts_with(|c: char| c.is_ascii_digit()) => {
@@ -297,7 +260,7 @@ fn long_option(line: &mut Line, body: &str, args: &mut Args) -> Result<Option<St
                             next.trim()
                         )))
                     }
-                    _ => line.optional(def, *apply, None).map(|()| None),
+                    _ => line.value(def, None, None).map(|()| None),
                 },
             }
         }
@@ -329,16 +292,10 @@ fn long_option(line: &mut Line, body: &str, args: &mut Args) -> Result<Option<St
                             def.long
                         )))
                     }
-                    None => {
-                        return Err(usage(format!(
-                            "missing value for {} (expected {})",
-                            def.label(),
-                            kind.expected()
-                        )))
-                    }
+                    None => return Err(missing(def, kind)),
                 },
             };
-            line.any_value(def, value, from)?;
+            line.value(def, Some(value), Some(from))?;
             Ok(None)
         }
     }
@@ -347,6 +304,102 @@ fn long_option(line: &mut Line, body: &str, args: &mut Args) -> Result<Option<St
 /// The usage error `h5perf: <msg>`.
 pub(super) fn usage(msg: String) -> Error {
     Error::Usage(format!("h5perf: {msg}"))
+}
+
+/// What a flag given a value that is not a boolean word expected.
+const WORDS: &str = "expected no value, or one of 1, yes, true, on (turn on) or 0, no, false, \
+                     off (turn off)";
+
+/// `h5perf: missing value for -e/--num-bytes (expected a size)`.
+fn missing(def: &Def, kind: ValueKind) -> Error {
+    usage(format!(
+        "missing value for {} (expected {})",
+        def.label(),
+        kind.expected()
+    ))
+}
+
+/// Set one option of `o` as the C API's keyed setter (`h5perf_config_set`) gives it,
+/// through the command line's table, with its checks and its messages; `o` is unchanged
+/// when it is refused.
+///
+/// `option` is the option without its dashes, as written on the command line: the long
+/// name (`min-xfer-size`) or an abbreviation the command line accepts (`min-x`), or the
+/// short letter (`x`); a leading `--` (`-` before a letter) is allowed. `value` is the
+/// value as the command line takes it (`4K`, `posix,mpiio`, a file name), `None` for an
+/// option without value or the bare `--reorder`; a flag also takes a boolean word (`1`,
+/// `yes`, `true`, `on` or `0`, `no`, `false`, `off`) to turn it on or off.
+///
+/// # Errors
+/// [`Error::Usage`] with the command line's message: an unknown or unsupported option,
+/// a value missing or refused; and `h5perf: --from does not configure a run` for the
+/// options that do not (`--help`, `--version`, `--fill-behaviour`, `--strict`, `--from`).
+pub fn set(o: &mut Options, option: &str, value: Option<&OsStr>) -> Result<(), Error> {
+    let mut chars = option.strip_prefix('-').unwrap_or(option).chars();
+    let def = match (chars.next(), chars.next()) {
+        (Some(c), None) if !option.starts_with("--") => short_def(c, "")?,
+        _ => {
+            let shown = match option.starts_with('-') {
+                true => option.to_string(),
+                false => format!("--{option}"),
+            };
+            let name = option.strip_prefix("--").unwrap_or(option);
+            defs::by_long(name).ok_or_else(|| unknown(&shown, ""))?
+        }
+    };
+    let not_a_run = def.long == "from"
+        || matches!(
+            def.action,
+            Action::Switch(Switch::Stop(_) | Switch::Mode(_))
+        );
+    if not_a_run {
+        return Err(usage(format!("{} does not configure a run", def.label())));
+    }
+    let arg = value.map(Arg::new);
+    let mut line = Line {
+        options: o.clone(),
+        ..Line::default()
+    };
+    match (&def.action, &arg) {
+        (Action::Switch(switch), None) => {
+            line.switch(def, switch, true);
+        }
+        (Action::Switch(switch), Some(a)) => {
+            let on = bool_word(&a.text).ok_or_else(|| invalid(def, &a.text, WORDS))?;
+            line.switch(def, switch, on);
+        }
+        (Action::Value { kind, .. } | Action::Name { kind, .. }, None) => {
+            return Err(missing(def, *kind))
+        }
+        (Action::Value { .. } | Action::Name { .. }, Some(a)) => {
+            line.value(def, Some(&a.text), Some(a))?
+        }
+        (Action::Optional { .. }, a) => {
+            line.value(def, a.as_ref().map(|a| a.text.as_str()), None)?
+        }
+    }
+    *o = line.options;
+    Ok(())
+}
+
+/// The option with the short letter `c`; `in_tok` (` in '-cQ'` or empty) names the
+/// cluster it was found in.
+fn short_def(c: char, in_tok: &str) -> Result<&'static Def, Error> {
+    if UNSUPPORTED.contains(&c) {
+        return Err(usage(format!(
+            "option '-{c}'{in_tok} is not supported by this version of h5perf \
+             (see h5perf --help)"
+        )));
+    }
+    defs::by_short(c).ok_or_else(|| unknown(&format!("-{c}"), in_tok))
+}
+
+/// `h5perf: unknown option '<tok>'<in_tok> (see h5perf --help)`.
+fn unknown(tok: &str, in_tok: &str) -> Error {
+    usage(format!(
+        "unknown option {}{in_tok} (see h5perf --help)",
+        quote(tok)
+    ))
 }
 
 /// `h5perf: invalid value '<v>' for -e/--num-bytes: <why>`.
@@ -360,7 +413,7 @@ fn invalid(def: &Def, v: &str, why: &str) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use crate::cli::testing::{err, refused, run, Text};
+    use crate::cli::{err, refused, run, Text};
     use crate::cli::{parse, Command};
     use crate::config::Options;
 
@@ -642,5 +695,119 @@ mod tests {
         // "--" is a value when a short option needs one (taken unconditionally)
         refused(&["-e", "--"], &["invalid value '--' for -e/--num-bytes"]);
         assert_eq!(run(&["-o", "--"]).output.text(), Some("--"));
+    }
+
+    /// The keyed setter's result for `option` and `value`: the options, or the message.
+    fn keyed(o: &Options, option: &str, value: Option<&str>) -> Result<Options, String> {
+        let mut o = o.clone();
+        match crate::cli::set(&mut o, option, value.map(std::ffi::OsStr::new)) {
+            Ok(()) => Ok(o),
+            Err(crate::error::Error::Usage(m)) => Err(m),
+            Err(e) => panic!("{option}: not a usage error: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn keyed_setter_sets_every_option_as_the_command_line() {
+        use crate::config::options::{Action, Switch, DEFS};
+        use crate::config::values::ValueKind;
+        let none = Options::default();
+        for d in &DEFS {
+            let sample = match d.action {
+                Action::Switch(Switch::Flag { .. }) => None,
+                Action::Switch(_) => {
+                    let m = keyed(&none, d.long, None).unwrap_err();
+                    assert_eq!(m, format!("h5perf: {} does not configure a run", d.label()));
+                    continue;
+                }
+                Action::Value { kind, .. }
+                | Action::Name { kind, .. }
+                | Action::Optional { kind, .. } => Some(match kind {
+                    ValueKind::Size => "4K",
+                    ValueKind::Int | ValueKind::Shift => "3",
+                    ValueKind::ApiList => "posix,mpiio",
+                    ValueKind::DebugList => "2,t",
+                    ValueKind::File | ValueKind::Destination => "r.out",
+                    ValueKind::FillValue => "7",
+                    ValueKind::FillTime => "never",
+                    ValueKind::AllocTime => "late",
+                    ValueKind::Criterion => "posix.write>=1B/s",
+                    ValueKind::Percent => "5",
+                }),
+            };
+            if d.long == "from" {
+                let m = keyed(&none, "from", sample).unwrap_err();
+                assert_eq!(m, "h5perf: --from does not configure a run");
+                continue;
+            }
+            let arg = match sample {
+                Some(v) => format!("--{}={v}", d.long),
+                None => format!("--{}", d.long),
+            };
+            let mut args = vec![arg.as_str()];
+            if d.long == "tolerance" {
+                args.extend(["--baseline", "b.csv"]);
+            }
+            let want = run(&args);
+            let mut got = keyed(&none, d.long, sample).unwrap();
+            if d.long == "tolerance" {
+                got = keyed(&got, "baseline", Some("b.csv")).unwrap();
+            }
+            assert_eq!(got, want, "{arg}");
+            assert_ne!(got, none, "{arg} changes nothing");
+            // the short letter and the minimum abbreviation name the same option
+            if let Some(c) = d.short {
+                assert_eq!(
+                    keyed(&none, &c.to_string(), sample).unwrap(),
+                    keyed(&none, d.long, sample).unwrap()
+                );
+                assert_eq!(
+                    keyed(&none, &format!("-{c}"), sample).unwrap(),
+                    keyed(&none, d.long, sample).unwrap()
+                );
+            }
+            let abbrev = &d.long[..d.min];
+            assert_eq!(
+                keyed(&none, abbrev, sample).unwrap(),
+                keyed(&none, &format!("--{}", d.long), sample).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn keyed_setter_turns_flags_off_and_keeps_options_on_refusal() {
+        let o = keyed(&Options::default(), "fsync", None).unwrap();
+        let o = keyed(&o, "direct", Some("yes")).unwrap();
+        assert!(o.storage.fsync && o.storage.direct);
+        let off = keyed(&o, "--fsync", Some("0")).unwrap();
+        assert!(!off.storage.fsync && off.storage.direct);
+        assert!(keyed(&o, "c", Some("on")).unwrap().chunk);
+        let n = keyed(&o, "n", Some("1")).unwrap();
+        assert_eq!(n.fill, run(&["-n"]).fill);
+        assert_eq!(keyed(&n, "no-fill", Some("off")).unwrap().fill, o.fill);
+        let alloc = keyed(&o, "fill-time", Some("alloc")).unwrap();
+        assert_eq!(keyed(&alloc, "no-fill", Some("0")).unwrap(), alloc);
+        // refusals: the command line's message, nothing changed (keyed takes a copy)
+        for (option, value, args) in [
+            ("nosuch", None, &["--nosuch"][..]),
+            ("--re", None, &["--re"]),
+            ("num-bytes", Some("12Q"), &["--num-bytes=12Q"]),
+            ("e", None, &["-e"]),
+            ("align", Some("0"), &["-a", "0"]),
+            ("json", Some(""), &["--json", ""]),
+            ("m", None, &["-m"]),
+            ("-q", None, &["-q"]),
+            ("interleaved", Some("maybe"), &["--interleaved=maybe"]),
+            ("reorder", Some("0"), &["--reorder=0"]),
+            ("A", Some("hdf4"), &["-A", "hdf4"]),
+        ] {
+            assert_eq!(keyed(&o, option, value).unwrap_err(), err(args), "{option}");
+        }
+        // a flag given a word it does not know
+        assert_eq!(
+            keyed(&o, "fsync", Some("2")).unwrap_err(),
+            "h5perf: invalid value '2' for --fsync: expected no value, or one of 1, yes, \
+             true, on (turn on) or 0, no, false, off (turn off)"
+        );
     }
 }

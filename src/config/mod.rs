@@ -9,10 +9,12 @@ pub mod mpi_info;
 pub mod options;
 pub mod params;
 pub mod storage;
+pub mod values;
 
 pub use crate::terms::{Api, FillSettings};
 pub use acceptance::{Acceptance, Percent};
 pub use criteria::Criterion;
-pub use options::{ApiSet, Debug, Options, ValueError};
+pub use options::Options;
 pub use params::Params;
 pub use storage::{Reorder, StorageFacts, StorageOptions};
+pub use values::{ApiSet, Debug, ValueError};

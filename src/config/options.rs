@@ -1,77 +1,36 @@
-//! What the command line (or the C API) asked for: the selected APIs, debug settings and
-//! every option, checked but not yet defaulted or clamped (spec §1).
+//! The option table: every option of h5perf ([`DEFS`]: its names, what it takes, its
+//! help text, what it sets and how it shows), beside what the options set ([`Options`]:
+//! what the command line or the C API asked for, checked but not yet defaulted or
+//! clamped, spec §1).
 //!
-//! The rules a single value must obey (sizes at most `i64::MAX` bytes, counts at least 1,
-//! the debug level, non-empty file names) live here, in the validated setters of
-//! [`Options`]; the command line ([`crate::cli`]) and the C API ([`crate::capi`]) both
-//! call them, each wording the refusal [`ValueError`] in its own way.
+//! The command line ([`crate::cli`]) with its help text, the C API's keyed setter
+//! (`h5perf_config_set`), the parameter block and the results files of the options the
+//! C tool lacks ([`Shown`]), and the checks of the man page and the README all read
+//! [`DEFS`]. The rules a value must obey (`values.rs`) are shared with the C API's
+//! typed setters.
+//!
+//! A new option is a field of [`Options`] (and its default) and an entry of [`DEFS`],
+//! both here; then its consumer reads the field from [`crate::config::Params`], and its
+//! man page entry and README row follow the table (checked by unit tests). The README's
+//! "Where a change goes" adds a boolean option end to end.
 
 use std::ffi::{OsStr, OsString};
-use std::fmt;
 
 use super::acceptance::Acceptance;
-use super::storage::{Reorder, StorageOptions};
-pub use crate::terms::Api;
+use super::storage::StorageOptions;
+use super::values::{
+    count, debug_level, file_name, parse_alloc_time, parse_api_list, parse_debug_list,
+    parse_fill_time, parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder,
+    ApiSet, Debug, ValueKind, MAX_COUNT, STDOUT_HINT,
+};
+use crate::ffi::hdf5::FillTime;
 use crate::terms::FillSettings;
-
-/// A set of selected APIs. Empty means "none given" on the command line, which
-/// resolves to all three (spec §1.7).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ApiSet {
-    /// POSIX selected.
-    pub posix: bool,
-    /// MPI-IO selected.
-    pub mpiio: bool,
-    /// PHDF5 selected.
-    pub phdf5: bool,
-}
-
-impl ApiSet {
-    /// Add one API to the set.
-    pub fn insert(&mut self, api: Api) {
-        match api {
-            Api::Posix => self.posix = true,
-            Api::Mpiio => self.mpiio = true,
-            Api::Phdf5 => self.phdf5 = true,
-        }
-    }
-    /// Whether `api` is in the set.
-    pub fn contains(&self, api: Api) -> bool {
-        match api {
-            Api::Posix => self.posix,
-            Api::Mpiio => self.mpiio,
-            Api::Phdf5 => self.phdf5,
-        }
-    }
-    /// True when no API is selected.
-    pub fn is_empty(&self) -> bool {
-        !(self.posix || self.mpiio || self.phdf5)
-    }
-    /// The selected APIs in execution order.
-    pub fn iter(self) -> impl Iterator<Item = Api> {
-        Api::ALL.into_iter().filter(move |a| self.contains(*a))
-    }
-}
-
-/// The `-D` debug settings (spec §1.8).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Debug {
-    /// Debug level 0..=4 (levels 1 and 2 are identical; 3 adds detail blocks; 4 traces).
-    pub level: u8,
-    /// `r`: print raw-data throughput blocks.
-    pub raw: bool,
-    /// `t`: print times next to throughputs and the open/close time blocks.
-    pub times: bool,
-    /// `v`: fill buffers with rank+1 and verify every byte read back.
-    pub verify: bool,
-}
 
 /// What the command line asked for, checked but not yet defaulted or clamped. Zero in a
 /// size field means "not given" (spec §1.5 rule 4).
 ///
-/// Sizes are in bytes. Produced by [`crate::cli::parse`] or field by field by the C API.
-/// A field with a rule (see the `set_*` methods) is set through its validated setter, so
-/// that both front ends refuse the same values.
+/// Sizes are in bytes. Produced by [`crate::cli::parse`], or by the C API through the
+/// same table ([`DEFS`]) or its typed setters, which check values with the same rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// `-A`: selected APIs (empty = all).
@@ -168,419 +127,1143 @@ impl Default for Options {
     }
 }
 
-/// Why a validated setter of [`Options`] refused a value. Nothing was changed.
-///
-/// The two front ends word it differently: the command line appends [`ValueError::reason`]
-/// to `invalid value 'V' for -a/--align: `; the C API prints the whole sentence of the
-/// [`fmt::Display`] form (`HDF5 alignment must be at least 1`) after `h5perf: `.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ValueError {
-    /// What the value is, in words (`HDF5 alignment`, `number of files`).
-    what: &'static str,
-    /// What is wrong with it.
-    problem: Problem,
+/// One option of h5perf.
+pub struct Def {
+    /// The short letter (`-e`), if any.
+    pub short: Option<char>,
+    /// The full long name, without `--` (`num-bytes`); the 1.10.8 release accepts exactly
+    /// this.
+    pub long: &'static str,
+    /// The length of the shortest accepted abbreviation of [`Def::long`] (`num-b`: 5), an
+    /// extension; the help text shows it as `--num-b[ytes]`.
+    pub min: usize,
+    /// What the option takes and does.
+    pub action: Action,
+    /// The help text's description: lines without indentation, at most 71 columns wide
+    /// (the help text indents them by 8), joined by `\n`.
+    pub help: &'static str,
 }
 
-/// What is wrong with a refused value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Problem {
-    /// Zero where at least 1 is required.
-    Zero,
-    /// Above `max`; `unit` (`" bytes"` or empty) follows the limit in the reason.
-    TooLarge {
-        value: u64,
-        max: u64,
-        unit: &'static str,
+/// What an option takes and does.
+pub enum Action {
+    /// It takes no value.
+    Switch(Switch),
+    /// It takes a value of `kind`; `apply` parses the text and stores it, or returns the
+    /// reason for refusing it (printed after `invalid value 'V' for -e/--num-bytes: `).
+    Value {
+        /// What the value is.
+        kind: ValueKind,
+        /// Parse and store the value.
+        apply: fn(&mut Options, &str) -> Result<(), String>,
     },
-    /// Outside `range` (written `0..4`).
-    OutOfRange { value: i64, range: &'static str },
-    /// An empty file name; `hint` (possibly empty) follows the reason.
-    EmptyName { hint: &'static str },
+    /// It takes a file name (a value of kind [`ValueKind::File`] or
+    /// [`ValueKind::Destination`]); `apply` receives the argument's bytes as given, so a
+    /// name that is not UTF-8 names exactly that file.
+    Name {
+        /// What the value is.
+        kind: ValueKind,
+        /// Store the name, or return the reason for refusing it.
+        apply: fn(&mut Options, &OsStr) -> Result<(), String>,
+    },
+    /// It takes a value only in the attached form `--name=VALUE` (an optional value, as
+    /// getopt's `optional_argument`); `apply` receives `None` for a bare `--name`.
+    /// Long form only.
+    Optional {
+        /// What the value is.
+        kind: ValueKind,
+        /// Parse and store the value, or the default when `None`.
+        apply: fn(&mut Options, Option<&str>) -> Result<(), String>,
+    },
 }
 
-impl ValueError {
-    /// The reason alone, without naming the value: `must be at least 1`, `too large (at
-    /// most 9223372036854775807 bytes)`, `empty file name`.
-    pub fn reason(&self) -> String {
-        match &self.problem {
-            Problem::Zero => "must be at least 1".to_string(),
-            Problem::TooLarge { max, unit, .. } => format!("too large (at most {max}{unit})"),
-            Problem::OutOfRange { range, .. } => format!("must be {range}"),
-            Problem::EmptyName { hint } => format!("empty file name{hint}"),
+/// What an option without value does.
+pub enum Switch {
+    /// Ends the parse: `-h`, `--version`.
+    Stop(Stop),
+    /// Sets a mode of the run, not a benchmark option: `--fill-behaviour`, `--strict`.
+    Mode(fn(&mut Modes)),
+    /// A benchmark flag; `apply` receives `true`, or the boolean word the long form was
+    /// given when `words` is set (`--interleaved=0`).
+    Flag {
+        /// The long form accepts a boolean word (spec §1.3 quirk, made explicit).
+        words: bool,
+        /// Store the flag.
+        apply: fn(&mut Options, bool),
+        /// How the flag shows in the parameter block and the results files when it is
+        /// on (none: nowhere, or as its consumer writes it).
+        shown: Option<Shown>,
+    },
+}
+
+/// How a flag the C tool lacks shows when it is on: one line of the parameter block
+/// (after the storage options' lines) and one field of every results record, value
+/// `on` (after the storage fields). Off, it shows nowhere, so the report and the
+/// results files of a run without it are those of a run before it existed.
+pub struct Shown {
+    /// Whether the flag is on in `o`.
+    pub on: fn(&Options) -> bool,
+    /// The parameter-block line, without the `rank R: ` prefix (`Name=on (what it
+    /// does)`).
+    pub line: &'static str,
+    /// The field's name in the JSON and CSV results (`name`).
+    pub key: &'static str,
+}
+
+/// An option that ends the parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// `-h`/`--help`.
+    Help,
+    /// `--version`.
+    Version,
+}
+
+/// The modes set by `--fill-behaviour` and `--strict`.
+#[derive(Debug, Default)]
+pub struct Modes {
+    /// `--fill-behaviour` was given.
+    pub fill_behaviour: bool,
+    /// `--strict` was given.
+    pub strict: bool,
+}
+
+impl Def {
+    /// `-e/--num-bytes`, or `--version` for an option without short form (messages).
+    pub fn label(&self) -> String {
+        match self.short {
+            Some(c) => format!("-{c}/--{}", self.long),
+            None => format!("--{}", self.long),
         }
+    }
+
+    /// Whether `name` (text after `--`, without `=VALUE`) spells this option: a prefix of
+    /// the full name at least as long as the minimum abbreviation (spec §1.3).
+    pub fn matches_long(&self, name: &str) -> bool {
+        name.len() >= self.min && self.long.starts_with(name)
+    }
+
+    /// The long form as the help text shows it: `--num-b[ytes]`.
+    pub fn long_shown(&self) -> String {
+        let (min, rest) = self.long.split_at(self.min);
+        if rest.is_empty() {
+            format!("--{min}")
+        } else {
+            format!("--{min}[{rest}]")
+        }
+    }
+
+    /// The value's name (`SIZE`), `[=SHIFT]` for an optional value, or `None` for an
+    /// option without value.
+    pub fn var(&self) -> Option<&'static str> {
+        match self.action {
+            Action::Value { kind, .. } | Action::Name { kind, .. } => Some(kind.var()),
+            Action::Optional {
+                kind: ValueKind::Shift,
+                ..
+            } => Some("[=SHIFT]"),
+            Action::Optional { .. } => Some("[=VALUE]"),
+            Action::Switch(_) => None,
+        }
+    }
+
+    /// Whether the option takes an optional value (`--reorder[=SHIFT]`).
+    pub fn optional_value(&self) -> bool {
+        matches!(self.action, Action::Optional { .. })
     }
 }
 
-impl fmt::Display for ValueError {
-    /// The whole sentence, naming the value: `HDF5 alignment must be at least 1`,
-    /// `block size (18446744073709551615) is too large (at most 9223372036854775807)`,
-    /// `debug level (-1) must be 0..4`, `empty report file name`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = self.what;
-        match &self.problem {
-            Problem::Zero => write!(f, "{what} must be at least 1"),
-            Problem::TooLarge { value, max, .. } => {
-                write!(f, "{what} ({value}) is too large (at most {max})")
+/// Letters the C tool accepted without implementing them (spec §1.2); `-n` is now
+/// `--no-fill`.
+pub const UNSUPPORTED: [char; 3] = ['m', 's', 't'];
+
+/// The option with the short letter `c`.
+pub fn by_short(c: char) -> Option<&'static Def> {
+    DEFS.iter().find(|d| d.short == Some(c))
+}
+
+/// The option spelled `name` after `--` (a full name or an accepted abbreviation).
+pub fn by_long(name: &str) -> Option<&'static Def> {
+    DEFS.iter().find(|d| d.matches_long(name))
+}
+
+/// Store the value `checked` in `field`, or refuse it with the reason (a rule's
+/// refusal as the command line words it, [`super::values::ValueError::reason`]).
+fn put<T, E>(field: &mut T, checked: Result<T, E>) -> Result<(), String>
+where
+    String: From<E>,
+{
+    *field = checked?;
+    Ok(())
+}
+
+/// A count of files or datasets (spec §1.6): a whole number of at least 1.
+fn whole_count(v: &str) -> Result<u64, String> {
+    Ok(count(parse_int(v, MAX_COUNT)?)?)
+}
+
+/// A flag without boolean words that shows nowhere by itself.
+const fn flag(apply: fn(&mut Options, bool)) -> Action {
+    Action::Switch(Switch::Flag {
+        words: false,
+        apply,
+        shown: None,
+    })
+}
+
+/// A value of `kind`, parsed and stored by `apply`.
+const fn value(kind: ValueKind, apply: fn(&mut Options, &str) -> Result<(), String>) -> Action {
+    Action::Value { kind, apply }
+}
+
+/// A file name of `kind`, stored by `apply`.
+const fn name(kind: ValueKind, apply: fn(&mut Options, &OsStr) -> Result<(), String>) -> Action {
+    Action::Name { kind, apply }
+}
+
+/// Every option, in the order of the help text. Two names share at most a prefix
+/// shorter than the larger of their minimum abbreviations (`--al` is `--align`,
+/// `--allo` is `--alloc-time`), so a long spelling matches at most one entry (checked
+/// by unit tests).
+pub static DEFS: [Def; 42] = [
+    Def {
+        short: Some('h'),
+        long: "help",
+        min: 2,
+        action: Action::Switch(Switch::Stop(Stop::Help)),
+        help: "Print this help and exit.",
+    },
+    Def {
+        short: None,
+        long: "version",
+        min: 2,
+        action: Action::Switch(Switch::Stop(Stop::Version)),
+        help: "Print the version of h5perf and exit.",
+    },
+    Def {
+        short: Some('a'),
+        long: "align",
+        min: 2,
+        action: value(ValueKind::Size, |o, v| {
+            put(&mut o.h5_align, positive_size(parse_size(v)?))
+        }),
+        help: "HDF5 object alignment, at least 1. [default: 1, no alignment]",
+    },
+    Def {
+        short: Some('A'),
+        long: "api",
+        min: 2,
+        action: value(ValueKind::ApiList, |o, v| {
+            for api in parse_api_list(v)? {
+                o.apis.insert(api);
             }
-            Problem::OutOfRange { value, range } => write!(f, "{what} ({value}) must be {range}"),
-            Problem::EmptyName { .. } => write!(f, "empty {what}"),
-        }
-    }
-}
-
-impl std::error::Error for ValueError {}
-
-impl Options {
-    /// The largest size in bytes (`-e -x -X -B -a -T`): `i64::MAX`, the C tool's `off_t`
-    /// arithmetic (spec §1.5).
-    pub const MAX_SIZE: u64 = i64::MAX as u64;
-    /// The largest number of files (`-F`) or datasets (`-d`): `i64::MAX` (spec §1.6).
-    pub const MAX_COUNT: u64 = i64::MAX as u64;
-    /// The highest debug level (`-D`); larger levels count as this one (spec §1.8).
-    pub const MAX_DEBUG_LEVEL: u8 = 4;
-
-    /// `-e`: bytes per process per dataset; 0 = the default.
-    ///
-    /// # Errors
-    /// More than [`Options::MAX_SIZE`] bytes.
-    pub fn set_num_bytes(&mut self, bytes: u64) -> Result<(), ValueError> {
-        self.num_bytes = size(bytes, "bytes per process")?;
-        Ok(())
-    }
-
-    /// `-x`: the smallest transfer-buffer size in bytes; 0 = the default.
-    ///
-    /// # Errors
-    /// More than [`Options::MAX_SIZE`] bytes.
-    pub fn set_min_xfer_size(&mut self, bytes: u64) -> Result<(), ValueError> {
-        self.buf_min = size(bytes, "minimum transfer size")?;
-        Ok(())
-    }
-
-    /// `-X`: the largest transfer-buffer size in bytes; 0 = the default.
-    ///
-    /// # Errors
-    /// More than [`Options::MAX_SIZE`] bytes.
-    pub fn set_max_xfer_size(&mut self, bytes: u64) -> Result<(), ValueError> {
-        self.buf_max = size(bytes, "maximum transfer size")?;
-        Ok(())
-    }
-
-    /// `-B`: the block size in bytes; 0 = the default.
-    ///
-    /// # Errors
-    /// More than [`Options::MAX_SIZE`] bytes.
-    pub fn set_block_size(&mut self, bytes: u64) -> Result<(), ValueError> {
-        self.blk_size = size(bytes, "block size")?;
-        Ok(())
-    }
-
-    /// `-a`: the HDF5 object alignment in bytes (`H5Pset_alignment`), at least 1.
-    ///
-    /// # Errors
-    /// Zero, or more than [`Options::MAX_SIZE`] bytes.
-    pub fn set_align(&mut self, bytes: u64) -> Result<(), ValueError> {
-        self.h5_align = size(at_least_one(bytes, "HDF5 alignment")?, "HDF5 alignment")?;
-        Ok(())
-    }
-
-    /// `-T`: the HDF5 alignment threshold in bytes.
-    ///
-    /// # Errors
-    /// More than [`Options::MAX_SIZE`] bytes.
-    pub fn set_threshold(&mut self, bytes: u64) -> Result<(), ValueError> {
-        self.h5_thresh = size(bytes, "HDF5 alignment threshold")?;
-        Ok(())
-    }
-
-    /// `-F`: the number of files, at least 1.
-    ///
-    /// # Errors
-    /// Zero, or more than [`Options::MAX_COUNT`].
-    pub fn set_num_files(&mut self, n: u64) -> Result<(), ValueError> {
-        self.num_files = count(n, "number of files")?;
-        Ok(())
-    }
-
-    /// `-d`: the number of datasets per file, at least 1.
-    ///
-    /// # Errors
-    /// Zero, or more than [`Options::MAX_COUNT`].
-    pub fn set_num_dsets(&mut self, n: u64) -> Result<(), ValueError> {
-        self.num_dsets = count(n, "number of datasets")?;
-        Ok(())
-    }
-
-    /// `-D` level: 0..=4; a larger level counts as [`Options::MAX_DEBUG_LEVEL`] (spec
-    /// §1.8). The `r`, `t`, `v` flags are plain fields of [`Options::debug`].
-    ///
-    /// # Errors
-    /// A negative level.
-    pub fn set_debug_level(&mut self, level: i64) -> Result<(), ValueError> {
-        if level < 0 {
-            return Err(ValueError {
-                what: "debug level",
-                problem: Problem::OutOfRange {
-                    value: level,
-                    range: "0..4",
-                },
-            });
-        }
-        self.debug.level = level.min(i64::from(Self::MAX_DEBUG_LEVEL)) as u8;
-        Ok(())
-    }
-
-    /// `-o`: write the text report to the file `name` (taken as given, blanks included).
-    ///
-    /// # Errors
-    /// An empty name.
-    pub fn set_output(&mut self, name: &OsStr) -> Result<(), ValueError> {
-        self.output = Some(file_name(name, "report file name", "")?);
-        Ok(())
-    }
-
-    /// `--json`: write the results as JSON to the file `name`, `-` meaning standard output.
-    ///
-    /// # Errors
-    /// An empty name.
-    pub fn set_json(&mut self, name: &OsStr) -> Result<(), ValueError> {
-        self.json = Some(file_name(name, "JSON file name", STDOUT_HINT)?);
-        Ok(())
-    }
-
-    /// `--csv`: write the results as CSV to the file `name`, `-` meaning standard output.
-    ///
-    /// # Errors
-    /// An empty name.
-    pub fn set_csv(&mut self, name: &OsStr) -> Result<(), ValueError> {
-        self.csv = Some(file_name(name, "CSV file name", STDOUT_HINT)?);
-        Ok(())
-    }
-
-    /// `--rank-csv`: write every rank's time per iteration and phase as CSV to the file
-    /// `name`, `-` meaning standard output.
-    ///
-    /// # Errors
-    /// An empty name.
-    pub fn set_rank_csv(&mut self, name: &OsStr) -> Result<(), ValueError> {
-        self.rank_csv = Some(file_name(name, "rank CSV file name", STDOUT_HINT)?);
-        Ok(())
-    }
-}
-
-impl Options {
-    /// `--reorder[=SHIFT]`: `None` for the default shift (the ranks on a node, or 1 on
-    /// one node), else the shift, at least 1.
-    ///
-    /// # Errors
-    /// A shift of zero, or more than [`Options::MAX_COUNT`].
-    pub fn set_reorder(&mut self, shift: Option<u64>) -> Result<(), ValueError> {
-        self.storage.reorder = Some(match shift {
-            None => Reorder::ByNode,
-            Some(s) => Reorder::Shift(count(s, "read reorder shift")?),
-        });
-        Ok(())
-    }
-}
-
-/// Appended to the reason for an empty `--json`/`--csv` name.
-const STDOUT_HINT: &str = " (use - for standard output)";
-
-/// `bytes` if at most [`Options::MAX_SIZE`].
-fn size(bytes: u64, what: &'static str) -> Result<u64, ValueError> {
-    at_most(bytes, Options::MAX_SIZE, " bytes", what)
-}
-
-/// `n` if at least 1 and at most [`Options::MAX_COUNT`].
-fn count(n: u64, what: &'static str) -> Result<u64, ValueError> {
-    at_most(at_least_one(n, what)?, Options::MAX_COUNT, "", what)
-}
-
-/// `n` unless it is zero.
-fn at_least_one(n: u64, what: &'static str) -> Result<u64, ValueError> {
-    if n == 0 {
-        Err(ValueError {
-            what,
-            problem: Problem::Zero,
-        })
-    } else {
-        Ok(n)
-    }
-}
-
-/// `value` if at most `max`.
-fn at_most(
-    value: u64,
-    max: u64,
-    unit: &'static str,
-    what: &'static str,
-) -> Result<u64, ValueError> {
-    if value > max {
-        Err(ValueError {
-            what,
-            problem: Problem::TooLarge { value, max, unit },
-        })
-    } else {
-        Ok(value)
-    }
-}
-
-/// `name` (its bytes as given) unless it is empty.
-fn file_name(name: &OsStr, what: &'static str, hint: &'static str) -> Result<OsString, ValueError> {
-    if name.is_empty() {
-        Err(ValueError {
-            what,
-            problem: Problem::EmptyName { hint },
-        })
-    } else {
-        Ok(name.to_os_string())
-    }
-}
+            Ok(())
+        }),
+        help: "APIs to test, separated by commas: posix, mpiio, phdf5 (any\n\
+               case). They always run in that order. Repeated -A options add up.\n\
+               [default: all three]",
+    },
+    Def {
+        short: None,
+        long: "alloc-time",
+        min: 4,
+        action: value(ValueKind::AllocTime, |o, v| {
+            put(&mut o.fill.alloc, parse_alloc_time(v).map(Some))
+        }),
+        help: "PHDF5 datasets: when HDF5 allocates their space: default, early,\n\
+               incr or late. With the MPI-IO driver HDF5 always allocates early,\n\
+               whatever is asked. [default: the library's]",
+    },
+    Def {
+        short: None,
+        long: "baseline",
+        min: 2,
+        action: name(ValueKind::File, |o, v| o.acceptance.set_baseline(v)),
+        help: "Compare each mean throughput with the same processes, transfer size,\n\
+               API and phase in FILE, the --csv or --json results of an earlier\n\
+               run: worse by more than --tolerance and by more than twice the\n\
+               combined standard deviation is a regression (exit status 3).\n\
+               Measurements missing on either side are listed. [default: none]",
+    },
+    Def {
+        short: Some('B'),
+        long: "block-size",
+        min: 2,
+        action: value(ValueKind::Size, |o, v| put(&mut o.blk_size, parse_size(v))),
+        help: "Block size (see below). [default: half of -e]",
+    },
+    Def {
+        short: Some('c'),
+        long: "chunk",
+        min: 2,
+        action: flag(|o, on| o.chunk = on),
+        help: "Store HDF5 datasets in chunks of one block (2D: block x block);\n\
+               in 2D the POSIX and MPI-IO files imitate that chunk layout.\n\
+               [default: contiguous]",
+    },
+    Def {
+        short: Some('C'),
+        long: "collective",
+        min: 2,
+        action: flag(|o, on| o.collective = on),
+        help: "Use collective I/O for MPI-IO and PHDF5. [default: independent]",
+    },
+    Def {
+        short: None,
+        long: "csv",
+        min: 2,
+        action: name(ValueKind::Destination, |o, v| {
+            put(&mut o.csv, file_name(v, STDOUT_HINT).map(Some))
+        }),
+        help: "Also write the results to FILE as CSV: a header row, then one row\n\
+               per number of processes, transfer size, API and phase. - means\n\
+               standard output, after the report. [default: none]",
+    },
+    Def {
+        short: Some('d'),
+        long: "num-dsets",
+        min: 5,
+        action: value(ValueKind::Int, |o, v| put(&mut o.num_dsets, whole_count(v))),
+        help: "Number of datasets per file, at least 1. [default: 1]",
+    },
+    Def {
+        short: Some('D'),
+        long: "debug",
+        min: 2,
+        action: value(ValueKind::DebugList, |o, v| {
+            let d = parse_debug_list(v)?;
+            if let Some(level) = d.level {
+                o.debug.level = debug_level(i64::try_from(level).unwrap_or(i64::MAX))?;
+            }
+            o.debug.raw |= d.raw;
+            o.debug.times |= d.times;
+            o.debug.verify |= d.verify;
+            Ok(())
+        }),
+        help: "Debug flags separated by commas (see below). [default: none]",
+    },
+    Def {
+        short: None,
+        long: "direct",
+        min: 2,
+        action: flag(|o, on| o.storage.direct = on),
+        help: "POSIX only (-A posix): open the data files with O_DIRECT, so that\n\
+               transfers bypass the page cache. Every POSIX call's length must be\n\
+               a multiple of the file system's direct-I/O alignment (statx\n\
+               STATX_DIOALIGN, else the logical block size); tmpfs is refused.\n\
+               [default: off]",
+    },
+    Def {
+        short: None,
+        long: "drop-caches",
+        min: 2,
+        action: flag(|o, on| o.storage.drop_caches = on),
+        help: "Before each read phase, outside every timer, one process per node\n\
+               runs sync and writes 3 to /proc/sys/vm/drop_caches (root only),\n\
+               so that reads come from the storage. [default: off]",
+    },
+    Def {
+        short: Some('e'),
+        long: "num-bytes",
+        min: 5,
+        action: value(ValueKind::Size, |o, v| put(&mut o.num_bytes, parse_size(v))),
+        help: "Bytes per process per dataset (2D: see below). [default: 256K,\n\
+               8K with -g]",
+    },
+    Def {
+        short: None,
+        long: "expect",
+        min: 2,
+        action: value(ValueKind::Criterion, |o, v| o.acceptance.add_expect(v)),
+        help: "A contract criterion, repeatable: API.PHASE[.max|.mean|.min] >=, >,\n\
+               <= or < a bound in B/s, kB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or\n\
+               TiB/s, optionally @procs=N,xfer=SIZE (mpiio.write>=2GB/s). Every\n\
+               measurement it selects must meet it; a verdict table follows the\n\
+               report and the exit status is 3 when one fails. [default: none]",
+    },
+    Def {
+        short: Some('F'),
+        long: "num-files",
+        min: 5,
+        action: value(ValueKind::Int, |o, v| put(&mut o.num_files, whole_count(v))),
+        help: "Number of files, at least 1. [default: 1]",
+    },
+    Def {
+        short: None,
+        long: "fill-behaviour",
+        min: 6,
+        action: Action::Switch(Switch::Mode(|m| m.fill_behaviour = true)),
+        help: "Run no benchmark: find out by experiment when the linked HDF5\n\
+               writes fill values (serial on rank 0, then on all processes) and\n\
+               print HDF5's documented tables with every difference marked.\n\
+               Exits 0 unless --st[rict] is given and something differs.",
+    },
+    Def {
+        short: None,
+        long: "fill-time",
+        min: 6,
+        action: value(ValueKind::FillTime, |o, v| {
+            put(&mut o.fill.time, parse_fill_time(v).map(Some))
+        }),
+        help: "PHDF5 datasets: when HDF5 writes the fill value into new space:\n\
+               never, ifset (if a fill value is set; HDF5 1.10.8 also writes 0\n\
+               into new chunks without one) or alloc (always). Fills written at\n\
+               dataset creation count in the Write time. [default: ifset]",
+    },
+    Def {
+        short: None,
+        long: "fill-value",
+        min: 6,
+        action: value(ValueKind::FillValue, |o, v| {
+            put(&mut o.fill.value, parse_fill_value(v).map(Some))
+        }),
+        help: "PHDF5 datasets: fill value, a byte 0-255, or undefined (no fill\n\
+               value; HDF5 then refuses --fill-time=alloc). [default: the\n\
+               library's, 0]",
+    },
+    Def {
+        short: None,
+        long: "from",
+        min: 2,
+        action: name(ValueKind::File, |o, v| o.acceptance.add_from(v)),
+        help: "Run no benchmark: make the --html page and the verdict of --expect\n\
+               and --baseline from the results files of an earlier run: its\n\
+               --csv or --json file and, for the per-rank chart, its --rank-csv\n\
+               file (give --from once per file).",
+    },
+    Def {
+        short: None,
+        long: "fsync",
+        min: 2,
+        action: flag(|o, on| o.storage.fsync = on),
+        help: "Before closing each file written, force its data to stable storage\n\
+               (POSIX fsync, MPI_File_sync, PHDF5 H5Fflush). The sync counts in\n\
+               Write and Write Open-Close, not in Raw Data Write; -D t shows its\n\
+               time as Write File Sync. [default: off]",
+    },
+    Def {
+        short: Some('g'),
+        long: "geometry",
+        min: 2,
+        action: flag(|o, on| o.dim2d = on),
+        help: "2D geometry: square datasets (see below). [default: 1D]",
+    },
+    Def {
+        short: None,
+        long: "html",
+        min: 2,
+        action: name(ValueKind::File, |o, v| o.acceptance.set_html(v)),
+        help: "Also write one self-contained HTML page to FILE at the end: the run,\n\
+               the verdict, charts of throughput against transfer size and\n\
+               processes, per-rank times of the slowest step, a summary table.\n\
+               No script, no network; prints on A4. [default: none]",
+    },
+    Def {
+        short: Some('i'),
+        long: "num-iterations",
+        min: 5,
+        action: value(ValueKind::Int, |o, v| put(&mut o.num_iters, parse_int32(v))),
+        help: "Number of iterations of each test (0 counts as 1). [default: 1]",
+    },
+    Def {
+        short: Some('I'),
+        long: "interleaved",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: true,
+            apply: |o, on| o.interleaved = on,
+            shown: None,
+        }),
+        help: "Interleaved access pattern (see below). [default: contiguous]",
+    },
+    Def {
+        short: None,
+        long: "json",
+        min: 2,
+        action: name(ValueKind::Destination, |o, v| {
+            put(&mut o.json, file_name(v, STDOUT_HINT).map(Some))
+        }),
+        help: "Also write the results to FILE as JSON, with the same records as\n\
+               --csv. - means standard output, after the report; the JSON starts\n\
+               at the line holding only '{'. [default: none]",
+    },
+    Def {
+        short: Some('n'),
+        long: "no-fill",
+        min: 4,
+        // off (the C API's keyed setter): no longer never, if it was
+        action: flag(|o, on| {
+            if on {
+                o.fill.time = Some(FillTime::Never);
+            } else if o.fill.time == Some(FillTime::Never) {
+                o.fill.time = None;
+            }
+        }),
+        help: "PHDF5 datasets: never write fill values (--fill-time=never).",
+    },
+    Def {
+        short: Some('o'),
+        long: "output",
+        min: 2,
+        action: name(ValueKind::File, |o, v| {
+            put(&mut o.output, file_name(v, "").map(Some))
+        }),
+        help: "Write the report to FILE. [default: standard output]",
+    },
+    Def {
+        short: Some('p'),
+        long: "min-num-processes",
+        min: 9,
+        action: value(ValueKind::Int, |o, v| put(&mut o.min_procs, parse_int32(v))),
+        help: "Smallest number of processes (0 counts as 1). [default: 1]",
+    },
+    Def {
+        short: Some('P'),
+        long: "max-num-processes",
+        min: 9,
+        action: value(ValueKind::Int, |o, v| {
+            put(&mut o.max_procs, parse_int32(v).map(Some))
+        }),
+        help: "Largest number of processes (0 counts as 1). The tests run with\n\
+               P, P/2, P/4, ... processes down to -p. [default: all processes]",
+    },
+    Def {
+        short: None,
+        long: "progress",
+        min: 3,
+        action: flag(|o, on| o.progress = on),
+        help: "After each number of processes and transfer size, print one line on\n\
+               stderr: step k of N, what ran, its time, an estimate of the time\n\
+               left. Without it the lines appear only when stderr is a terminal.\n\
+               Never on stdout, never inside a timed phase. [default: off]",
+    },
+    Def {
+        short: None,
+        long: "rank-csv",
+        min: 3,
+        action: name(ValueKind::Destination, |o, v| {
+            put(&mut o.rank_csv, file_name(v, STDOUT_HINT).map(Some))
+        }),
+        help: "Also write every rank's own time as CSV to FILE: one row per number\n\
+               of processes, transfer size, API, iteration, phase and rank, with\n\
+               its host, seconds and bytes. Gathered after each iteration, outside\n\
+               the timers. Rewritten after each step, like --json and --csv.\n\
+               - means standard output, after the report. [default: none]",
+    },
+    Def {
+        short: None,
+        long: "read-only",
+        min: 3,
+        action: flag(|o, on| o.storage.read_only = on),
+        help: "No write phase: read the files that an earlier run with the same\n\
+               options left (HDF5_NOCLEANUP), after checking that each exists\n\
+               with the expected size (HDF5: dataset names and shapes). The\n\
+               files are kept. [default: off]",
+    },
+    Def {
+        short: None,
+        long: "reorder",
+        min: 3,
+        action: Action::Optional {
+            kind: ValueKind::Shift,
+            apply: |o, v| {
+                let shift = v.map(|v| parse_int(v, MAX_COUNT)).transpose()?;
+                put(&mut o.storage.reorder, reorder(shift).map(Some))
+            },
+        },
+        help: "In the read phase rank r reads the part that rank (r + SHIFT) mod N\n\
+               wrote, so that its data comes from another node. Default SHIFT:\n\
+               the processes on a node when the run spans nodes, else 1 (one\n\
+               node, one shared page cache). [default: off]",
+    },
+    Def {
+        short: None,
+        long: "strict",
+        min: 2,
+        action: Action::Switch(Switch::Mode(|m| m.strict = true)),
+        help: "With --fill-behaviour: exit with status 1 when the library\n\
+               differs from the document anywhere.",
+    },
+    Def {
+        short: None,
+        long: "summary",
+        min: 2,
+        action: flag(|o, on| o.summary = on),
+        help: "End the report with a summary table: per API, processes, transfer\n\
+               size and phase the max / mean / min MB/s (MiB/s), their standard\n\
+               deviation over iterations, and the slowest rank with its host.\n\
+               [default: off]",
+    },
+    Def {
+        short: Some('T'),
+        long: "threshold",
+        min: 2,
+        action: value(ValueKind::Size, |o, v| put(&mut o.h5_thresh, parse_size(v))),
+        help: "HDF5 alignment threshold: only objects of at least this size\n\
+               are aligned to -a. [default: 1]",
+    },
+    Def {
+        short: None,
+        long: "tolerance",
+        min: 2,
+        action: value(ValueKind::Percent, |o, v| o.acceptance.set_tolerance(v)),
+        help: "With --baseline: how much worse than the baseline a mean throughput\n\
+               may be, in percent (0 to below 100). [default: 10]",
+    },
+    Def {
+        short: Some('w'),
+        long: "write-only",
+        min: 2,
+        action: Action::Switch(Switch::Flag {
+            words: true,
+            apply: |o, on| o.write_only = on,
+            shown: None,
+        }),
+        help: "Run the write tests only, without reading back. [default: off]",
+    },
+    Def {
+        short: Some('x'),
+        long: "min-xfer-size",
+        min: 5,
+        action: value(ValueKind::Size, |o, v| put(&mut o.buf_min, parse_size(v))),
+        help: "Smallest transfer-buffer size. [default: half of -e]",
+    },
+    Def {
+        short: Some('X'),
+        long: "max-xfer-size",
+        min: 5,
+        action: value(ValueKind::Size, |o, v| put(&mut o.buf_max, parse_size(v))),
+        help: "Largest transfer-buffer size. The tests run with -x, 2 x -x,\n\
+               4 x -x, ... bytes up to -X. [default: -e]",
+    },
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::{refused, run, Text};
+    use crate::config::{ApiSet, Debug};
 
     #[test]
-    fn sizes_accept_zero_and_refuse_above_i64_max() {
-        type Setter = fn(&mut Options, u64) -> Result<(), ValueError>;
+    fn table_has_no_ambiguous_prefixes() {
+        for a in &DEFS {
+            for b in &DEFS {
+                if !std::ptr::eq(a, b) {
+                    assert!(
+                        !b.matches_long(&a.long[..a.min]),
+                        "{} vs {}",
+                        a.long,
+                        b.long
+                    );
+                }
+            }
+            if let Some(c) = a.short {
+                assert_eq!(DEFS.iter().filter(|p| p.short == Some(c)).count(), 1);
+            }
+        }
+    }
+
+    #[test]
+    fn no_spelling_matches_two_options() {
+        // every prefix of every name that matches it also matches no other entry
+        for a in &DEFS {
+            for n in 1..=a.long.len() {
+                let spelling = &a.long[..n];
+                let hits = DEFS.iter().filter(|p| p.matches_long(spelling)).count();
+                assert!(hits <= 1, "--{spelling} matches {hits} options");
+                assert_eq!(a.matches_long(spelling), n >= a.min, "--{spelling}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_size_option_short_and_long() {
         type Getter = fn(&Options) -> u64;
-        let cases: [(Setter, Getter, &str); 5] = [
-            (Options::set_num_bytes, |o| o.num_bytes, "bytes per process"),
-            (
-                Options::set_min_xfer_size,
-                |o| o.buf_min,
-                "minimum transfer size",
-            ),
-            (
-                Options::set_max_xfer_size,
-                |o| o.buf_max,
-                "maximum transfer size",
-            ),
-            (Options::set_block_size, |o| o.blk_size, "block size"),
-            (
-                Options::set_threshold,
-                |o| o.h5_thresh,
-                "HDF5 alignment threshold",
-            ),
+        let cases: [(&str, &str, Getter); 6] = [
+            ("-a", "--align", |o| o.h5_align),
+            ("-B", "--block-size", |o| o.blk_size),
+            ("-e", "--num-bytes", |o| o.num_bytes),
+            ("-T", "--threshold", |o| o.h5_thresh),
+            ("-x", "--min-xfer-size", |o| o.buf_min),
+            ("-X", "--max-xfer-size", |o| o.buf_max),
         ];
-        for (set, get, what) in cases {
-            let mut o = Options::default();
-            set(&mut o, 0).unwrap();
-            assert_eq!(get(&o), 0, "{what}");
-            set(&mut o, i64::MAX as u64).unwrap();
-            assert_eq!(get(&o), i64::MAX as u64, "{what}");
-            let e = set(&mut o, i64::MAX as u64 + 1).unwrap_err();
-            assert_eq!(
-                get(&o),
-                i64::MAX as u64,
-                "{what}: unchanged after a refusal"
-            );
-            assert_eq!(
-                e.to_string(),
-                format!("{what} (9223372036854775808) is too large (at most 9223372036854775807)")
-            );
-            assert_eq!(e.reason(), "too large (at most 9223372036854775807 bytes)");
+        for (s, l, get) in cases {
+            assert_eq!(get(&run(&[s, "4K"])), 4096, "{s}");
+            assert_eq!(get(&run(&[&format!("{s}3M")])), 3 << 20, "{s}");
+            assert_eq!(get(&run(&[&format!("{l}=2G")])), 2 << 30, "{l}");
+            assert_eq!(get(&run(&[l, "5k"])), 5120, "{l}");
+            assert_eq!(get(&run(&[l, "7"])), 7, "{l}");
         }
     }
 
     #[test]
-    fn align_and_counts_must_be_at_least_one() {
-        type Setter = fn(&mut Options, u64) -> Result<(), ValueError>;
-        type Getter = fn(&Options) -> u64;
-        let cases: [(Setter, Getter, &str, &str); 3] = [
-            (
-                Options::set_align,
-                |o| o.h5_align,
-                "HDF5 alignment",
-                " bytes",
-            ),
-            (
-                Options::set_num_files,
-                |o| o.num_files,
-                "number of files",
-                "",
-            ),
-            (
-                Options::set_num_dsets,
-                |o| o.num_dsets,
-                "number of datasets",
-                "",
-            ),
-        ];
-        for (set, get, what, unit) in cases {
-            let mut o = Options::default();
-            set(&mut o, 7).unwrap();
-            assert_eq!(get(&o), 7);
-            let e = set(&mut o, 0).unwrap_err();
-            assert_eq!(get(&o), 7, "{what}: unchanged after a refusal");
-            assert_eq!(e.to_string(), format!("{what} must be at least 1"));
-            assert_eq!(e.reason(), "must be at least 1");
-            let e = set(&mut o, u64::MAX).unwrap_err();
-            assert_eq!(
-                e.to_string(),
-                format!("{what} (18446744073709551615) is too large (at most 9223372036854775807)")
-            );
-            assert_eq!(
-                e.reason(),
-                format!("too large (at most 9223372036854775807{unit})")
-            );
-            set(&mut o, i64::MAX as u64).unwrap();
+    fn every_integer_option_short_and_long() {
+        let o = run(&["-d", "3", "-F", "4", "-i", "5", "-p", "2", "-P", "8"]);
+        assert_eq!((o.num_dsets, o.num_files, o.num_iters), (3, 4, 5));
+        assert_eq!((o.min_procs, o.max_procs), (2, Some(8)));
+        let o = run(&[
+            "--num-dsets=6",
+            "--num-files",
+            "7",
+            "--num-iterations=9",
+            "--min-num-processes",
+            "3",
+            "--max-num-processes=16",
+        ]);
+        assert_eq!((o.num_dsets, o.num_files, o.num_iters), (6, 7, 9));
+        assert_eq!((o.min_procs, o.max_procs), (3, Some(16)));
+        let o = run(&["-d2", "-F3", "-i4", "-p5", "-P6"]);
+        assert_eq!((o.num_dsets, o.num_files, o.num_iters), (2, 3, 4));
+        assert_eq!((o.min_procs, o.max_procs), (5, Some(6)));
+        // surrounding blanks and '+'
+        let o = run(&["-F", " 2\t", "-i", "+3", "-d", "010"]);
+        assert_eq!((o.num_files, o.num_iters, o.num_dsets), (2, 3, 10));
+        // 0 accepted for -i -p -P (clamped later)
+        let o = run(&["-i", "0", "-p", "0", "-P", "0"]);
+        assert_eq!((o.num_iters, o.min_procs, o.max_procs), (0, 0, Some(0)));
+        // limits
+        let o = run(&["-i", "2147483647", "-d", "9223372036854775807"]);
+        assert_eq!(
+            (o.num_iters, o.num_dsets),
+            (i32::MAX as u32, i64::MAX as u64)
+        );
+    }
+
+    #[test]
+    fn every_flag_short_and_long() {
+        let o = run(&["-c", "-C", "-g", "-I", "-w"]);
+        assert!(o.chunk && o.collective && o.dim2d && o.interleaved && o.write_only);
+        let o = run(&[
+            "--chunk",
+            "--collective",
+            "--geometry",
+            "--interleaved",
+            "--write-only",
+        ]);
+        assert!(o.chunk && o.collective && o.dim2d && o.interleaved && o.write_only);
+        let o = run(&["--ch", "--co", "--ge", "--in", "--wr"]);
+        assert!(o.chunk && o.collective && o.dim2d && o.interleaved && o.write_only);
+        let o = run(&["-c"]);
+        assert!(o.chunk && !o.collective && !o.dim2d && !o.interleaved && !o.write_only);
+    }
+
+    #[test]
+    fn api_debug_output_short_and_long() {
+        let o = run(&["-A", "posix", "--api=phdf5", "-D", "3,t", "-o", "out.txt"]);
+        assert_eq!(
+            o.apis,
+            ApiSet {
+                posix: true,
+                mpiio: false,
+                phdf5: true
+            }
+        );
+        assert_eq!(
+            o.debug,
+            Debug {
+                level: 3,
+                raw: false,
+                times: true,
+                verify: false
+            }
+        );
+        assert_eq!(o.output.text(), Some("out.txt"));
+        let o = run(&["-Ampiio", "--debug", "v", "--output", "r.txt"]);
+        assert_eq!(
+            o.apis,
+            ApiSet {
+                posix: false,
+                mpiio: true,
+                phdf5: false
+            }
+        );
+        assert_eq!(
+            o.debug,
+            Debug {
+                level: 0,
+                raw: false,
+                times: false,
+                verify: true
+            }
+        );
+        assert_eq!(o.output.text(), Some("r.txt"));
+        let o = run(&["-D2,r", "--ou=x", "--ap", "posix"]);
+        assert_eq!(
+            o.debug,
+            Debug {
+                level: 2,
+                raw: true,
+                times: false,
+                verify: false
+            }
+        );
+        assert_eq!(o.output.text(), Some("x"));
+        assert!(o.apis.posix);
+        // -o takes any raw string, even one starting with '-' (short form)
+        assert_eq!(run(&["-o", "-weird"]).output.text(), Some("-weird"));
+        assert_eq!(run(&["--output=-w"]).output.text(), Some("-w"));
+        assert_eq!(run(&["-o", " a b "]).output.text(), Some(" a b "));
+    }
+
+    #[test]
+    fn size_refusals_name_option_and_value() {
+        refused(
+            &["-e", "10Q"],
+            &[
+                "h5perf: invalid value '10Q' for -e/--num-bytes: Illegal size specifier 'Q' \
+               (a size is a number with an optional K, M or G suffix)",
+            ],
+        );
+        refused(
+            &["--num-bytes=1.5K"],
+            &["invalid value '1.5K' for -e/--num-bytes: fractional"],
+        );
+        refused(
+            &["-x", "-8"],
+            &["invalid value '-8' for -x/--min-xfer-size: negative"],
+        );
+        refused(
+            &["-X", ""],
+            &["invalid value '' for -X/--max-xfer-size: empty"],
+        );
+        refused(
+            &["-BK"],
+            &["invalid value 'K' for -B/--block-size: no digits"],
+        );
+        refused(
+            &["-T", "8Kxyz"],
+            &["invalid value '8Kxyz' for -T/--threshold: unexpected"],
+        );
+        refused(&["--al", "8KK"], &["invalid value '8KK' for -a/--align"]);
+        refused(
+            &["-e", "99999999999999999999"],
+            &["'99999999999999999999'", "too large"],
+        );
+        refused(
+            &["-e", "9000000000G"],
+            &["'9000000000G' for -e/--num-bytes: too large"],
+        );
+        // the next token is taken unconditionally by a short option
+        refused(
+            &["-e", "-x"],
+            &["invalid value '-x' for -e/--num-bytes: no digits"],
+        );
+        // zero: default for -e -x -X -B, fine for -T, refused for -a
+        let o = run(&["-e", "0", "-x", "0", "-X", "0", "-B", "0", "-T", "0"]);
+        assert_eq!(
+            (o.num_bytes, o.buf_min, o.buf_max, o.blk_size, o.h5_thresh),
+            (0, 0, 0, 0, 0)
+        );
+        refused(
+            &["-a", "0"],
+            &["invalid value '0' for -a/--align: must be at least 1"],
+        );
+        refused(
+            &["--align=0K"],
+            &["invalid value '0K' for -a/--align: must be at least 1"],
+        );
+    }
+
+    #[test]
+    fn integer_refusals_name_option_and_value() {
+        refused(
+            &["-i", "-1"],
+            &["invalid value '-1' for -i/--num-iterations: negative"],
+        );
+        refused(
+            &["-i", "3x"],
+            &["invalid value '3x' for -i/--num-iterations: not a whole"],
+        );
+        refused(
+            &["-d", "x"],
+            &["invalid value 'x' for -d/--num-dsets: not a whole number"],
+        );
+        refused(
+            &["-F", "1.5"],
+            &["invalid value '1.5' for -F/--num-files: fractional"],
+        );
+        refused(
+            &["-p", ""],
+            &["invalid value '' for -p/--min-num-processes: empty"],
+        );
+        refused(
+            &["-P", "+"],
+            &["invalid value '+' for -P/--max-num-processes: not a whole"],
+        );
+        refused(
+            &["-P", "4K"],
+            &["invalid value '4K' for -P/--max-num-processes"],
+        );
+        refused(
+            &["-i", "2147483648"],
+            &["'2147483648' for -i/--num-iterations: too large"],
+        );
+        refused(
+            &["-p", "4294967297"],
+            &["for -p/--min-num-processes: too large"],
+        );
+        refused(
+            &["-P", "2147483648"],
+            &["for -P/--max-num-processes: too large"],
+        );
+        refused(
+            &["-d", "9223372036854775808"],
+            &["for -d/--num-dsets: too large"],
+        );
+        refused(
+            &["-F", "99999999999999999999"],
+            &["for -F/--num-files: too large"],
+        );
+        refused(
+            &["-d", "0"],
+            &["invalid value '0' for -d/--num-dsets: must be at least 1"],
+        );
+        refused(
+            &["-F", "0"],
+            &["invalid value '0' for -F/--num-files: must be at least 1"],
+        );
+        refused(
+            &["--num-files=00"],
+            &["'00' for -F/--num-files: must be at least 1"],
+        );
+        refused(
+            &["-i", "1 2"],
+            &["'1 2' for -i/--num-iterations: not a whole"],
+        );
+    }
+
+    #[test]
+    fn output_file() {
+        refused(
+            &["-o", ""],
+            &["invalid value '' for -o/--output: empty file name"],
+        );
+        refused(
+            &["--output="],
+            &["missing value for -o/--output (expected a file name"],
+        );
+        refused(&["-o"], &["missing value for -o/--output"]);
+        let o = run(&["-o", "a", "--output", "b"]);
+        assert_eq!(o.output.text(), Some("b"));
+    }
+
+    #[test]
+    fn fill_options() {
+        use crate::config::FillSettings;
+        use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+        assert_eq!(run(&[]).fill, FillSettings::default());
+        // -n / --no-fill is --fill-time=never, also in clusters
+        for args in [
+            &["-n"][..],
+            &["--no-fill"],
+            &["--no-f"],
+            &["-cn"],
+            &["--fill-time=never"],
+            &["--fill-t", "NEVER"],
+        ] {
+            assert_eq!(run(args).fill.time, Some(FillTime::Never), "{args:?}");
         }
-    }
-
-    #[test]
-    fn debug_level_clamps_above_four_and_refuses_negative() {
-        let mut o = Options::default();
-        for (level, want) in [(0, 0), (3, 3), (4, 4), (5, 4), (i64::MAX, 4)] {
-            o.set_debug_level(level).unwrap();
-            assert_eq!(o.debug.level, want, "{level}");
+        assert!(run(&["-cnC"]).chunk && run(&["-cnC"]).collective);
+        let o = run(&[
+            "--fill-value=7",
+            "--fill-time",
+            "alloc",
+            "--alloc-time=late",
+            "-c",
+        ]);
+        assert_eq!(
+            o.fill,
+            FillSettings {
+                value: Some(FillValue::Byte(7)),
+                time: Some(FillTime::Alloc),
+                alloc: Some(AllocTime::Late)
+            }
+        );
+        assert!(o.chunk);
+        assert_eq!(run(&["--fill-v", "0"]).fill.value, Some(FillValue::Byte(0)));
+        assert_eq!(
+            run(&["--fill-value= 255"]).fill.value,
+            Some(FillValue::Byte(255))
+        );
+        assert_eq!(
+            run(&["--fill-value=Undefined"]).fill.value,
+            Some(FillValue::Undefined)
+        );
+        assert_eq!(run(&["--fill-time=ifset"]).fill.time, Some(FillTime::IfSet));
+        for (w, a) in [
+            ("default", AllocTime::Default),
+            ("early", AllocTime::Early),
+            ("incr", AllocTime::Incr),
+            ("incremental", AllocTime::Incr),
+            ("LATE", AllocTime::Late),
+        ] {
+            assert_eq!(run(&["--allo", w]).fill.alloc, Some(a), "{w}");
         }
-        let e = o.set_debug_level(-1).unwrap_err();
-        assert_eq!(o.debug.level, 4, "unchanged after a refusal");
-        assert_eq!(e.to_string(), "debug level (-1) must be 0..4");
-        assert_eq!(e.reason(), "must be 0..4");
+        // the last one wins
+        assert_eq!(
+            run(&["-n", "--fill-time=alloc"]).fill.time,
+            Some(FillTime::Alloc)
+        );
+        assert_eq!(
+            run(&["--fill-time=alloc", "-n"]).fill.time,
+            Some(FillTime::Never)
+        );
+        // --al is still --align; --all is nothing
+        assert_eq!(run(&["--al", "4K"]).h5_align, 4096);
+        refused(&["--all", "late"], &["unknown option '--all'"]);
+        refused(&["--fill", "7"], &["unknown option '--fill'"]);
+        refused(&["--fill-", "7"], &["unknown option '--fill-'"]);
+        refused(&["--no", "x"], &["unknown option '--no'"]);
+        // bad values
+        refused(
+            &["--fill-value=256"],
+            &[
+                "invalid value '256' for --fill-value",
+                "too large (at most 255)",
+                "byte value 0-255 or undefined",
+            ],
+        );
+        refused(
+            &["--fill-value=-1"],
+            &["invalid value '-1' for --fill-value"],
+        );
+        refused(
+            &["--fill-value=0x10"],
+            &["invalid value '0x10' for --fill-value"],
+        );
+        refused(
+            &["--fill-value=undef"],
+            &["invalid value 'undef' for --fill-value"],
+        );
+        refused(
+            &["--fill-time=sometimes"],
+            &["invalid value 'sometimes' for --fill-time: expected never, ifset or alloc"],
+        );
+        refused(
+            &["--alloc-time", "soon"],
+            &["invalid value 'soon' for --alloc-time: expected default, early, incr"],
+        );
+        refused(
+            &["--fill-value"],
+            &["missing value for --fill-value (expected a byte value 0-255 or undefined)"],
+        );
+        refused(&["--fill-time="], &["missing value for --fill-time"]);
+        refused(
+            &["--alloc-time", "-n"],
+            &["missing value for --alloc-time (expected default, early, incr or late"],
+        );
+        refused(&["--no-fill=1"], &["invalid value '1' for -n/--no-fill"]);
+        refused(&["-n", "1"], &["unexpected argument '1'"]);
     }
 
     #[test]
-    fn reorder_shift_at_least_one() {
-        let mut o = Options::default();
-        o.set_reorder(None).unwrap();
-        assert_eq!(o.storage.reorder, Some(Reorder::ByNode));
-        o.set_reorder(Some(3)).unwrap();
-        assert_eq!(o.storage.reorder, Some(Reorder::Shift(3)));
-        let e = o.set_reorder(Some(0)).unwrap_err();
-        assert_eq!(o.storage.reorder, Some(Reorder::Shift(3)), "unchanged");
-        assert_eq!(e.to_string(), "read reorder shift must be at least 1");
-        assert!(o.set_reorder(Some(u64::MAX)).is_err());
+    fn storage_options() {
+        use crate::config::{Reorder, StorageOptions};
+        assert_eq!(run(&[]).storage, StorageOptions::default());
+        let o = run(&[
+            "--fsync",
+            "--direct",
+            "--read-only",
+            "--drop-caches",
+            "--reorder",
+        ]);
+        assert_eq!(
+            o.storage,
+            StorageOptions {
+                fsync: true,
+                direct: true,
+                reorder: Some(Reorder::ByNode),
+                read_only: true,
+                drop_caches: true,
+            }
+        );
+        // abbreviations: --fs --di --dr --rea --reo
+        let o = run(&["--fs", "--di", "--dr", "--rea", "--reo=2"]);
+        assert!(
+            o.storage.fsync && o.storage.direct && o.storage.drop_caches && o.storage.read_only
+        );
+        assert_eq!(o.storage.reorder, Some(Reorder::Shift(2)));
+        assert_eq!(
+            run(&["--reorder=4", "-e", "8"]).storage.reorder,
+            Some(Reorder::Shift(4))
+        );
+        // --re is ambiguous (read-only, reorder): unknown
+        refused(&["--re"], &["unknown option '--re'"]);
+        refused(
+            &["--reorder=0"],
+            &["invalid value '0' for --reorder: must be at least 1"],
+        );
+        refused(&["--reorder=x"], &["invalid value 'x' for --reorder"]);
+        refused(
+            &["--reorder="],
+            &["missing value for --reorder (expected a whole number of ranks, at least 1"],
+        );
+        // the value must be attached: a separate number is refused with the spelling
+        refused(
+            &["--reorder", "3"],
+            &[
+                "unexpected argument '3' after --reorder",
+                "write --reorder=3",
+            ],
+        );
+        // a following option is not a value
+        let o = run(&["--reorder", "-e", "8"]);
+        assert_eq!((o.storage.reorder, o.num_bytes), (Some(Reorder::ByNode), 8));
+        refused(
+            &["--fsync=1"],
+            &["invalid value '1' for --fsync: this option takes no value"],
+        );
+        refused(
+            &["--direct=yes"],
+            &["for --direct: this option takes no value"],
+        );
     }
 
     #[test]
-    fn file_names_must_not_be_empty() {
-        let mut o = Options::default();
-        let os = OsStr::new;
-        o.set_output(os(" a b ")).unwrap();
-        o.set_json(os("-")).unwrap();
-        o.set_csv(os("r.csv")).unwrap();
+    fn repetition_last_scalar_wins() {
+        let o = run(&[
+            "--num-bytes=8",
+            "--num-bytes=16",
+            "-e",
+            "32",
+            "-i",
+            "2",
+            "-i3",
+        ]);
+        assert_eq!((o.num_bytes, o.num_iters), (32, 3));
+        let o = run(&[
+            "-P",
+            "4",
+            "-P",
+            "2",
+            "-a",
+            "4K",
+            "--align=8K",
+            "-T",
+            "1M",
+            "-T2M",
+        ]);
         assert_eq!(
-            (o.output.as_deref(), o.json.as_deref(), o.csv.as_deref()),
-            (Some(os(" a b ")), Some(os("-")), Some(os("r.csv")))
+            (o.max_procs, o.h5_align, o.h5_thresh),
+            (Some(2), 8192, 2 << 20)
         );
-        let e = o.set_output(os("")).unwrap_err();
-        assert_eq!(
-            (e.to_string().as_str(), e.reason().as_str()),
-            ("empty report file name", "empty file name")
-        );
-        let e = o.set_json(os("")).unwrap_err();
-        assert_eq!(e.to_string(), "empty JSON file name");
-        assert_eq!(e.reason(), "empty file name (use - for standard output)");
-        let e = o.set_csv(os("")).unwrap_err();
-        assert_eq!(e.to_string(), "empty CSV file name");
-        assert_eq!(e.reason(), "empty file name (use - for standard output)");
-        assert_eq!(
-            (o.output.as_deref(), o.json.as_deref(), o.csv.as_deref()),
-            (Some(os(" a b ")), Some(os("-")), Some(os("r.csv"))),
-            "unchanged after refusals"
-        );
+        let o = run(&[
+            "-x", "1K", "-X", "2K", "-x", "4K", "-X8K", "-B1K", "-B", "2K",
+        ]);
+        assert_eq!((o.buf_min, o.buf_max, o.blk_size), (4096, 8192, 2048));
+        let o = run(&[
+            "-d",
+            "2",
+            "-d",
+            "5",
+            "-F",
+            "2",
+            "--num-f=6",
+            "-p1",
+            "-p",
+            "3",
+        ]);
+        assert_eq!((o.num_dsets, o.num_files, o.min_procs), (5, 6, 3));
+        let o = run(&["-e", "8", "-e", "0"]);
+        assert_eq!(o.num_bytes, 0);
     }
 }

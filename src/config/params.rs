@@ -5,13 +5,23 @@
 //! given fill options are checked with HDF5 in an in-memory file, see
 //! [`crate::terms::FillSettings::refusal`].)
 
-use super::options::{Api, ApiSet, Debug, Options};
-use super::storage::StorageOptions;
-use crate::terms::FillSettings;
+use std::ops::{Deref, DerefMut};
 
-/// The resolved configuration the engine runs (spec §1.9 applied). Sizes in bytes.
+use super::options::{Action, Def, Options, Shown, Switch, DEFS};
+use super::storage::{StorageFacts, StorageOptions};
+use super::values::ApiSet;
+use crate::terms::Api;
+
+/// The resolved configuration the engine runs: the options as given, and the values
+/// h5perf defaults or clamps (spec §1.9), resolved once. Sizes in bytes.
+///
+/// The fields below are the resolved values; they shadow the given values of the same
+/// name. Everything else is read from the given [`Options`] through `Deref`
+/// (`p.collective`, `p.storage.fsync`, `p.json`): nothing is copied field by field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Params {
+    /// The options as given (checked, not defaulted).
+    pub given: Options,
     /// Selected APIs (never empty).
     pub apis: ApiSet,
     /// Bytes per process per dataset (bpp).
@@ -22,49 +32,25 @@ pub struct Params {
     pub buf_max: u64,
     /// Block size (blk).
     pub blk_size: u64,
-    /// HDF5 alignment (`H5Pset_alignment` alignment).
-    pub h5_align: u64,
-    /// HDF5 alignment threshold.
-    pub h5_thresh: u64,
-    /// Number of files.
-    pub num_files: u64,
-    /// Datasets per file.
-    pub num_dsets: u64,
     /// Iterations (>= 1).
     pub num_iters: u32,
     /// Smallest process count (>= 1).
     pub min_procs: u32,
     /// Largest process count (>= min_procs).
     pub max_procs: u32,
-    /// Chunked HDF5 storage.
-    pub chunk: bool,
-    /// Collective I/O.
-    pub collective: bool,
-    /// 2D geometry.
-    pub dim2d: bool,
-    /// Interleaved pattern.
-    pub interleaved: bool,
-    /// Write phase only.
-    pub write_only: bool,
-    /// Debug settings.
-    pub debug: Debug,
-    /// Report file, if any.
-    pub output: Option<std::ffi::OsString>,
-    /// JSON results file, if any (`-` = standard output).
-    pub json: Option<std::ffi::OsString>,
-    /// CSV results file, if any (`-` = standard output).
-    pub csv: Option<std::ffi::OsString>,
-    /// Per-rank CSV file (`--rank-csv`), if any (`-` = standard output).
-    pub rank_csv: Option<std::ffi::OsString>,
-    /// `--progress`: progress lines on stderr even when it is not a terminal.
-    pub progress: bool,
-    /// `--summary`: the summary table after the report.
-    pub summary: bool,
-    /// Fill settings of the PHDF5 datasets (POSIX and MPI-IO ignore them).
-    pub fill: FillSettings,
-    /// The storage options (`--fsync`, `--direct`, `--reorder`, `--read-only`,
-    /// `--drop-caches`).
-    pub storage: StorageOptions,
+}
+
+impl Deref for Params {
+    type Target = Options;
+    fn deref(&self) -> &Options {
+        &self.given
+    }
+}
+
+impl DerefMut for Params {
+    fn deref_mut(&mut self) -> &mut Options {
+        &mut self.given
+    }
 }
 
 /// An MPI count or stride to check against `INT_MAX`: what it is, and its value
@@ -72,8 +58,8 @@ pub struct Params {
 type Count = (&'static str, Option<u64>);
 
 impl Params {
-    /// Apply h5perf's defaults and clamping in the C tool's order (spec §1.9).
-    /// `world_size` is the size of `MPI_COMM_WORLD`, the default for `-P`.
+    /// Apply h5perf's defaults and clamping in the C tool's order (spec §1.9) to the
+    /// options `o`. `world_size` is the size of `MPI_COMM_WORLD`, the default for `-P`.
     pub fn resolve(o: &Options, world_size: u32) -> Params {
         let mut bpp = o.num_bytes;
         if bpp == 0 {
@@ -107,32 +93,15 @@ impl Params {
             min_procs = max_procs;
         }
         Params {
+            given: o.clone(),
             apis,
             num_bytes: bpp,
             buf_min,
             buf_max,
             blk_size: blk,
-            h5_align: o.h5_align,
-            h5_thresh: o.h5_thresh,
-            num_files: o.num_files,
-            num_dsets: o.num_dsets,
             num_iters: o.num_iters.max(1),
             min_procs,
             max_procs,
-            chunk: o.chunk,
-            collective: o.collective,
-            dim2d: o.dim2d,
-            interleaved: o.interleaved,
-            write_only: o.write_only,
-            debug: o.debug,
-            output: o.output.clone(),
-            json: o.json.clone(),
-            csv: o.csv.clone(),
-            rank_csv: o.rank_csv.clone(),
-            progress: o.progress,
-            summary: o.summary,
-            fill: o.fill,
-            storage: o.storage,
         }
     }
 
@@ -168,6 +137,32 @@ impl Params {
         v
     }
 
+    /// The parameter-block lines of the options the C tool lacks that were given,
+    /// without the `rank R: ` prefix: the storage options' (with what the run found out,
+    /// `facts`), then the line of each shown flag that is on ([`Shown`]), in table
+    /// order. Empty without them: the C tool's parameter block.
+    pub fn report_lines(&self, facts: &StorageFacts) -> Vec<String> {
+        let mut lines = self.storage.report_lines(facts);
+        lines.extend(shown_on(&DEFS, self).map(|s| s.line.to_string()));
+        lines
+    }
+
+    /// The results-file fields (name, value) of the options the C tool lacks: the
+    /// storage fields when a storage option was given, then `key` = `on` for each shown
+    /// flag that is on ([`Shown`]). Empty without them: the fields of today's files.
+    pub fn result_fields(&self) -> Vec<(&'static str, String)> {
+        let mut fields = Vec::new();
+        if self.storage.any() {
+            fields.extend(
+                StorageOptions::FIELDS
+                    .into_iter()
+                    .zip(self.storage.field_values()),
+            );
+        }
+        fields.extend(shown_on(&DEFS, self).map(|s| (s.key, "on".to_string())));
+        fields
+    }
+
     /// Check every (process count, transfer size) combination the run will sweep,
     /// before any I/O (spec §4, §6.6, §10, §11.9): `world_size` bounds the process
     /// counts; each of the engine's checks is made for each combination, plus what the
@@ -177,7 +172,7 @@ impl Params {
     /// machine's memory), file offsets beyond `i64`; last, fill settings (`--fill-value`,
     /// `--fill-time`, `--alloc-time`) that HDF5 refuses for the run's datasets, with
     /// HDF5's reason (asked of HDF5 in an in-memory file, no I/O); then the storage
-    /// options' combinations ([`StorageOptions::problems`]; what depends on the machine,
+    /// options' combinations ([`crate::config::StorageOptions::problems`]; what depends on the machine,
     /// such as the direct-I/O alignment, is checked later, before any data file is
     /// opened). Returns one message per distinct problem, in the order found; empty when
     /// the run can go ahead.
@@ -320,6 +315,28 @@ impl Params {
         }
         out
     }
+}
+
+/// The names of every field [`Params::result_fields`] may write: the storage fields,
+/// then each shown flag's. A results file read back carries these besides the
+/// parameters every file has; absent, a field is `off`.
+pub fn result_keys() -> impl Iterator<Item = &'static str> {
+    StorageOptions::FIELDS
+        .into_iter()
+        .chain(DEFS.iter().filter_map(shown).map(|s| s.key))
+}
+
+/// How the option `d` shows when on, if it is a shown flag.
+fn shown(d: &Def) -> Option<&Shown> {
+    match &d.action {
+        Action::Switch(Switch::Flag { shown, .. }) => shown.as_ref(),
+        _ => None,
+    }
+}
+
+/// The shown flags of `defs` that are on in `o`, in table order.
+fn shown_on<'a>(defs: &'a [Def], o: &'a Options) -> impl Iterator<Item = &'a Shown> {
+    defs.iter().filter_map(shown).filter(|s| (s.on)(o))
 }
 
 /// The limits of MPI-IO for one (process count, transfer size) combination (spec §6.4,
@@ -578,6 +595,42 @@ mod tests {
         assert!(m[0].starts_with("PHDF5: a transfer of 2147483648 bytes"));
         assert!(m[1].starts_with("PHDF5: a chunk of 65536x65536 bytes"));
         assert!(phdf5_limits(8, false, 1 << 16).is_empty());
+    }
+
+    #[test]
+    fn shown_flags_show_only_when_on() {
+        use super::super::options::{Action, Shown, Switch};
+        let table = [Def {
+            short: None,
+            long: "summary",
+            min: 2,
+            action: Action::Switch(Switch::Flag {
+                words: false,
+                apply: |o, on| o.summary = on,
+                shown: Some(Shown {
+                    on: |o| o.summary,
+                    line: "Summary=on (a table after the report)",
+                    key: "summary",
+                }),
+            }),
+            help: "",
+        }];
+        let off = resolve(|_| {}, 2);
+        assert_eq!(shown_on(&table, &off).count(), 0);
+        let on = resolve(|o| o.summary = true, 2);
+        let lines: Vec<&str> = shown_on(&table, &on).map(|s| s.line).collect();
+        assert_eq!(lines, ["Summary=on (a table after the report)"]);
+        assert_eq!(shown(&table[0]).map(|s| s.key), Some("summary"));
+        // the table's own: nothing without options, the storage fields with one
+        assert!(off.report_lines(&StorageFacts::default()).is_empty());
+        assert!(off.result_fields().is_empty());
+        let fsync = resolve(|o| o.storage.fsync = true, 2);
+        let fields = fsync.result_fields();
+        assert_eq!(fields.len(), 5);
+        assert_eq!(fields[0], ("fsync", "on".to_string()));
+        assert_eq!(fsync.report_lines(&StorageFacts::default()).len(), 1);
+        let keys: Vec<&str> = result_keys().collect();
+        assert_eq!(&keys[..5], StorageOptions::FIELDS);
     }
 
     #[test]

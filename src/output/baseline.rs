@@ -99,11 +99,11 @@ pub fn compare(
         .filter(|b| run.cell(&b.key).is_none())
         .map(|b| b.key)
         .collect();
-    // a storage field is written only when a storage option is given: absent is `off`
+    // a field of an option the C tool lacks is written only when given: absent is `off`
     let value = |set: &ResultSet, k: &str| -> String {
         match set.parameters.iter().find(|(n, _)| n == k) {
             Some((_, v)) => v.clone(),
-            None if crate::config::StorageOptions::FIELDS.contains(&k) => "off".to_string(),
+            None if crate::config::params::result_keys().any(|f| f == k) => "off".to_string(),
             None => "(not given)".to_string(),
         }
     };

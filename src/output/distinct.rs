@@ -184,14 +184,7 @@ mod tests {
     fn params(args: &[(&str, &str)]) -> Params {
         let mut o = Options::default();
         for (k, v) in args {
-            let v = OsStr::new(v);
-            match *k {
-                "-o" => o.set_output(v).unwrap(),
-                "--json" => o.set_json(v).unwrap(),
-                "--csv" => o.set_csv(v).unwrap(),
-                "--rank-csv" => o.set_rank_csv(v).unwrap(),
-                _ => unreachable!(),
-            }
+            crate::cli::set(&mut o, k, Some(OsStr::new(v))).unwrap();
         }
         Params::resolve(&o, 1)
     }

@@ -81,7 +81,7 @@ use std::fmt::Write as _;
 
 use std::borrow::Cow;
 
-use crate::config::{Params, StorageOptions};
+use crate::config::Params;
 /// Re-exported from [`crate::datadir::host`], where the data-directory lock uses them too.
 pub use crate::datadir::host::{hostname, now_unix_seconds, rfc3339_utc};
 use crate::error::Result;
@@ -426,30 +426,24 @@ fn run_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_RUN] {
     ]
 }
 
-/// The values of the storage fields (none when no storage option was given).
+/// The values of the fields of the options the C tool lacks ([`Params::result_fields`]:
+/// none without them).
 fn storage_values(p: &Params) -> Vec<Value<'static>> {
-    if !p.storage.any() {
-        return Vec::new();
-    }
-    p.storage
-        .field_values()
+    p.result_fields()
         .into_iter()
-        .map(|v| Value::Text(Cow::Owned(v)))
+        .map(|(_, v)| Value::Text(Cow::Owned(v)))
         .collect()
 }
 
-/// The storage field names (none when no storage option was given).
-fn storage_names(p: &Params) -> &'static [&'static str] {
-    if p.storage.any() {
-        &StorageOptions::FIELDS
-    } else {
-        &[]
-    }
+/// The names of those fields.
+fn storage_names(p: &Params) -> Vec<&'static str> {
+    p.result_fields().into_iter().map(|(k, _)| k).collect()
 }
 
-/// The field names of a record: [`FIELDS`], then the storage fields when given.
+/// The field names of a record: [`FIELDS`], then the fields of the options the C tool
+/// lacks.
 fn field_names(p: &Params) -> Vec<&'static str> {
-    FIELDS.iter().chain(storage_names(p)).copied().collect()
+    FIELDS.iter().copied().chain(storage_names(p)).collect()
 }
 
 /// The (record, phase) pairs to write, in order: all phases of each record, without
@@ -521,6 +515,7 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
     let values = param_values(p).into_iter().chain(storage_values(p));
     let param_names = FIELDS[FIRST_PARAM..FIRST_META]
         .iter()
+        .copied()
         .chain(storage_names(p));
     let cells = rows(p, records)
         .map(|(r, ph)| {
@@ -645,8 +640,8 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     out.push_str("  \"parameters\": ");
     let param_names: Vec<&str> = FIELDS[FIRST_PARAM..FIRST_META]
         .iter()
-        .chain(storage_names(p))
         .copied()
+        .chain(storage_names(p))
         .collect();
     let params: Vec<Value<'_>> = param_values(p)
         .into_iter()

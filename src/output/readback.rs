@@ -279,7 +279,6 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
         }
     }
     let mut set = ResultSet::default();
-    let storage = crate::config::StorageOptions::FIELDS;
     let params: Vec<&str> = param_fields()
         .iter()
         .copied()
@@ -287,7 +286,7 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
             header
                 .iter()
                 .map(String::as_str)
-                .filter(|h| storage.contains(h)),
+                .filter(|h| crate::config::params::result_keys().any(|k| k == *h)),
         )
         .filter(|f| col(f).is_some())
         .collect();

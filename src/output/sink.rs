@@ -26,8 +26,7 @@ use crate::error::{io_text, path_text, Error, Result};
 use crate::ffi::mpi::Comm;
 use crate::ffi::posix::{Fd, OpenMode};
 
-/// The name meaning standard output for `--json`, `--csv`, `--rank-csv` and `--html`.
-pub const STDOUT: &str = "-";
+pub use crate::config::values::STDOUT;
 
 /// One output: where it goes, its name for messages, and the first failed write of the
 /// report.

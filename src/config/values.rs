@@ -1,14 +1,22 @@
-//! The value parsers of the command line (spec §1.5–§1.8, made strict as spec §11
-//! asks): sizes with K/M/G suffixes, whole numbers, the `-A` API list, the `-D` debug
-//! list, boolean words and the fill words; and the quoting of values in messages.
+//! The values of the options: their parsers (spec §1.5–§1.8, made strict as spec §11
+//! asks) — sizes with K/M/G suffixes, whole numbers, the `-A` API list, the `-D` debug
+//! list, boolean words and the fill words — with the quoting of values in messages;
+//! what a value is ([`ValueKind`]); the value types [`ApiSet`] and [`struct@Debug`];
+//! and the rules a value must obey (sizes at most `i64::MAX` bytes, counts at least 1,
+//! the debug level, non-empty file names).
 //!
 //! Each parser returns the value or a reason that does not name the option; the
-//! tokenizer prints it after `invalid value 'V' for -e/--num-bytes: `. Parsers check
-//! the syntax; the rules of the value itself (at least 1, ...) are the setters' of
-//! [`Options`].
+//! command line prints it after `invalid value 'V' for -e/--num-bytes: `. Parsers check
+//! the syntax; the rules check the value itself. The option table
+//! ([`crate::config::options::DEFS`]) and the C API's typed setters ([`crate::capi`])
+//! both apply the rules, each wording the refusal [`ValueError`] in its own way.
 
-use crate::config::{Api, Options};
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+
+use super::storage::Reorder;
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
+use crate::terms::Api;
 
 /// The hint appended to size refusals.
 const SIZE_HINT: &str = "(a size is a number with an optional K, M or G suffix)";
@@ -35,7 +43,7 @@ fn trim_blanks(s: &str) -> &str {
 /// Parse a size (spec §1.5, made strict): optional leading spaces/tabs, optional `+`,
 /// decimal digits (leading zeros are still decimal), optional spaces/tabs, optional one
 /// suffix letter `K`/`k` (×1024), `M`/`m` (×1048576) or `G`/`g` (×1073741824), optional
-/// trailing spaces/tabs. The result is in bytes and at most [`Options::MAX_SIZE`]
+/// trailing spaces/tabs. The result is in bytes and at most [`MAX_SIZE`]
 /// (`i64::MAX`); zero is accepted (callers decide what it means).
 ///
 /// # Errors
@@ -60,11 +68,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     if digits.is_empty() {
         return Err(format!("no digits {SIZE_HINT}"));
     }
-    let too_large = || format!("too large (at most {} bytes)", Options::MAX_SIZE);
+    let too_large = || format!("too large (at most {} bytes)", MAX_SIZE);
     let n = digits
         .parse::<u64>()
         .ok()
-        .filter(|n| *n <= Options::MAX_SIZE)
+        .filter(|n| *n <= MAX_SIZE)
         .ok_or_else(too_large)?;
     let rest = rest.trim_start_matches([' ', '\t']);
     let Some(c) = rest.chars().next() else {
@@ -89,7 +97,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         ));
     }
     n.checked_mul(mult)
-        .filter(|n| *n <= Options::MAX_SIZE)
+        .filter(|n| *n <= MAX_SIZE)
         .ok_or_else(too_large)
 }
 
@@ -99,7 +107,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// # Errors
 /// A reason for an empty value, a negative or fractional number, anything else that is
 /// not decimal digits, or a number above `max`.
-pub(super) fn parse_int(s: &str, max: u64) -> Result<u64, String> {
+pub fn parse_int(s: &str, max: u64) -> Result<u64, String> {
     let t = trim_blanks(s);
     if t.is_empty() {
         return Err("empty value (expected a whole number)".to_string());
@@ -129,7 +137,7 @@ pub(super) fn parse_int(s: &str, max: u64) -> Result<u64, String> {
 ///
 /// # Errors
 /// As [`parse_int`].
-pub(super) fn parse_int32(s: &str) -> Result<u32, String> {
+pub fn parse_int32(s: &str) -> Result<u32, String> {
     let n = parse_int(s, i32::MAX as u64)?;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
@@ -161,7 +169,7 @@ fn split_list(v: &str) -> Result<Vec<(&str, String)>, String> {
 ///
 /// # Errors
 /// A reason for an empty list or entry, an unknown name, or a name given twice.
-pub(super) fn parse_api_list(v: &str) -> Result<Vec<Api>, String> {
+pub fn parse_api_list(v: &str) -> Result<Vec<Api>, String> {
     let mut out: Vec<Api> = Vec::new();
     for (raw, name) in split_list(v).map_err(|e| format!("{e} (valid names: {API_NAMES})"))? {
         let Some(api) = Api::ALL
@@ -183,16 +191,16 @@ pub(super) fn parse_api_list(v: &str) -> Result<Vec<Api>, String> {
 
 /// The result of one `-D` value.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct DebugList {
+pub struct DebugList {
     /// The last level given, as written (saturated at `u64::MAX`); clamping to 4 is
-    /// [`Options::set_debug_level`]'s.
-    pub(super) level: Option<u64>,
+    /// [`debug_level`]'s.
+    pub level: Option<u64>,
     /// `r` was given.
-    pub(super) raw: bool,
+    pub raw: bool,
     /// `t` was given.
-    pub(super) times: bool,
+    pub times: bool,
     /// `v` was given.
-    pub(super) verify: bool,
+    pub verify: bool,
 }
 
 /// Parse a debug list (spec §1.8): levels and the letters `r`, `t`, `v`, separated by
@@ -201,7 +209,7 @@ pub(super) struct DebugList {
 /// # Errors
 /// A reason for an empty list or entry, or an entry that is neither a number nor one of
 /// the letters.
-pub(super) fn parse_debug_list(v: &str) -> Result<DebugList, String> {
+pub fn parse_debug_list(v: &str) -> Result<DebugList, String> {
     const HINT: &str = "(expected a level 0-4 or the letters r, t, v, separated by commas)";
     let mut d = DebugList::default();
     for (raw, tok) in split_list(v).map_err(|e| format!("{e} {HINT}"))? {
@@ -224,7 +232,7 @@ pub(super) fn parse_debug_list(v: &str) -> Result<DebugList, String> {
 }
 
 /// `Some(true)` / `Some(false)` for the eight boolean words (any case), else `None`.
-pub(super) fn bool_word(s: &str) -> Option<bool> {
+pub fn bool_word(s: &str) -> Option<bool> {
     let l = s.to_ascii_lowercase();
     if TRUE_WORDS.contains(&l.as_str()) {
         Some(true)
@@ -239,7 +247,7 @@ pub(super) fn bool_word(s: &str) -> Option<bool> {
 ///
 /// # Errors
 /// A reason for anything else.
-pub(super) fn parse_fill_value(v: &str) -> Result<FillValue, String> {
+pub fn parse_fill_value(v: &str) -> Result<FillValue, String> {
     if v.eq_ignore_ascii_case("undefined") {
         return Ok(FillValue::Undefined);
     }
@@ -252,7 +260,7 @@ pub(super) fn parse_fill_value(v: &str) -> Result<FillValue, String> {
 ///
 /// # Errors
 /// A reason for anything else.
-pub(super) fn parse_fill_time(v: &str) -> Result<FillTime, String> {
+pub fn parse_fill_time(v: &str) -> Result<FillTime, String> {
     FillTime::parse(v).ok_or_else(|| "expected never, ifset or alloc".to_string())
 }
 
@@ -261,13 +269,13 @@ pub(super) fn parse_fill_time(v: &str) -> Result<FillTime, String> {
 ///
 /// # Errors
 /// A reason for anything else.
-pub(super) fn parse_alloc_time(v: &str) -> Result<AllocTime, String> {
+pub fn parse_alloc_time(v: &str) -> Result<AllocTime, String> {
     AllocTime::parse(v)
         .ok_or_else(|| "expected default, early, incr (incremental) or late".to_string())
 }
 
 /// `'s'` with control characters escaped.
-pub(super) fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     format!("'{}'", printable(s))
 }
 
@@ -285,10 +293,318 @@ fn printable(s: &str) -> String {
         .collect()
 }
 
+/// The value of `--json`/`--csv` that means standard output.
+pub const STDOUT: &str = "-";
+
+/// What the value of an option is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    /// A size in bytes (spec §1.5).
+    Size,
+    /// A whole number (spec §1.6).
+    Int,
+    /// The `-A` API list (spec §1.7).
+    ApiList,
+    /// The `-D` debug list (spec §1.8).
+    DebugList,
+    /// A file name.
+    File,
+    /// A file name or `-` for standard output (`--json`, `--csv`); the long form takes a
+    /// separate `-` although it starts with `-`.
+    Destination,
+    /// `--fill-value`: a byte 0..=255 or `undefined`.
+    FillValue,
+    /// `--fill-time`: `never`, `ifset` or `alloc`.
+    FillTime,
+    /// `--alloc-time`: `default`, `early`, `incr` or `late`.
+    AllocTime,
+    /// `--reorder=SHIFT`: a whole number of ranks, at least 1.
+    Shift,
+    /// `--expect`: a contract criterion.
+    Criterion,
+    /// `--tolerance`: a percentage.
+    Percent,
+}
+
+impl ValueKind {
+    /// The value's name in the help text and the documents: `SIZE`, `N`, `LIST`, `FILE`,
+    /// `BYTE`, `WHEN`, `SHIFT`, `CRITERION`, `PCT`.
+    pub fn var(self) -> &'static str {
+        match self {
+            ValueKind::Size => "SIZE",
+            ValueKind::Int => "N",
+            ValueKind::ApiList | ValueKind::DebugList => "LIST",
+            ValueKind::File | ValueKind::Destination => "FILE",
+            ValueKind::FillValue => "BYTE",
+            ValueKind::FillTime | ValueKind::AllocTime => "WHEN",
+            ValueKind::Shift => "SHIFT",
+            ValueKind::Criterion => "CRITERION",
+            ValueKind::Percent => "PCT",
+        }
+    }
+
+    /// Whether a long option of this kind takes the separate argument `next` as its
+    /// value although it starts with `-`: only `-` (standard output) for `--json`/`--csv`.
+    pub fn takes_stdout(self, next: &str) -> bool {
+        self == ValueKind::Destination && next == STDOUT
+    }
+
+    /// What the value should be, for "missing value" messages.
+    pub fn expected(self) -> &'static str {
+        match self {
+            ValueKind::Size => "a size",
+            ValueKind::Int => "a whole number",
+            ValueKind::ApiList => "a list of APIs",
+            ValueKind::DebugList => "a list of debug flags",
+            ValueKind::File | ValueKind::Destination => "a file name",
+            ValueKind::FillValue => "a byte value 0-255 or undefined",
+            ValueKind::FillTime => "never, ifset or alloc",
+            ValueKind::AllocTime => "default, early, incr or late",
+            ValueKind::Shift => "a whole number of ranks, at least 1",
+            ValueKind::Criterion => "a criterion such as mpiio.write>=2GB/s",
+            ValueKind::Percent => "a percentage such as 10",
+        }
+    }
+}
+
+/// A set of selected APIs. Empty means "none given" on the command line, which
+/// resolves to all three (spec §1.7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ApiSet {
+    /// POSIX selected.
+    pub posix: bool,
+    /// MPI-IO selected.
+    pub mpiio: bool,
+    /// PHDF5 selected.
+    pub phdf5: bool,
+}
+
+impl ApiSet {
+    /// Add one API to the set.
+    pub fn insert(&mut self, api: Api) {
+        match api {
+            Api::Posix => self.posix = true,
+            Api::Mpiio => self.mpiio = true,
+            Api::Phdf5 => self.phdf5 = true,
+        }
+    }
+    /// Whether `api` is in the set.
+    pub fn contains(&self, api: Api) -> bool {
+        match api {
+            Api::Posix => self.posix,
+            Api::Mpiio => self.mpiio,
+            Api::Phdf5 => self.phdf5,
+        }
+    }
+    /// True when no API is selected.
+    pub fn is_empty(&self) -> bool {
+        !(self.posix || self.mpiio || self.phdf5)
+    }
+    /// The selected APIs in execution order.
+    pub fn iter(self) -> impl Iterator<Item = Api> {
+        Api::ALL.into_iter().filter(move |a| self.contains(*a))
+    }
+}
+
+/// The `-D` debug settings (spec §1.8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Debug {
+    /// Debug level 0..=4 (levels 1 and 2 are identical; 3 adds detail blocks; 4 traces).
+    pub level: u8,
+    /// `r`: print raw-data throughput blocks.
+    pub raw: bool,
+    /// `t`: print times next to throughputs and the open/close time blocks.
+    pub times: bool,
+    /// `v`: fill buffers with rank+1 and verify every byte read back.
+    pub verify: bool,
+}
+
+/// Why a rule refused a value (a size, a count, a debug level, a file name).
+///
+/// The two front ends word it differently: the command line appends [`ValueError::reason`]
+/// to `invalid value 'V' for -a/--align: `; the C API prints the whole sentence of the
+/// [`fmt::Display`] form (`HDF5 alignment must be at least 1`) after `h5perf: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueError {
+    /// What the value is, in words (`HDF5 alignment`, `number of files`); empty until
+    /// [`ValueError::named`].
+    what: &'static str,
+    /// What is wrong with it.
+    problem: Problem,
+}
+
+/// What is wrong with a refused value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Problem {
+    /// Zero where at least 1 is required.
+    Zero,
+    /// Above `max`; `unit` (`" bytes"` or empty) follows the limit in the reason.
+    TooLarge {
+        value: u64,
+        max: u64,
+        unit: &'static str,
+    },
+    /// Outside `range` (written `0..4`).
+    OutOfRange { value: i64, range: &'static str },
+    /// An empty file name; `hint` (possibly empty) follows the reason.
+    EmptyName { hint: &'static str },
+}
+
+impl ValueError {
+    /// The refusal with the value named `what` (`block size`) for the whole sentence of
+    /// the [`fmt::Display`] form, which the C API's typed setters print.
+    pub fn named(self, what: &'static str) -> ValueError {
+        ValueError { what, ..self }
+    }
+
+    /// The reason alone, without naming the value: `must be at least 1`, `too large (at
+    /// most 9223372036854775807 bytes)`, `empty file name`.
+    pub fn reason(&self) -> String {
+        match &self.problem {
+            Problem::Zero => "must be at least 1".to_string(),
+            Problem::TooLarge { max, unit, .. } => format!("too large (at most {max}{unit})"),
+            Problem::OutOfRange { range, .. } => format!("must be {range}"),
+            Problem::EmptyName { hint } => format!("empty file name{hint}"),
+        }
+    }
+}
+
+impl fmt::Display for ValueError {
+    /// The whole sentence, naming the value: `HDF5 alignment must be at least 1`,
+    /// `block size (18446744073709551615) is too large (at most 9223372036854775807)`,
+    /// `debug level (-1) must be 0..4`, `empty report file name`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = self.what;
+        match &self.problem {
+            Problem::Zero => write!(f, "{what} must be at least 1"),
+            Problem::TooLarge { value, max, .. } => {
+                write!(f, "{what} ({value}) is too large (at most {max})")
+            }
+            Problem::OutOfRange { value, range } => write!(f, "{what} ({value}) must be {range}"),
+            Problem::EmptyName { .. } => write!(f, "empty {what}"),
+        }
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+/// The command line's wording of a refusal: the reason alone ([`ValueError::reason`]),
+/// printed after `invalid value 'V' for -a/--align: `.
+impl From<ValueError> for String {
+    fn from(e: ValueError) -> String {
+        e.reason()
+    }
+}
+
+/// The largest size in bytes (`-e -x -X -B -a -T`): `i64::MAX`, the C tool's `off_t`
+/// arithmetic (spec §1.5).
+pub const MAX_SIZE: u64 = i64::MAX as u64;
+/// The largest number of files (`-F`) or datasets (`-d`): `i64::MAX` (spec §1.6).
+pub const MAX_COUNT: u64 = i64::MAX as u64;
+/// The highest debug level (`-D`); larger levels count as this one (spec §1.8).
+pub const MAX_DEBUG_LEVEL: u8 = 4;
+
+/// A size in bytes (`-e -x -X -B -T`; 0 means the default for the first four): at most
+/// [`MAX_SIZE`] ([`parse_size`] refuses larger sizes with the same reason).
+///
+/// # Errors
+/// More than [`MAX_SIZE`] bytes.
+pub fn size(bytes: u64) -> Result<u64, ValueError> {
+    at_most(bytes, MAX_SIZE, " bytes")
+}
+
+/// A size in bytes of at least 1 (`-a`).
+///
+/// # Errors
+/// Zero, or more than [`MAX_SIZE`] bytes.
+pub fn positive_size(bytes: u64) -> Result<u64, ValueError> {
+    size(at_least_one(bytes)?)
+}
+
+/// A count (`-F`, `-d`, the shift of `--reorder`): at least 1, at most [`MAX_COUNT`].
+///
+/// # Errors
+/// Zero, or more than [`MAX_COUNT`].
+pub fn count(n: u64) -> Result<u64, ValueError> {
+    at_most(at_least_one(n)?, MAX_COUNT, "")
+}
+
+/// The `-D` level: 0..=4; a larger level counts as [`MAX_DEBUG_LEVEL`] (spec §1.8).
+///
+/// # Errors
+/// A negative level.
+pub fn debug_level(level: i64) -> Result<u8, ValueError> {
+    if level < 0 {
+        return Err(ValueError {
+            what: "debug level",
+            problem: Problem::OutOfRange {
+                value: level,
+                range: "0..4",
+            },
+        });
+    }
+    Ok(level.min(i64::from(MAX_DEBUG_LEVEL)) as u8)
+}
+
+/// A file name (`-o`, `--json`, ...), its bytes as given, blanks included; the reason
+/// for an empty name ends with `hint` (possibly empty).
+///
+/// # Errors
+/// An empty name.
+pub fn file_name(name: &OsStr, hint: &'static str) -> Result<OsString, ValueError> {
+    if name.is_empty() {
+        Err(ValueError {
+            what: "",
+            problem: Problem::EmptyName { hint },
+        })
+    } else {
+        Ok(name.to_os_string())
+    }
+}
+
+/// Appended to the reason for an empty `--json`/`--csv`/`--rank-csv` name.
+pub const STDOUT_HINT: &str = " (use - for standard output)";
+
+/// `--reorder[=SHIFT]`: `None` for the default shift (the ranks on a node, or 1 on one
+/// node), else the shift, at least 1.
+///
+/// # Errors
+/// A shift of zero, or more than [`MAX_COUNT`].
+pub fn reorder(shift: Option<u64>) -> Result<Reorder, ValueError> {
+    Ok(match shift {
+        None => Reorder::ByNode,
+        Some(s) => Reorder::Shift(count(s).map_err(|e| e.named("read reorder shift"))?),
+    })
+}
+
+/// `n` unless it is zero.
+fn at_least_one(n: u64) -> Result<u64, ValueError> {
+    if n == 0 {
+        Err(ValueError {
+            what: "",
+            problem: Problem::Zero,
+        })
+    } else {
+        Ok(n)
+    }
+}
+
+/// `value` if at most `max`.
+fn at_most(value: u64, max: u64, unit: &'static str) -> Result<u64, ValueError> {
+    if value > max {
+        Err(ValueError {
+            what: "",
+            problem: Problem::TooLarge { value, max, unit },
+        })
+    } else {
+        Ok(value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::testing::{refused, run};
+    use crate::cli::{refused, run};
     use crate::config::{ApiSet, Debug};
 
     #[test]
@@ -507,5 +823,74 @@ mod tests {
             &["-D", ""],
             &["invalid value '' for -D/--debug: empty list"],
         );
+    }
+
+    #[test]
+    fn sizes_accept_zero_and_refuse_above_i64_max() {
+        assert_eq!(size(0), Ok(0));
+        assert_eq!(size(MAX_SIZE), Ok(MAX_SIZE));
+        let e = size(MAX_SIZE + 1).unwrap_err().named("block size");
+        assert_eq!(
+            e.to_string(),
+            "block size (9223372036854775808) is too large (at most 9223372036854775807)"
+        );
+        assert_eq!(e.reason(), "too large (at most 9223372036854775807 bytes)");
+    }
+
+    #[test]
+    fn align_and_counts_must_be_at_least_one() {
+        type Rule = fn(u64) -> Result<u64, ValueError>;
+        for (rule, unit) in [(positive_size as Rule, " bytes"), (count, "")] {
+            assert_eq!(rule(7), Ok(7));
+            assert_eq!(rule(i64::MAX as u64), Ok(i64::MAX as u64));
+            let e = rule(0).unwrap_err().named("number of files");
+            assert_eq!(e.to_string(), "number of files must be at least 1");
+            assert_eq!(e.reason(), "must be at least 1");
+            let e = rule(u64::MAX).unwrap_err().named("number of files");
+            assert_eq!(
+                e.to_string(),
+                "number of files (18446744073709551615) is too large (at most 9223372036854775807)"
+            );
+            assert_eq!(
+                e.reason(),
+                format!("too large (at most 9223372036854775807{unit})")
+            );
+        }
+    }
+
+    #[test]
+    fn debug_level_clamps_above_four_and_refuses_negative() {
+        for (level, want) in [(0, 0), (3, 3), (4, 4), (5, 4), (i64::MAX, 4)] {
+            assert_eq!(debug_level(level), Ok(want), "{level}");
+        }
+        let e = debug_level(-1).unwrap_err();
+        assert_eq!(e.to_string(), "debug level (-1) must be 0..4");
+        assert_eq!(e.reason(), "must be 0..4");
+    }
+
+    #[test]
+    fn reorder_shift_at_least_one() {
+        assert_eq!(reorder(None), Ok(Reorder::ByNode));
+        assert_eq!(reorder(Some(3)), Ok(Reorder::Shift(3)));
+        let e = reorder(Some(0)).unwrap_err();
+        assert_eq!(e.to_string(), "read reorder shift must be at least 1");
+        assert!(reorder(Some(u64::MAX)).is_err());
+    }
+
+    #[test]
+    fn file_names_must_not_be_empty() {
+        let os = OsStr::new;
+        assert_eq!(file_name(os(" a b "), ""), Ok(" a b ".into()));
+        assert_eq!(file_name(os("-"), STDOUT_HINT), Ok("-".into()));
+        let e = file_name(os(""), "").unwrap_err().named("report file name");
+        assert_eq!(
+            (e.to_string().as_str(), e.reason().as_str()),
+            ("empty report file name", "empty file name")
+        );
+        let e = file_name(os(""), STDOUT_HINT)
+            .unwrap_err()
+            .named("JSON file name");
+        assert_eq!(e.to_string(), "empty JSON file name");
+        assert_eq!(e.reason(), "empty file name (use - for standard output)");
     }
 }
