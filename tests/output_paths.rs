@@ -298,3 +298,35 @@ fn another_users_link_in_a_sticky_directory_is_refused() {
         assert!(pio_tmp_files(data.path()).is_empty(), "{option}");
     }
 }
+
+/// A rank whose standard output is a regular file opened for appending (`>> cap.txt`),
+/// run with `-o` and `--csv` naming a link to `/proc/self/fd/1` (what `/dev/stdout`
+/// is): both are the rank's descriptor 1, so the text
+/// already in the file stays, the report and the CSV are appended at the descriptor's
+/// offset, and the file is never replaced (same inode). Issue 26's trial found the file
+/// replaced by the CSV alone, the earlier text and the report lost.
+#[test]
+fn a_link_to_standard_output_that_is_a_regular_file_is_appended_to() {
+    let dir = scratch_dir();
+    std::os::unix::fs::symlink("/proc/self/fd/1", dir.path().join("stdout")).unwrap();
+    let cap = dir.path().join("cap.txt");
+    fs::write(&cap, "OLD\n").unwrap();
+    let before = fs::metadata(&cap).unwrap().ino();
+    let mut argv = launcher();
+    argv.extend(["-n", "1", "sh", "-c", "exec \"$0\" \"$@\" >> cap.txt"].map(String::from));
+    argv.push(h5perf_bin().to_string_lossy().into_owned());
+    argv.extend(args(&["-o", "stdout", "--csv", "stdout"]).iter().map(|s| s.to_string()));
+    let o = run_session(&argv, &[], dir.path(), TIMEOUT);
+    table("-o and --csv to a link to fd 1, a file opened with >>", &o, dir.path());
+    assert!(o.success(), "{}", o.describe());
+    let got = fs::read_to_string(&cap).unwrap();
+    assert_eq!(fs::metadata(&cap).unwrap().ino(), before, "cap.txt was replaced:\n{got}");
+    assert!(got.starts_with("OLD\n"), "the earlier text is kept:\n{got}");
+    let report = got.find("Number of processors = 1").expect("the report");
+    let csv = got.find("\nnprocs,").expect("the CSV header");
+    assert!(report < csv, "the report first, then the CSV:\n{got}");
+    assert_eq!(got.matches("Maximum Throughput").count(), 4, "{got}");
+    let mut left = dir_entries(dir.path());
+    left.sort();
+    assert_eq!(left, vec!["cap.txt", "stdout"]);
+}

@@ -94,11 +94,11 @@ impl Fd {
             OpenMode::Read => (libc::O_RDONLY | libc::O_NOFOLLOW, 0),
             OpenMode::CreateReport => (
                 libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY | libc::O_APPEND,
-                0o644,
+                0o666,
             ),
             OpenMode::CreateReportNew => (
                 libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_APPEND,
-                0o644,
+                0o666,
             ),
             OpenMode::Append => (libc::O_WRONLY | libc::O_APPEND, 0),
             OpenMode::CreateRwDirect => (
@@ -568,6 +568,24 @@ pub fn unlink(path: &CStr) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// A new descriptor, close-on-exec, for the open file of this process's descriptor
+/// `fd` (`fcntl(F_DUPFD_CLOEXEC)`): it shares the file's offset and flags, as a shell's
+/// `>&N` does.
+///
+/// # Errors
+/// The system's error (`EBADF` when `fd` is not open).
+pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: fcntl with F_DUPFD_CLOEXEC only reads `fd` and returns a new descriptor
+    // (or -1), which the File then owns alone.
+    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if new < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `new` is a descriptor this process just opened and nothing else owns.
+    Ok(unsafe { std::fs::File::from_raw_fd(new) })
 }
 
 /// The effective user id of this process (`geteuid`), the owner its new files get.

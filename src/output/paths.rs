@@ -124,6 +124,15 @@ impl std::fmt::Display for Refusal {
 pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
     let io = |e: std::io::Error| Refusal::Io(io_text(&e));
     check_links(name)?;
+    if let Some(fd) = own_descriptor(name) {
+        // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`: where this process's descriptor
+        // goes (a regular file too), at its offset, as the shell's `>&N`
+        let file = crate::ffi::posix::dup_descriptor(fd).map_err(io)?;
+        if file.metadata().map_err(io)?.is_dir() {
+            return Err(Refusal::Directory);
+        }
+        return Ok(Target::Through(file));
+    }
     let replace = || Target::Replace {
         path: resolve_links(name),
     };
@@ -159,7 +168,42 @@ pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
 /// followed): a device, a FIFO, a socket. Two outputs naming one such file do not
 /// overwrite each other.
 pub fn is_special(name: &Path) -> bool {
-    std::fs::metadata(name).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    own_descriptor(name).is_some()
+        || std::fs::metadata(name).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The descriptor of this process that `name` names through its symbolic links, when
+/// one of them is an entry of this process's `/proc/PID/fd` (or a thread's
+/// `/proc/PID/task/TID/fd`) directory — `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`:
+/// such a name is the descriptor, not the file it has open (`proc_pid_fd(5)`).
+fn own_descriptor(name: &Path) -> Option<i32> {
+    let pid = std::process::id().to_string();
+    let mut p = name.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        if !std::fs::symlink_metadata(&p).ok()?.file_type().is_symlink() {
+            return None;
+        }
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let dir = std::fs::canonicalize(parent).ok()?;
+        let parts: Vec<_> = dir.components().map(|c| c.as_os_str().to_owned()).collect();
+        let ours = match parts.iter().map(|c| c.to_str()).collect::<Option<Vec<_>>>()?[..] {
+            ["/", "proc", id, "fd"] | ["/", "proc", id, "task", _, "fd"] => id == pid,
+            _ => false,
+        };
+        if ours {
+            return p.file_name()?.to_str()?.parse().ok();
+        }
+        let target = std::fs::read_link(&p).ok()?;
+        p = if target.is_absolute() {
+            target
+        } else {
+            dir.join(target)
+        };
+    }
+    None
 }
 
 /// Refuse a symbolic link on the way from `name` (followed link by link, as
