@@ -350,10 +350,14 @@ fn open_outputs(
     accept: bool,
 ) -> Result<Outputs> {
     let out = Sink::report(comm, params.output.as_deref(), caller.report)?;
-    let docs = Docs::create(comm, params)?;
     let _quiet = hdf5::Quiet::new();
     let info = info_pairs.map_or_else(|| Ok(Info::null()), Info::from_pairs);
-    let info = agree_value(comm, info.map_err(|e| e.context("HDF5_MPI_INFO")))?;
+    // the results documents (rank 0) and the hints (every rank), agreed at one point
+    let (docs, info) = agree_value(
+        comm,
+        Docs::create(comm.rank()?, params)
+            .and_then(|d| Ok((d, info.map_err(|e| e.context("HDF5_MPI_INFO"))?))),
+    )?;
     let wrote = write_header(comm.rank()?, params, place, info_pairs, &out);
     // a failed write of any rank ends the run here, on every rank
     agree(comm, wrote.and_then(|()| out.status()))?;
@@ -571,27 +575,20 @@ impl Progress {
 struct Docs([(Option<Sink>, Doc); 3]);
 
 impl Docs {
-    /// Check every document's destination before any I/O (rank 0; an earlier file is
-    /// left alone). Collective.
+    /// Check every document's destination before any I/O (on rank 0, `None` elsewhere;
+    /// an earlier file is left alone). Not collective: the caller agrees on the result.
     ///
     /// # Errors
-    /// A destination that cannot be written, agreed by every rank.
-    fn create(comm: &Comm, params: &Params) -> Result<Docs> {
-        let rank = comm.rank()?;
-        let open = |dest: Option<&std::ffi::OsStr>, option| {
-            let mine = match dest {
-                Some(d) if rank == 0 => Sink::document(d, option).map(Some),
-                _ => Ok(None),
-            };
-            agree_value(comm, mine)
+    /// The first destination that cannot be written.
+    fn create(rank: u32, params: &Params) -> Result<Docs> {
+        let open = |dest: Option<&std::ffi::OsStr>, option| match dest {
+            Some(d) if rank == 0 => Sink::document(d, option).map(Some),
+            _ => Ok(None),
         };
-        let json = open(params.json.as_deref(), "--json")?;
-        let csv = open(params.csv.as_deref(), "--csv")?;
-        let rank_csv = open(params.rank_csv.as_deref(), "--rank-csv")?;
         Ok(Docs([
-            (json, Doc::Json),
-            (csv, Doc::Csv),
-            (rank_csv, Doc::RankCsv),
+            (open(params.json.as_deref(), "--json")?, Doc::Json),
+            (open(params.csv.as_deref(), "--csv")?, Doc::Csv),
+            (open(params.rank_csv.as_deref(), "--rank-csv")?, Doc::RankCsv),
         ]))
     }
 

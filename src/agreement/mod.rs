@@ -35,13 +35,29 @@ pub fn agree_value<T>(comm: &Comm, r: Result<T>) -> Result<T> {
 /// # Errors
 /// That refusal, or an MPI error.
 pub fn refuse_if_any(comm: &Comm, mine: Option<String>) -> Result<()> {
-    const NONE: u64 = 1 << 40;
+    refuse_first(comm, [mine])
+}
+
+/// [`refuse_if_any`] for several checks made one after the other, agreed in one round:
+/// the refusal every rank returns is that of the first check (in `checks`' order) that
+/// any rank failed, with the message of the lowest rank that failed it — the message
+/// the checks would give if each were agreed on its own. Collective.
+///
+/// # Errors
+/// That refusal, or an MPI error.
+pub fn refuse_first<const N: usize>(comm: &Comm, checks: [Option<String>; N]) -> Result<()> {
+    const NONE: u64 = u64::MAX;
     let me = u64::from(comm.rank()?);
-    let first = comm.allreduce_u64(if mine.is_some() { me } else { NONE }, Op::Min)?;
+    let (key, mine) = match checks.into_iter().enumerate().find_map(|(i, c)| Some((i, c?))) {
+        // the check's place first, then the rank: the smallest key is the refusal
+        Some((i, m)) => ((i as u64) << 32 | me, m),
+        None => (NONE, String::new()),
+    };
+    let first = comm.allreduce_u64(key, Op::Min)?;
     if first == NONE {
         return Ok(());
     }
-    let msg = comm.bcast_bytes(first as u32, mine.unwrap_or_default().as_bytes())?;
+    let msg = comm.bcast_bytes((first & u64::from(u32::MAX)) as u32, mine.as_bytes())?;
     Err(Error::Invalid(vec![
         String::from_utf8_lossy(&msg).into_owned()
     ]))

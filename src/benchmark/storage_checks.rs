@@ -3,7 +3,7 @@
 //! the right to drop the page cache, the direct-I/O alignment and file system of
 //! `--direct` ([`direct_problems`]).
 //!
-//! Every check ends at an agreement point, so all ranks refuse together, with one
+//! The checks end at one agreement point, so all ranks refuse together, with one
 //! message ([`Error::Invalid`], printed once by rank 0).
 
 use std::ffi::CString;
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::run::pattern;
 use super::storage::Node;
-use crate::agreement::refuse_if_any;
+use crate::agreement::refuse_first;
 use crate::config::{Api, Params, StorageFacts};
 use crate::datadir::dir_or_current;
 use crate::datadir::{data_file_name, data_files};
@@ -47,48 +47,45 @@ pub fn check_up_front(p: &Params, comm: &Comm, dir: &Path) -> Result<StorageFact
     let node = Node::of(comm)?;
     facts.one_node = node.one_node;
     facts.ranks_on_node0 = node.on_node0;
-    if s.read_only {
-        let mine = if comm.rank()? == 0 {
-            check_kept_files(p, dir).err()
-        } else {
-            None
-        };
-        refuse_if_any(comm, mine)?;
-    }
-    if s.drop_caches {
-        let mine = if node.leader {
-            kernel::check_drop_caches().err().map(|e| {
-                format!(
-                    "--drop-caches: this process may not write {DROP_CACHES} on {} ({e}): \
-                     dropping the page cache needs root on every node; without it, \
-                     --direct (POSIX) also keeps the page cache out of the numbers",
-                    hostname()
-                )
-            })
-        } else {
-            None
-        };
-        refuse_if_any(comm, mine)?;
-    }
-    if s.direct {
-        let probe = if node.leader {
-            direct_probe(p, dir)
-        } else {
-            Ok((0, String::new()))
-        };
-        let (align, source, mine) = match probe {
-            Ok((a, src)) => (a, src, None),
-            Err(m) => (0, String::new(), Some(m)),
-        };
-        refuse_if_any(comm, mine)?;
+    // each check finds its problem locally; one agreement refuses the run for the first
+    let kept = (s.read_only && comm.rank()? == 0)
+        .then(|| check_kept_files(p, dir).err())
+        .flatten();
+    let drop = (s.drop_caches && node.leader)
+        .then(|| kernel::check_drop_caches().err())
+        .flatten()
+        .map(|e| {
+            format!(
+                "--drop-caches: this process may not write {DROP_CACHES} on {} ({e}): \
+                 dropping the page cache needs root on every node; without it, \
+                 --direct (POSIX) also keeps the page cache out of the numbers",
+                hostname()
+            )
+        });
+    let probe = if s.direct && node.leader {
+        direct_probe(p, dir)
+    } else {
+        Ok((0, String::new()))
+    };
+    let (align, source, direct) = match probe {
+        Ok((a, src)) => (a, src, None),
+        Err(m) => (0, String::new(), Some(m)),
+    };
+    // the alignment and its source are agreed before the refusal, so that the problems
+    // of --direct (the same on every rank) follow from the one agreement
+    let problems = if s.direct {
         let align = comm.allreduce_u64(align, Op::Max)?;
         // rank 0 is the leader of its node: its source is the one shown
         let source = String::from_utf8_lossy(&comm.bcast_bytes(0, source.as_bytes())?).into_owned();
         let problems = direct_problems(p, align, &source);
-        if !problems.is_empty() {
-            return Err(Error::Invalid(problems));
-        }
         facts.direct_align = Some((align, source));
+        problems
+    } else {
+        Vec::new()
+    };
+    refuse_first(comm, [kept, drop, direct])?;
+    if !problems.is_empty() {
+        return Err(Error::Invalid(problems));
     }
     Ok(facts)
 }

@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 
 use super::lock_record::{join, shown, ALIVE, UNKNOWN};
 pub use super::lock_record::{Claim, Holder};
-use crate::agreement::{agree, agree_value};
+use crate::agreement::agree;
 use crate::error::{path_text, Error, Result};
 use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::mpi::{Comm, Op};
@@ -123,7 +123,6 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
         } else {
             Ok(Found::Vanished)
         };
-        let found = agree_value(comm, found)?;
         let (found, owner) = share_found(comm, rank, found)?;
         let (holder, stale_ident) = match found {
             Found::Created(ident) => return Ok(held(rank, lock, ident, Vec::new())),
@@ -166,13 +165,15 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
         } else {
             Ok(TakeOver::Lost)
         };
-        let taken = agree_value(comm, taken)?;
         let code = match &taken {
-            TakeOver::Mine(..) => b'M',
-            TakeOver::Lost => b'L',
-            TakeOver::Foreign => b'F',
+            Ok(TakeOver::Mine(..)) => "M".to_string(),
+            Ok(TakeOver::Lost) => "L".to_string(),
+            Ok(TakeOver::Foreign) => "F".to_string(),
+            Err(e) => format!("Erank 0: {e}"),
         };
-        match (comm.bcast_bytes(0, &[code])?.first(), taken) {
+        let code = comm.bcast_bytes(0, code.as_bytes())?;
+        let taken = root_outcome(taken, &code)?;
+        match (code.first(), taken) {
             (_, TakeOver::Mine(ident, notes)) => return Ok(held(rank, lock, ident, notes)),
             (Some(&b'M'), _) => return Ok(held(rank, lock, FileId::default(), Vec::new())),
             (Some(&b'F'), _) => {
@@ -215,16 +216,21 @@ fn held(rank: u32, lock: PathBuf, ident: FileId, takeover: Vec<String>) -> DirLo
     }
 }
 
-/// Rank 0's [`Found`] on every rank (the identity only on rank 0), with the lock
-/// file's owner for [`Found::Held`]. Collective.
-fn share_found(comm: &Comm, rank: u32, found: Found) -> Result<(Found, u32)> {
+/// Rank 0's [`Found`] (or its failure) on every rank, in one broadcast (the identity
+/// only on rank 0), with the lock file's owner for [`Found::Held`]. Collective.
+///
+/// # Errors
+/// Rank 0's failure: its own error there, [`Error::Remote`] on the other ranks.
+fn share_found(comm: &Comm, rank: u32, found: Result<Found>) -> Result<(Found, u32)> {
     let text = match &found {
-        Found::Created(_) => "C".to_string(),
-        Found::Vanished => "V".to_string(),
-        Found::Blocked(r) => format!("B{r}"),
-        Found::Held(h, _, owner) => format!("H{owner}\n{}", h.render()),
+        Ok(Found::Created(_)) => "C".to_string(),
+        Ok(Found::Vanished) => "V".to_string(),
+        Ok(Found::Blocked(r)) => format!("B{r}"),
+        Ok(Found::Held(h, _, owner)) => format!("H{owner}\n{}", h.render()),
+        Err(e) => format!("Erank 0: {e}"),
     };
     let got = comm.bcast_bytes(0, text.as_bytes())?;
+    let found = root_outcome(found, &got)?;
     let got = String::from_utf8_lossy(&got).into_owned();
     let owner = match &found {
         Found::Held(_, _, o) => *o,
@@ -247,6 +253,20 @@ fn share_found(comm: &Comm, rank: u32, found: Found) -> Result<(Found, u32)> {
         _ => Found::Vanished,
     };
     Ok((shared, owner))
+}
+
+/// The outcome of a step only rank 0 makes, on every rank, from the bytes rank 0
+/// broadcast (`E` and the message when it failed): rank 0 keeps its own result; the
+/// other ranks get [`Error::Remote`] with rank 0's message, or their own value (the
+/// caller decodes the rest of the bytes). The agreement of a one-rank step in the one
+/// broadcast that shares its result, instead of [`crate::agreement::agree_value`] and
+/// a second broadcast.
+fn root_outcome<T>(mine: Result<T>, shared: &[u8]) -> Result<T> {
+    match (mine, shared.strip_prefix(b"E")) {
+        (Err(e), _) => Err(e),
+        (Ok(_), Some(msg)) => Err(Error::Remote(String::from_utf8_lossy(msg).into_owned())),
+        (Ok(v), None) => Ok(v),
+    }
 }
 
 /// Remove a file of this process's own making left under `path` by a process of the
