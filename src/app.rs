@@ -588,7 +588,10 @@ impl Docs {
         Ok(Docs([
             (open(params.json.as_deref(), "--json")?, Doc::Json),
             (open(params.csv.as_deref(), "--csv")?, Doc::Csv),
-            (open(params.rank_csv.as_deref(), "--rank-csv")?, Doc::RankCsv),
+            (
+                open(params.rank_csv.as_deref(), "--rank-csv")?,
+                Doc::RankCsv,
+            ),
         ]))
     }
 

@@ -315,12 +315,24 @@ fn a_link_to_standard_output_that_is_a_regular_file_is_appended_to() {
     let mut argv = launcher();
     argv.extend(["-n", "1", "sh", "-c", "exec \"$0\" \"$@\" >> cap.txt"].map(String::from));
     argv.push(h5perf_bin().to_string_lossy().into_owned());
-    argv.extend(args(&["-o", "stdout", "--csv", "stdout"]).iter().map(|s| s.to_string()));
+    argv.extend(
+        args(&["-o", "stdout", "--csv", "stdout"])
+            .iter()
+            .map(|s| s.to_string()),
+    );
     let o = run_session(&argv, &[], dir.path(), TIMEOUT);
-    table("-o and --csv to a link to fd 1, a file opened with >>", &o, dir.path());
+    table(
+        "-o and --csv to a link to fd 1, a file opened with >>",
+        &o,
+        dir.path(),
+    );
     assert!(o.success(), "{}", o.describe());
     let got = fs::read_to_string(&cap).unwrap();
-    assert_eq!(fs::metadata(&cap).unwrap().ino(), before, "cap.txt was replaced:\n{got}");
+    assert_eq!(
+        fs::metadata(&cap).unwrap().ino(),
+        before,
+        "cap.txt was replaced:\n{got}"
+    );
     assert!(got.starts_with("OLD\n"), "the earlier text is kept:\n{got}");
     let report = got.find("Number of processors = 1").expect("the report");
     let csv = got.find("\nnprocs,").expect("the CSV header");

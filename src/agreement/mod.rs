@@ -48,7 +48,11 @@ pub fn refuse_if_any(comm: &Comm, mine: Option<String>) -> Result<()> {
 pub fn refuse_first<const N: usize>(comm: &Comm, checks: [Option<String>; N]) -> Result<()> {
     const NONE: u64 = u64::MAX;
     let me = u64::from(comm.rank()?);
-    let (key, mine) = match checks.into_iter().enumerate().find_map(|(i, c)| Some((i, c?))) {
+    let (key, mine) = match checks
+        .into_iter()
+        .enumerate()
+        .find_map(|(i, c)| Some((i, c?)))
+    {
         // the check's place first, then the rank: the smallest key is the refusal
         Some((i, m)) => ((i as u64) << 32 | me, m),
         None => (NONE, String::new()),

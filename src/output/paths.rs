@@ -189,7 +189,11 @@ fn own_descriptor(name: &Path) -> Option<i32> {
         };
         let dir = std::fs::canonicalize(parent).ok()?;
         let parts: Vec<_> = dir.components().map(|c| c.as_os_str().to_owned()).collect();
-        let ours = match parts.iter().map(|c| c.to_str()).collect::<Option<Vec<_>>>()?[..] {
+        let ours = match parts
+            .iter()
+            .map(|c| c.to_str())
+            .collect::<Option<Vec<_>>>()?[..]
+        {
             ["/", "proc", id, "fd"] | ["/", "proc", id, "task", _, "fd"] => id == pid,
             _ => false,
         };
