@@ -17,13 +17,13 @@ use super::driver::{
 use super::file_watch::FileWatch;
 use super::storage::{drop_caches, Node};
 use super::verify::{find_mismatch, report_mismatches, Mismatch};
-use crate::agreement::{agree, agree_with};
+use crate::agreement::{agree, agree_with, Beacon};
 use crate::config::mpi_info::hint_note;
 use crate::config::{Api, Params, Reorder};
 use crate::datadir::{data_file_name, leftovers, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
-use crate::ffi::mpi::{wtime, Beacon, Comm, Info, Op};
+use crate::ffi::mpi::{wtime, Comm, Info, Op};
 use crate::measure::{ApiResults, Direction, IterStat, Measures, Record, Times, COUNT};
 use crate::output::report;
 use crate::output::sink::Sink;
@@ -349,7 +349,7 @@ impl<'a> ApiRun<'a> {
                 let keep = env.nocleanup || p.storage.read_only;
                 if !keep {
                     // removed by the signal handlers if the job is interrupted
-                    crate::ffi::signals::set_current(&name);
+                    crate::datadir::cleanup::set_current(&name);
                 }
                 let res = self.one_file(&path, &cpath);
                 // Success or agreed failure, no rank holds the file open any more (the
@@ -368,7 +368,7 @@ impl<'a> ApiRun<'a> {
                 } else {
                     Ok(())
                 };
-                crate::ffi::signals::clear_current();
+                crate::datadir::cleanup::clear_current();
                 // a file that cannot be removed is named (after the run's own error)
                 let removed = agree(comm, removed);
                 if let (Err(a), Err(b)) = (&agreed, &removed) {

@@ -6,7 +6,6 @@
 #![allow(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod cleanup;
 pub mod hdf5;
 pub mod mem;
 pub mod mpi;
