@@ -587,30 +587,31 @@ fn explain_error(run: &Run<'_>, api: Api, phase: Access, opening: bool, e: Error
     if matches!(e, Error::Remote(_) | Error::Fatal(_) | Error::Stopped) {
         return e;
     }
-    let mut text = e.to_string();
-    let mut changed = false;
+    let text = e.to_string();
     let pairs = run.info.pairs();
-    if let (true, Some(note)) = (api != Api::Posix, hint_note(&text, pairs, opening)) {
-        text.push_str(&note);
-        changed = true;
+    let mut note = match api {
+        Api::Posix => None,
+        _ => hint_note(&text, pairs, opening),
     }
-    if phase == Access::Write && !opening && !text.contains("No space left") {
+    .unwrap_or_default();
+    if phase == Access::Write && !opening && !(text.clone() + &note).contains("No space left") {
         let dir = crate::datadir::dir_or_current(run.dir);
         let free = crate::ffi::posix::c_path(dir)
             .ok()
             .and_then(|c| crate::ffi::storage::available_bytes(&c).ok());
         if free == Some(0) {
-            text.push_str(&format!(
+            note.push_str(&format!(
                 " (No space left on device: the file system of the data directory {} is full)",
                 path_text(dir.as_os_str())
             ));
-            changed = true;
         }
     }
-    if changed {
-        Error::Other(text)
-    } else {
-        e
+    if note.is_empty() {
+        return e;
+    }
+    Error::Explained {
+        cause: Box::new(e),
+        note,
     }
 }
 

@@ -16,7 +16,7 @@ use crate::config::{Api, Params, StorageFacts};
 use crate::datadir::dir_or_current;
 use crate::datadir::{data_file_name, data_files};
 use crate::error::{path_text, Error, Result};
-use crate::ffi::hdf5::{self, Dataset, H5File, Plist, Quiet};
+use crate::ffi::hdf5::{Dataset, H5File, Plist, Quiet};
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::posix::{self, Fd, OpenMode};
 use crate::ffi::storage::{self as kernel, DirectIoAlignment, DROP_CACHES};
@@ -147,7 +147,7 @@ fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
             let file = H5File::open_read(&c, &fapl).map_err(|e| {
                 format!(
                     "--read-only: {path} is not an HDF5 file h5perf can open ({}); {again}",
-                    hdf5::innermost(&e.to_string())
+                    crate::error::innermost(&e.to_string())
                 )
             })?;
             for d in 1..=p.num_dsets {
@@ -156,7 +156,7 @@ fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
                 let ds = Dataset::open(&file, &cname).map_err(|e| {
                     format!(
                         "--read-only: {path} has no dataset {name} ({}); {again}",
-                        hdf5::innermost(&e.to_string())
+                        crate::error::innermost(&e.to_string())
                     )
                 })?;
                 let dims = ds.dims().map_err(|e| e.to_string())?;

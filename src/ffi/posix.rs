@@ -18,10 +18,10 @@ fn errno() -> i32 {
 /// `path`'s bytes as a C string, for the system call.
 ///
 /// # Errors
-/// [`Error::Other`] when the name contains a NUL byte.
+/// [`Error::Limit`] when the name contains a NUL byte.
 pub fn c_path(path: &Path) -> Result<CString> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| {
-        Error::Other(format!(
+        Error::Limit(format!(
             "file name contains a NUL byte: {}",
             path_text(path.as_os_str())
         ))

@@ -58,7 +58,7 @@ fn one_line(s: &str) -> String {
 /// `INT_MAX`.
 pub fn to_count(what: &'static str, n: u64) -> Result<c_int> {
     c_int::try_from(n).map_err(|_| {
-        Error::Other(format!(
+        Error::Limit(format!(
             "{what} ({n}) exceeds the largest MPI count ({}); use smaller blocks or transfers",
             c_int::MAX
         ))

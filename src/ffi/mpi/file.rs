@@ -26,7 +26,7 @@ pub fn to_offset(n: u64) -> Result<raw::MPI_Offset> {
 #[cold]
 #[inline(never)]
 fn offset_overflow(n: u64) -> Error {
-    Error::Other(format!("file offset {n} does not fit in MPI_Offset"))
+    Error::Limit(format!("file offset {n} does not fit in MPI_Offset"))
 }
 
 /// `MPI_MODE_*` access modes (MPI-3.1 §13.2.1).
