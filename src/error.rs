@@ -161,7 +161,11 @@ impl fmt::Display for Error {
             Error::Internal(m) => write!(f, "internal error: {m}"),
             Error::Invalid(ms) => f.write_str(&ms.join("\n")),
             Error::Mpi { call, code, msg } => write!(f, "{call} failed: {msg} (MPI error {code})"),
-            Error::Hdf5 { call, stack, system } => {
+            Error::Hdf5 {
+                call,
+                stack,
+                system,
+            } => {
                 write!(f, "{call} failed: {}", stack_text(stack, system.as_deref()))
             }
             Error::Posix { call, errno, path } => {

@@ -8,9 +8,9 @@ use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 
 use crate::agreement::{agree, agree_value};
+use crate::datadir::cleanup::{self, Slot};
 use crate::datadir::{data_dir_checked, data_files, lock as dir_lock, RunEnv};
 use crate::error::{path_text, Error, Result};
-use crate::datadir::cleanup::{self, Slot};
 use crate::ffi::hdf5::{self, AllocTime, Dataset, Dataspace, FillKind, H5File, Plist};
 use crate::ffi::mpi::{Comm, Info, Op};
 use crate::ffi::posix::{self, FileStat};

@@ -161,7 +161,10 @@ mod tests {
                 call: "H5Dcreate2",
                 stack: [
                     ("H5Dcreate2", "unable to create dataset"),
-                    ("H5D__update_oh_info", "fill value writing on allocation set, but no fill value defined")
+                    (
+                        "H5D__update_oh_info",
+                        "fill value writing on allocation set, but no fill value defined"
+                    )
                 ]
                 .map(|(func, desc)| crate::error::Hdf5Frame {
                     func: func.into(),

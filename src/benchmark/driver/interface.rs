@@ -7,9 +7,9 @@
 
 use std::ffi::CString;
 
+use crate::agreement::Beacon;
 use crate::config::{FillSettings, Params};
 use crate::error::{Error, Result};
-use crate::agreement::Beacon;
 use crate::ffi::mpi::{Comm, Info};
 use crate::ffi::posix::FileStat;
 use crate::pattern::Pattern;

@@ -117,7 +117,10 @@ extern "C" fn walk_cb(_n: c_uint, err: *const h5e::H5E_error2_t, data: *mut c_vo
             major: message_text(err.maj_num),
             minor: message_text(err.min_num),
             // one line per message: HDF5 descriptions may embed newlines
-            desc: c_text(err.desc).split_whitespace().collect::<Vec<_>>().join(" "),
+            desc: c_text(err.desc)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         });
     });
     if res.is_ok() {
@@ -221,13 +224,19 @@ mod tests {
              with a short count and printed this system error on stderr)"
         );
         // the MPI library's own text is there already: no system error
-        let mpich = [frame("H5FD__mpio_write", "MPI_File_write_at failed: MPI error string is 'x'")];
+        let mpich = [frame(
+            "H5FD__mpio_write",
+            "MPI_File_write_at failed: MPI error string is 'x'",
+        )];
         assert!(!short_transfer(&mpich));
         let none = Error::Hdf5 {
             call: "H5Fopen",
             stack: vec![],
             system: None,
         };
-        assert_eq!(none.to_string(), "H5Fopen failed: no detail on the HDF5 error stack");
+        assert_eq!(
+            none.to_string(),
+            "H5Fopen failed: no detail on the HDF5 error stack"
+        );
     }
 }

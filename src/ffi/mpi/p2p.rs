@@ -70,9 +70,8 @@ impl ByteRecv {
         let mut flag: c_int = 0;
         // SAFETY: our own request (a completed one is MPI_REQUEST_NULL, for which
         // MPI_Test returns flag = true); flag is a live int; the status is ignored.
-        let rc = unsafe {
-            raw::MPI_Test(self.request.as_ptr(), &mut flag, raw::RSMPI_STATUS_IGNORE)
-        };
+        let rc =
+            unsafe { raw::MPI_Test(self.request.as_ptr(), &mut flag, raw::RSMPI_STATUS_IGNORE) };
         if rc != 0 {
             return Err(mpi_error("MPI_Test", rc));
         }
