@@ -179,6 +179,14 @@ pub(super) fn check_id(call: &'static str, id: hid_t) -> Result<hid_t> {
     }
 }
 
+/// The rank (number of dimensions) of `dims` as HDF5 takes it.
+///
+/// Errors: [`Error::Limit`] for more dimensions than an `int` counts.
+pub(super) fn rank(dims: &[u64]) -> Result<std::ffi::c_int> {
+    std::ffi::c_int::try_from(dims.len())
+        .map_err(|_| Error::Limit(format!("{} dimensions are too many for HDF5", dims.len())))
+}
+
 #[inline]
 pub(super) fn check(call: &'static str, rc: herr_t) -> Result<()> {
     if rc < 0 {

@@ -30,6 +30,7 @@ fn offset_overflow(n: u64) -> Error {
 }
 
 /// `MPI_MODE_*` access modes (MPI-3.1 §13.2.1).
+#[allow(clippy::cast_possible_wrap)] // small bit flags: every one fits in an int
 pub mod mode {
     /// `MPI_MODE_CREATE | MPI_MODE_RDWR`
     pub const CREATE_RDWR: i32 = (mpi_sys::MPI_MODE_CREATE | mpi_sys::MPI_MODE_RDWR) as i32;

@@ -141,9 +141,7 @@ impl ByteSend {
     ///
     /// Errors: the call fails.
     pub fn start(&self, comm: &Comm, dest: u32, tag: i32) -> Result<()> {
-        // a rank is below its communicator's size, an int
-        #[allow(clippy::cast_possible_wrap)]
-        let dest = dest as c_int;
+        let dest = super::check::to_count("rank", dest.into())?;
         // SAFETY: SIGNAL is a static byte MPI only reads; live communicator; the
         // request cell outlives the send (completed by wait, freed on drop).
         let rc = unsafe {
