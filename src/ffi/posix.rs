@@ -117,8 +117,7 @@ impl Fd {
         };
         loop {
             // SAFETY: NUL-terminated path; flags/mode are plain integers.
-            let fd =
-                unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode) };
+            let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode) };
             if fd >= 0 {
                 // SAFETY: fd is a fresh descriptor we own.
                 return Ok(Fd {
