@@ -64,7 +64,7 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     if as_program && launched_as_rank_zero() {
         // before MPI_Init, while the process has one thread; without it the signal
         // handlers and the next run's lock takeover still clean up
-        let _ = crate::ffi::cleanup::start_reaper();
+        let _ = crate::datadir::cleanup::start_reaper();
     }
     let universe = match Universe::init() {
         Ok(u) => u,
@@ -74,7 +74,7 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
         }
     };
     if as_program {
-        crate::ffi::signals::install();
+        crate::datadir::cleanup::install_handlers();
     }
     let world = universe.world();
     let rank = world.rank().unwrap_or(0);
@@ -121,7 +121,7 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
 /// Whether the launcher started this process as world rank 0, from the rank it puts in
 /// the environment (Open MPI `OMPI_COMM_WORLD_RANK`, PMIx `PMIX_RANK`, MPICH's hydra
 /// `PMI_RANK`, Slurm `SLURM_PROCID`); true without any (a singleton). Read before
-/// `MPI_Init`, to start the reaper ([`crate::ffi::cleanup::start_reaper`]) on rank 0 only.
+/// `MPI_Init`, to start the reaper ([`crate::datadir::cleanup::start_reaper`]) on rank 0 only.
 fn launched_as_rank_zero() -> bool {
     [
         "OMPI_COMM_WORLD_RANK",

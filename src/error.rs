@@ -26,12 +26,18 @@ pub enum Error {
         /// The MPI library's error text.
         msg: String,
     },
-    /// An HDF5 call failed; `msg` is the HDF5 error stack walked into one line.
+    /// An HDF5 call failed, with HDF5's error stack. Displayed as `CALL failed: ` and
+    /// the frames, outermost first, each `func(): desc`, joined by `: ` ([`Hdf5Frame`]).
     Hdf5 {
         /// The HDF5 function, e.g. `H5Dwrite`.
         call: &'static str,
-        /// What HDF5 reported (error-stack frames joined with `: `).
-        msg: String,
+        /// The error stack's frames, outermost first (empty: HDF5 left no detail).
+        stack: Vec<Hdf5Frame>,
+        /// The system error the MPI library met when the stack ends in the MPI-IO
+        /// driver's "file write failed" (or read) after a short transfer that MPI
+        /// reported as success (`errno` after the call; Open MPI prints it on stderr
+        /// only), appended to the message.
+        system: Option<String>,
     },
     /// A POSIX call failed (or moved fewer bytes than asked at end of file).
     Posix {
@@ -77,8 +83,41 @@ pub enum Error {
     },
     /// A broken invariant of h5perf itself (a driver used before it was prepared).
     Internal(&'static str),
+    /// A value that a C interface cannot take (a count or offset beyond the range of
+    /// its C type, a name with a NUL byte), or memory that cannot be had. The string is
+    /// the complete message.
+    Limit(String),
+    /// `cause`, completed with what to fix (`note`, appended to its message: the
+    /// `HDF5_MPI_INFO` hints the MPI library names, a full file system).
+    Explained {
+        /// The error as it happened.
+        cause: Box<Error>,
+        /// The text appended, starting with its separator (` (...)`, `; ...`).
+        note: String,
+    },
+    /// A step of the `--fill-behaviour` experiment gave no usable observation (a
+    /// dataset created on some ranks only, a block that did not land, `/proc/self/io`
+    /// unreadable). The string is the complete message.
+    Experiment(String),
     /// Anything else, with a complete message.
     Other(String),
+}
+
+/// One frame of HDF5's error stack (`H5E_error2_t`, HDF5 reference manual, H5E).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Hdf5Frame {
+    /// The function that pushed the frame (`H5D__write`).
+    pub func: String,
+    /// HDF5's source file and line of the frame.
+    pub file: String,
+    /// See `file`.
+    pub line: u32,
+    /// The major and minor error messages (`Dataset`, `Write failed`).
+    pub major: String,
+    /// See `major`.
+    pub minor: String,
+    /// The description, on one line (runs of white space as one space).
+    pub desc: String,
 }
 
 /// Result alias used throughout the crate.
@@ -114,12 +153,21 @@ impl fmt::Display for Error {
             | Error::Output(m)
             | Error::DataDir(m)
             | Error::Results(m)
+            | Error::Limit(m)
+            | Error::Experiment(m)
             | Error::Other(m) => f.write_str(m),
+            Error::Explained { cause, note } => write!(f, "{cause}{note}"),
             Error::Context { what, cause } => write!(f, "{what}: {cause}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
             Error::Invalid(ms) => f.write_str(&ms.join("\n")),
             Error::Mpi { call, code, msg } => write!(f, "{call} failed: {msg} (MPI error {code})"),
-            Error::Hdf5 { call, msg } => write!(f, "{call} failed: {msg}"),
+            Error::Hdf5 {
+                call,
+                stack,
+                system,
+            } => {
+                write!(f, "{call} failed: {}", stack_text(stack, system.as_deref()))
+            }
             Error::Posix { call, errno, path } => {
                 let text = errno_text(*errno);
                 match path {
@@ -165,6 +213,17 @@ impl Error {
         }
     }
 
+    /// The innermost reason of an [`Error::Hdf5`]: the innermost frame's description
+    /// ([`innermost`] of its stack's text); of any other error, its message.
+    pub fn innermost(&self) -> String {
+        match self {
+            Error::Hdf5 { stack, system, .. } => {
+                innermost(&stack_text(stack, system.as_deref())).to_string()
+            }
+            other => other.to_string(),
+        }
+    }
+
     /// The reason alone, for a message that names the file itself: the system's text
     /// of a POSIX error (`No space left on device`), any other error as it displays.
     pub fn reason(&self) -> String {
@@ -173,6 +232,35 @@ impl Error {
             other => other.to_string(),
         }
     }
+}
+
+/// HDF5's error stack as one line: the frames, outermost first, each `func(): desc`
+/// (or `desc` alone), joined by `: `, and the system error the MPI library met.
+fn stack_text(stack: &[Hdf5Frame], system: Option<&str>) -> String {
+    let mut text = stack
+        .iter()
+        .map(|f| match f.func.as_str() {
+            "" => f.desc.clone(),
+            func => format!("{func}(): {}", f.desc),
+        })
+        .collect::<Vec<_>>()
+        .join(": ");
+    if stack.is_empty() {
+        text.push_str("no detail on the HDF5 error stack");
+    }
+    if let Some(why) = system {
+        text.push_str(&format!(
+            ": {why} (the MPI library returned success with a short count and printed this \
+             system error on stderr)"
+        ));
+    }
+    text
+}
+
+/// The innermost frame's description in an HDF5 error stack's text (`outer(): desc:
+/// inner(): desc` → `desc` of `inner`): the text after the last `(): `, trimmed.
+pub fn innermost(msg: &str) -> &str {
+    msg.rsplit("(): ").next().unwrap_or(msg).trim()
 }
 
 /// A file or directory name as message text: its bytes as they are where they are

@@ -1,7 +1,12 @@
 //! Failure agreement across ranks: every step that can fail on one rank ends at an
 //! agreement point where all ranks of the communicator learn whether any rank failed and
 //! leave together with the first failing rank's message, so no rank is left waiting in a
-//! collective call.
+//! collective call. The error beacon ([`beacon`]) tells the other ranks of a failure
+//! at once, between two agreement points.
+
+pub mod beacon;
+
+pub use beacon::Beacon;
 
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{Comm, Op};

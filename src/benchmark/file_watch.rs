@@ -95,7 +95,7 @@ impl FileWatch {
             Some(w) => data_files::check_same(path, &seen, w, None, "before the read phase"),
             None => {
                 if seen.kind != FileKind::Regular {
-                    return Err(Error::Other(format!(
+                    return Err(Error::DataDir(format!(
                         "refusing to read the data file {}: it is {}, not a regular file",
                         path.to_string_lossy(),
                         seen.kind.words()
@@ -142,7 +142,7 @@ impl FileWatch {
                     if ino == ino0 {
                         Ok(())
                     } else {
-                        Err(Error::Other(format!(
+                        Err(Error::DataDir(format!(
                             "the data file {} is inode {ino} on this rank and {ino0} on \
                              rank 0: another file took its name while the ranks opened it",
                             path.to_string_lossy()
@@ -152,7 +152,7 @@ impl FileWatch {
             }
             Access::Read => seen.and_then(|s| match &self.written {
                 Some(w) => data_files::check_same(path, &s, w, self.size, "at the read open"),
-                None => Err(Error::Other("read phase without a checked file".into())),
+                None => Err(Error::Internal("read phase without a checked file")),
             }),
         };
         agree(comm, res)
@@ -166,7 +166,7 @@ impl FileWatch {
         }
         let seen = at_name(path, "after the open")?;
         if seen.kind != FileKind::Regular {
-            return Err(Error::Other(format!(
+            return Err(Error::DataDir(format!(
                 "the data file {} is {} after the open",
                 path.to_string_lossy(),
                 seen.kind.words()
@@ -184,7 +184,7 @@ impl FileWatch {
         let seen = at_name(path, "after the write phase");
         let res = match (&seen, &self.written) {
             (Ok(s), Some(w)) => data_files::check_same(path, s, w, None, "after the write phase"),
-            (Ok(_), None) => Err(Error::Other("write phase without a checked file".into())),
+            (Ok(_), None) => Err(Error::Internal("write phase without a checked file")),
             (Err(e), _) => Err(e.clone()),
         };
         let size = seen.as_ref().map_or(0, |s| s.size);
@@ -193,7 +193,7 @@ impl FileWatch {
             if size >= data {
                 return Ok(());
             }
-            Err(Error::Other(format!(
+            Err(Error::DataDir(format!(
                 "the data file {} holds {size} bytes after the write phase, which wrote \
                  {data} bytes of data into it: another process truncated it",
                 path.to_string_lossy()
@@ -213,7 +213,7 @@ impl FileWatch {
     pub(super) fn after_read(&mut self, comm: &Comm, path: &CStr) -> Result<()> {
         let res = at_name(path, "after the read phase").and_then(|seen| match &self.written {
             Some(w) => data_files::check_same(path, &seen, w, self.size, "after the read phase"),
-            None => Err(Error::Other("read phase without a checked file".into())),
+            None => Err(Error::Internal("read phase without a checked file")),
         });
         agree(comm, res)
     }
@@ -233,7 +233,7 @@ impl FileWatch {
 /// `lstat` of `path`, which must exist (`when`: the moment, for the message).
 fn at_name(path: &CStr, when: &str) -> Result<FileStat> {
     posix::lstat(path)?.ok_or_else(|| {
-        Error::Other(format!(
+        Error::DataDir(format!(
             "the data file {} is gone {when}: another process removed it",
             path.to_string_lossy()
         ))

@@ -17,13 +17,13 @@ use super::driver::{
 use super::file_watch::FileWatch;
 use super::storage::{drop_caches, Node};
 use super::verify::{find_mismatch, report_mismatches, Mismatch};
-use crate::agreement::{agree, agree_with};
+use crate::agreement::{agree, agree_with, Beacon};
 use crate::config::mpi_info::hint_note;
 use crate::config::{Api, Params, Reorder};
 use crate::datadir::{data_file_name, leftovers, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
-use crate::ffi::mpi::{wtime, Beacon, Comm, Info, Op};
+use crate::ffi::mpi::{wtime, Comm, Info, Op};
 use crate::measure::{ApiResults, Direction, IterStat, Measures, Record, Times, COUNT};
 use crate::output::report;
 use crate::output::sink::Sink;
@@ -349,7 +349,7 @@ impl<'a> ApiRun<'a> {
                 let keep = env.nocleanup || p.storage.read_only;
                 if !keep {
                     // removed by the signal handlers if the job is interrupted
-                    crate::ffi::signals::set_current(&name);
+                    crate::datadir::cleanup::set_current(&name);
                 }
                 let res = self.one_file(&path, &cpath);
                 // Success or agreed failure, no rank holds the file open any more (the
@@ -368,7 +368,7 @@ impl<'a> ApiRun<'a> {
                 } else {
                     Ok(())
                 };
-                crate::ffi::signals::clear_current();
+                crate::datadir::cleanup::clear_current();
                 // a file that cannot be removed is named (after the run's own error)
                 let removed = agree(comm, removed);
                 if let (Err(a), Err(b)) = (&agreed, &removed) {
@@ -587,30 +587,31 @@ fn explain_error(run: &Run<'_>, api: Api, phase: Access, opening: bool, e: Error
     if matches!(e, Error::Remote(_) | Error::Fatal(_) | Error::Stopped) {
         return e;
     }
-    let mut text = e.to_string();
-    let mut changed = false;
+    let text = e.to_string();
     let pairs = run.info.pairs();
-    if let (true, Some(note)) = (api != Api::Posix, hint_note(&text, pairs, opening)) {
-        text.push_str(&note);
-        changed = true;
+    let mut note = match api {
+        Api::Posix => None,
+        _ => hint_note(&text, pairs, opening),
     }
-    if phase == Access::Write && !opening && !text.contains("No space left") {
+    .unwrap_or_default();
+    if phase == Access::Write && !opening && !(text.clone() + &note).contains("No space left") {
         let dir = crate::datadir::dir_or_current(run.dir);
         let free = crate::ffi::posix::c_path(dir)
             .ok()
             .and_then(|c| crate::ffi::storage::available_bytes(&c).ok());
         if free == Some(0) {
-            text.push_str(&format!(
+            note.push_str(&format!(
                 " (No space left on device: the file system of the data directory {} is full)",
                 path_text(dir.as_os_str())
             ));
-            changed = true;
         }
     }
-    if changed {
-        Error::Other(text)
-    } else {
-        e
+    if note.is_empty() {
+        return e;
+    }
+    Error::Explained {
+        cause: Box::new(e),
+        note,
     }
 }
 

@@ -4,7 +4,7 @@
 //! [`super::storage_checks`].
 
 use crate::agreement::agree;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::storage as kernel;
 use crate::output::export::hostname;
@@ -51,7 +51,7 @@ pub fn drop_caches(comm: &Comm, node: &Node) -> Result<()> {
     let mine = if node.leader {
         kernel::sync_all();
         kernel::drop_page_cache()
-            .map_err(|e| Error::Other(format!("--drop-caches on {}: {e}", hostname())))
+            .map_err(|e| e.context(&format!("--drop-caches on {}", hostname())))
     } else {
         Ok(())
     };

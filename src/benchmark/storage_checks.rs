@@ -16,7 +16,7 @@ use crate::config::{Api, Params, StorageFacts};
 use crate::datadir::dir_or_current;
 use crate::datadir::{data_file_name, data_files};
 use crate::error::{path_text, Error, Result};
-use crate::ffi::hdf5::{self, Dataset, H5File, Plist, Quiet};
+use crate::ffi::hdf5::{Dataset, H5File, Plist, Quiet};
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::posix::{self, Fd, OpenMode};
 use crate::ffi::storage::{self as kernel, DirectIoAlignment, DROP_CACHES};
@@ -50,7 +50,8 @@ pub fn check_up_front(p: &Params, comm: &Comm, dir: &Path) -> Result<StorageFact
     // each check finds its problem locally; one agreement refuses the run for the first
     let kept = (s.read_only && comm.rank()? == 0)
         .then(|| check_kept_files(p, dir).err())
-        .flatten();
+        .flatten()
+        .map(|e| e.to_string());
     let drop = (s.drop_caches && node.leader)
         .then(|| kernel::check_drop_caches().err())
         .flatten()
@@ -69,7 +70,7 @@ pub fn check_up_front(p: &Params, comm: &Comm, dir: &Path) -> Result<StorageFact
     };
     let (align, source, direct) = match probe {
         Ok((a, src)) => (a, src, None),
-        Err(m) => (0, String::new(), Some(m)),
+        Err(m) => (0, String::new(), Some(m.to_string())),
     };
     // the alignment and its source are agreed before the refusal, so that the problems
     // of --direct (the same on every rank) follow from the one agreement
@@ -90,11 +91,18 @@ pub fn check_up_front(p: &Params, comm: &Comm, dir: &Path) -> Result<StorageFact
     Ok(facts)
 }
 
+/// A refusal of the storage options (the complete message).
+fn refused(m: String) -> Error {
+    Error::Invalid(vec![m])
+}
+
 /// `--read-only`: the data files an earlier run left are there and fit the run's
 /// parameters, for every process count of the run: POSIX and MPI-IO files hold exactly
 /// `d × D` bytes, HDF5 files hold `Dataset_1..d` of shape `[D]` (1D) or `[S, S]` (2D).
-/// Returns the first problem.
-fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
+///
+/// # Errors
+/// The first problem, as a refusal.
+fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
     let again = "write the files first with the same options and HDF5_NOCLEANUP=1, \
                  without --read-only";
     let counts = p.proc_counts();
@@ -109,7 +117,7 @@ fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
     let _quiet = Quiet::new();
     for api in p.apis.iter() {
         for f in 1..=p.num_files {
-            let name = data_file_name(dir, f, api.suffix()).map_err(|e| e.to_string())?;
+            let name = data_file_name(dir, f, api.suffix())?;
             let path = path_text(name.as_os_str());
             let meta = std::fs::metadata(&name).map_err(|e| {
                 let e = Error::Posix {
@@ -117,16 +125,18 @@ fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
                     errno: e.raw_os_error().unwrap_or(0),
                     path: Some(path.clone()),
                 };
-                format!("--read-only: no data file to read: {e}; {again}")
+                refused(format!("--read-only: no data file to read: {e}; {again}"))
             })?;
             if !meta.is_file() {
-                return Err(format!("--read-only: {path} is not a regular file"));
+                return Err(refused(format!(
+                    "--read-only: {path} is not a regular file"
+                )));
             }
             if api != Api::Phdf5 {
                 for &n in &counts {
                     let want = dataset(n).saturating_mul(p.num_dsets);
                     if meta.len() != want {
-                        return Err(format!(
+                        return Err(refused(format!(
                             "--read-only: {path} holds {} bytes, but a run of {n} process(es) \
                              with these options reads {want} ({} dataset(s) of {} bytes): it \
                              was not written with the same -e, -d, -g and number of processes \
@@ -134,29 +144,29 @@ fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
                             meta.len(),
                             p.num_dsets,
                             dataset(n)
-                        ));
+                        )));
                     }
                 }
                 continue;
             }
-            let c = posix::c_path(&name).map_err(|e| e.to_string())?;
-            let fapl = Plist::file_access_sec2(0).map_err(|e| e.to_string())?;
+            let c = posix::c_path(&name)?;
+            let fapl = Plist::file_access_sec2(0)?;
             let file = H5File::open_read(&c, &fapl).map_err(|e| {
-                format!(
+                refused(format!(
                     "--read-only: {path} is not an HDF5 file h5perf can open ({}); {again}",
-                    hdf5::innermost(&e.to_string())
-                )
+                    crate::error::innermost(&e.to_string())
+                ))
             })?;
             for d in 1..=p.num_dsets {
                 let name = format!("Dataset_{d}");
                 let cname = CString::new(name.clone()).expect("no NUL in a dataset name");
                 let ds = Dataset::open(&file, &cname).map_err(|e| {
-                    format!(
+                    refused(format!(
                         "--read-only: {path} has no dataset {name} ({}); {again}",
-                        hdf5::innermost(&e.to_string())
-                    )
+                        crate::error::innermost(&e.to_string())
+                    ))
                 })?;
-                let dims = ds.dims().map_err(|e| e.to_string())?;
+                let dims = ds.dims()?;
                 for &n in &counts {
                     let want = if p.dim2d {
                         vec![side(n), side(n)]
@@ -164,12 +174,12 @@ fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
                         vec![side(n)]
                     };
                     if dims != want {
-                        return Err(format!(
+                        return Err(refused(format!(
                             "--read-only: {path}: {name} has the shape {dims:?}, but a run of \
                              {n} process(es) with these options reads {want:?}: it was not written \
                              with the same -e, -g and number of processes (a read-only run \
                              needs one process count: -p N -P N); {again}"
-                        ));
+                        )));
                     }
                 }
             }
@@ -185,22 +195,22 @@ fn check_kept_files(p: &Params, dir: &Path) -> std::result::Result<(), String> {
 /// of the memory and offset alignments; 0 means no direct I/O), else the logical block
 /// size of the device, else the page size. Returns the alignment in bytes and where it
 /// comes from, or the refusal.
-fn direct_probe(p: &Params, dir: &Path) -> std::result::Result<(u64, String), String> {
-    let c_here = posix::c_path(dir_or_current(dir)).map_err(|e| e.to_string())?;
+fn direct_probe(p: &Params, dir: &Path) -> Result<(u64, String)> {
+    let c_here = posix::c_path(dir_or_current(dir))?;
     let here = path_text(dir_or_current(dir).as_os_str());
     match kernel::memory_file_system(&c_here) {
-        Err(e) => return Err(format!("--direct: {e}")),
+        Err(e) => return Err(refused(format!("--direct: {e}"))),
         Ok(Some(kind)) => {
-            return Err(format!(
+            return Err(refused(format!(
                 "--direct: the data directory {here} is on {kind}, which keeps files in \
                  memory: direct I/O there measures memory, not storage (choose a directory \
                  on the storage with HDF5_PARAPREFIX)"
-            ))
+            )))
         }
         Ok(None) => {}
     }
     let (path, how) = if p.storage.read_only {
-        let f = data_file_name(dir, 1, Api::Posix.suffix()).map_err(|e| e.to_string())?;
+        let f = data_file_name(dir, 1, Api::Posix.suffix())?;
         (f, OpenMode::ReadDirect)
     } else {
         let name = format!("#h5perf_direct_probe.{}.{}", hostname(), std::process::id());
@@ -208,7 +218,7 @@ fn direct_probe(p: &Params, dir: &Path) -> std::result::Result<(u64, String), St
         (f, OpenMode::CreateNewDirect)
     };
     let created = how == OpenMode::CreateNewDirect;
-    let c = posix::c_path(&path).map_err(|e| e.to_string())?;
+    let c = posix::c_path(&path)?;
     // the probe is a new file (never a link or a file already there, issue 12)
     let opened = if created {
         data_files::create_new(&c, true).map(|_| ())
@@ -222,13 +232,15 @@ fn direct_probe(p: &Params, dir: &Path) -> std::result::Result<(u64, String), St
         let _ = posix::remove(&path);
     }
     let align = align.map_err(|e| {
-        format!("--direct: the file system of {here} does not accept O_DIRECT ({e})")
+        refused(format!(
+            "--direct: the file system of {here} does not accept O_DIRECT ({e})"
+        ))
     })?;
     match align {
-        DirectIoAlignment::Statx { offset: 0, .. } => Err(format!(
+        DirectIoAlignment::Statx { offset: 0, .. } => Err(refused(format!(
             "--direct: the file system of {here} does not support direct I/O (statx reports \
              no direct-I/O alignment)"
-        )),
+        ))),
         DirectIoAlignment::Statx { mem, offset } => Ok((
             u64::from(mem.max(offset)),
             "statx STATX_DIOALIGN".to_string(),

@@ -168,7 +168,7 @@ impl Line {
             (Action::Optional { apply, .. }, v, _) => apply(&mut self.options, v),
             _ => unreachable!("a value for an option that takes one"),
         };
-        applied.map_err(|why| invalid(def, v.unwrap_or(""), &why))
+        applied.map_err(|why| invalid(def, v.unwrap_or(""), &why.reason()))
     }
 }
 

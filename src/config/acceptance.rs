@@ -9,6 +9,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 
 use super::criteria::Criterion;
+use super::values::ValueError;
 
 /// A percentage with up to three decimals (`--tolerance`), kept exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,20 +29,20 @@ impl Percent {
     ///
     /// # Errors
     /// The reason (`not a number of percent`, `must be below 100`, …).
-    pub fn parse(text: &str) -> Result<Percent, String> {
+    pub fn parse(text: &str) -> Result<Percent, ValueError> {
         let t = text.trim();
         let t = t.strip_suffix('%').unwrap_or(t).trim_end();
         let (int, frac) = t.split_once('.').unwrap_or((t, ""));
         let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
         if int.is_empty() || !digits(int) || !digits(frac) || (t.contains('.') && frac.is_empty()) {
-            return Err("not a number of percent (e.g. 10 or 2.5)".to_string());
+            return Err(ValueError::from("not a number of percent (e.g. 10 or 2.5)"));
         }
         if frac.len() > 3 {
-            return Err("at most three decimals".to_string());
+            return Err(ValueError::from("at most three decimals"));
         }
         let whole: u32 = match int.parse() {
             Ok(n) if n < 100 => n,
-            _ => return Err("must be below 100 (percent)".to_string()),
+            _ => return Err(ValueError::from("must be below 100 (percent)")),
         };
         let frac: u32 = format!("{frac:0<3}").parse().unwrap_or(0);
         Ok(Percent {
@@ -89,7 +90,7 @@ impl Acceptance {
     ///
     /// # Errors
     /// The reason of [`Criterion::parse`].
-    pub fn add_expect(&mut self, text: &str) -> Result<(), String> {
+    pub fn add_expect(&mut self, text: &str) -> Result<(), ValueError> {
         self.expect.push(Criterion::parse(text)?);
         Ok(())
     }
@@ -98,7 +99,7 @@ impl Acceptance {
     ///
     /// # Errors
     /// An empty name.
-    pub fn set_baseline(&mut self, name: &OsStr) -> Result<(), String> {
+    pub fn set_baseline(&mut self, name: &OsStr) -> Result<(), ValueError> {
         self.baseline = Some(non_empty(name)?);
         Ok(())
     }
@@ -108,7 +109,7 @@ impl Acceptance {
     ///
     /// # Errors
     /// The reason of [`Percent::parse`].
-    pub fn set_tolerance(&mut self, text: &str) -> Result<(), String> {
+    pub fn set_tolerance(&mut self, text: &str) -> Result<(), ValueError> {
         self.tolerance = Some(Percent::parse(text)?);
         Ok(())
     }
@@ -117,7 +118,7 @@ impl Acceptance {
     ///
     /// # Errors
     /// An empty name.
-    pub fn set_html(&mut self, name: &OsStr) -> Result<(), String> {
+    pub fn set_html(&mut self, name: &OsStr) -> Result<(), ValueError> {
         self.html = Some(non_empty(name)?);
         Ok(())
     }
@@ -126,7 +127,7 @@ impl Acceptance {
     ///
     /// # Errors
     /// An empty name.
-    pub fn add_from(&mut self, name: &OsStr) -> Result<(), String> {
+    pub fn add_from(&mut self, name: &OsStr) -> Result<(), ValueError> {
         self.from.push(non_empty(name)?);
         Ok(())
     }
@@ -144,9 +145,9 @@ impl Acceptance {
 }
 
 /// `name` unless empty.
-fn non_empty(name: &OsStr) -> Result<OsString, String> {
+fn non_empty(name: &OsStr) -> Result<OsString, ValueError> {
     if name.is_empty() {
-        Err("empty file name".to_string())
+        Err(ValueError::from("empty file name"))
     } else {
         Ok(name.to_os_string())
     }
@@ -184,7 +185,7 @@ mod tests {
             ("1.2345", "three decimals"),
             ("ten", "not a number"),
         ] {
-            let e = Percent::parse(t).unwrap_err();
+            let e = Percent::parse(t).unwrap_err().reason();
             assert!(e.contains(why), "{t}: {e}");
         }
     }
@@ -199,7 +200,7 @@ mod tests {
         assert_eq!(a.expect.len(), 1);
         assert!(a.any());
         let os = OsStr::new;
-        assert_eq!(a.set_html(os("")).unwrap_err(), "empty file name");
+        assert_eq!(a.set_html(os("")).unwrap_err().reason(), "empty file name");
         assert!(a.set_baseline(os("")).is_err() && a.add_from(os("")).is_err());
         a.set_tolerance("5").unwrap();
         assert_eq!(a.tolerance().to_string(), "5%");

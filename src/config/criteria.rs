@@ -23,6 +23,7 @@
 //! A criterion holds when every measurement it selects — every (processes, transfer
 //! size) of its API and phase, narrowed by its selectors — satisfies the comparison.
 
+use super::values::ValueError;
 use crate::terms::{Api, Phase};
 
 /// Which of a phase's throughputs over the iterations a criterion bounds.
@@ -151,12 +152,12 @@ impl Unit {
     }
 
     /// The unit written `text`, exactly.
-    fn parse(text: &str) -> Result<Unit, String> {
+    fn parse(text: &str) -> Result<Unit, ValueError> {
         if let Some(u) = Unit::ALL.iter().find(|u| u.name() == text) {
             return Ok(*u);
         }
         let list = "B/s, kB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
-        Err(match text {
+        Err(ValueError::from(match text {
             "" => format!("missing unit after the bound (units: {list})"),
             "MB/s" | "KB/s" => format!(
                 "'{text}' is ambiguous (the report's MB/s are MiB/s, 2^20 bytes per second): \
@@ -174,7 +175,7 @@ impl Unit {
                 "unknown unit '{t}' (units are case-sensitive: b would be bits; units: {list})"
             ),
             t => format!("unknown unit '{t}' (units: {list})"),
-        })
+        }))
     }
 }
 
@@ -213,10 +214,12 @@ impl Criterion {
     /// (expected raw_write, write, …)`), when `text` does not follow the grammar, names
     /// an unknown API, phase, statistic, unit or selector, gives a selector twice, or a
     /// bound or selector value that is not a positive number.
-    pub fn parse(text: &str) -> Result<Criterion, String> {
+    pub fn parse(text: &str) -> Result<Criterion, ValueError> {
         let text = text.trim();
         if text.is_empty() {
-            return Err(format!("empty criterion (expected {SHAPE})"));
+            return Err(ValueError::from(format!(
+                "empty criterion (expected {SHAPE})"
+            )));
         }
         let (head, selectors) = match text.split_once('@') {
             Some((h, s)) => (h.trim(), Some(s)),
@@ -224,11 +227,13 @@ impl Criterion {
         };
         let Some(op_at) = head.find(['<', '>', '=']) else {
             if selectors.is_some_and(|s| s.contains(['<', '>'])) {
-                return Err(format!(
+                return Err(ValueError::from(format!(
                     "the selectors (@...) come last, after the bound (expected {SHAPE})"
-                ));
+                )));
             }
-            return Err(format!("no comparison (>=, >, <= or <) (expected {SHAPE})"));
+            return Err(ValueError::from(format!(
+                "no comparison (>=, >, <= or <) (expected {SHAPE})"
+            )));
         };
         let (path, rest) = (head[..op_at].trim(), &head[op_at..]);
         let (comparison, rest) = if let Some(r) = rest.strip_prefix(">=") {
@@ -240,7 +245,9 @@ impl Criterion {
         } else if let Some(r) = rest.strip_prefix('<') {
             (Comparison::Below, r)
         } else {
-            return Err("'=' is not a comparison: write >= or <= (or > or <)".to_string());
+            return Err(ValueError::from(
+                "'=' is not a comparison: write >= or <= (or > or <)",
+            ));
         };
         let (api, phase, statistic) = parse_path(path)?;
         let (bound, unit) = parse_bound(rest.trim())?;
@@ -262,19 +269,19 @@ impl Criterion {
     }
 
     /// The `@` part: `procs=N`, `xfer=SIZE`, separated by commas.
-    fn parse_selectors(&mut self, s: &str) -> Result<(), String> {
+    fn parse_selectors(&mut self, s: &str) -> Result<(), ValueError> {
         for sel in s.split(',') {
             let sel = sel.trim();
             let Some((key, value)) = sel.split_once('=') else {
-                return Err(format!(
+                return Err(ValueError::from(format!(
                     "selector '{sel}' is not KEY=VALUE (selectors: procs=N, xfer=SIZE)"
-                ));
+                )));
             };
             let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
             match key.as_str() {
                 "procs" | "nprocs" => {
                     if self.procs.is_some() {
-                        return Err("procs= is given twice".to_string());
+                        return Err(ValueError::from("procs= is given twice"));
                     }
                     let n = positive_int(value, "procs=")?;
                     let n = u32::try_from(n).map_err(|_| format!("procs={value} is too large"))?;
@@ -282,14 +289,14 @@ impl Criterion {
                 }
                 "xfer" | "xfer_size" => {
                     if self.xfer.is_some() {
-                        return Err("xfer= is given twice".to_string());
+                        return Err(ValueError::from("xfer= is given twice"));
                     }
                     self.xfer = Some(size(value)?);
                 }
                 _ => {
-                    return Err(format!(
+                    return Err(ValueError::from(format!(
                         "unknown selector '{key}' (selectors: procs=N, xfer=SIZE)"
-                    ))
+                    )))
                 }
             }
         }
@@ -403,15 +410,15 @@ impl Criterion {
 }
 
 /// `api.phase[.statistic]`.
-fn parse_path(path: &str) -> Result<(Api, Phase, Statistic), String> {
+fn parse_path(path: &str) -> Result<(Api, Phase, Statistic), ValueError> {
     let parts: Vec<String> = path
         .split('.')
         .map(|p| p.trim().to_ascii_lowercase())
         .collect();
     if parts.len() < 2 || parts.len() > 3 || parts.iter().any(String::is_empty) {
-        return Err(format!(
+        return Err(ValueError::from(format!(
             "'{path}' is not API.PHASE or API.PHASE.STATISTIC (expected {SHAPE})"
-        ));
+        )));
     }
     let api = Api::ALL
         .into_iter()
@@ -437,57 +444,67 @@ fn parse_path(path: &str) -> Result<(Api, Phase, Statistic), String> {
         Some("max") => Statistic::Max,
         Some("min") => Statistic::Min,
         Some(s) => {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "unknown statistic '{s}' (expected max, mean or min)"
-            ))
+            )))
         }
     };
     Ok((api, phase, statistic))
 }
 
 /// `BOUND UNIT` after the comparison: the number as written and the unit.
-fn parse_bound(s: &str) -> Result<(String, Unit), String> {
+fn parse_bound(s: &str) -> Result<(String, Unit), ValueError> {
     let end = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
     let (num, unit) = (&s[..end], s[end..].trim());
     if num.is_empty() && s.starts_with(['-', '+']) {
-        return Err(format!(
+        return Err(ValueError::from(format!(
             "bound '{s}' must be a number greater than 0 without a sign (e.g. 2GB/s)"
-        ));
+        )));
     }
     if num.is_empty() {
-        return Err(format!(
+        return Err(ValueError::from(format!(
             "missing bound after the comparison (expected a number and a unit, e.g. 2GB/s; \
              got '{s}')"
-        ));
+        )));
     }
     let plain = num.split('.').count() <= 2 && !num.starts_with('.') && !num.ends_with('.');
     let value = num.parse::<f64>().ok().filter(|_| plain);
     match value {
-        None => return Err(format!("bound '{num}' is not a decimal number")),
-        Some(v) if v <= 0.0 => return Err(format!("bound '{num}' must be greater than 0")),
-        Some(v) if !v.is_finite() => return Err(format!("bound '{num}' is too large")),
+        None => {
+            return Err(ValueError::from(format!(
+                "bound '{num}' is not a decimal number"
+            )))
+        }
+        Some(v) if v <= 0.0 => {
+            return Err(ValueError::from(format!(
+                "bound '{num}' must be greater than 0"
+            )))
+        }
+        Some(v) if !v.is_finite() => {
+            return Err(ValueError::from(format!("bound '{num}' is too large")))
+        }
         Some(_) => {}
     }
     Ok((num.to_string(), Unit::parse(unit)?))
 }
 
 /// A positive whole number (a selector's value).
-fn positive_int(v: &str, what: &str) -> Result<u64, String> {
+fn positive_int(v: &str, what: &str) -> Result<u64, ValueError> {
     if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{what}{v} is not a whole number"));
+        return Err(ValueError::from(format!("{what}{v} is not a whole number")));
     }
     match v.parse::<u64>() {
-        Ok(0) => Err(format!("{what}{v} must be at least 1")),
+        Ok(0) => Err(ValueError::from(format!("{what}{v} must be at least 1"))),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("{what}{v} is too large")),
+        Err(_) => Err(ValueError::from(format!("{what}{v} is too large"))),
     }
 }
 
 /// A transfer size in bytes with an optional K, M or G suffix (binary, either case),
 /// as the `-x` option takes it.
-fn size(v: &str) -> Result<u64, String> {
+fn size(v: &str) -> Result<u64, ValueError> {
     let (digits, shift) = match v.as_bytes().last().map(u8::to_ascii_uppercase) {
         Some(b'K') => (&v[..v.len() - 1], 10),
         Some(b'M') => (&v[..v.len() - 1], 20),
@@ -495,14 +512,14 @@ fn size(v: &str) -> Result<u64, String> {
         _ => (v, 0),
     };
     let n = positive_int(digits, "xfer=").map_err(|e| {
-        if e.ends_with("not a whole number") {
-            format!("xfer={v} is not a size (bytes, with an optional K, M or G suffix)")
+        if e.reason().ends_with("not a whole number") {
+            format!("xfer={v} is not a size (bytes, with an optional K, M or G suffix)").into()
         } else {
             e
         }
     })?;
     n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("xfer={v} is too large"))
+        .ok_or_else(|| format!("xfer={v} is too large").into())
 }
 
 #[cfg(test)]
@@ -516,7 +533,7 @@ mod tests {
     fn refused(t: &str, needle: &str) {
         match Criterion::parse(t) {
             Ok(c) => panic!("{t}: accepted as {c:?}"),
-            Err(e) => assert!(e.contains(needle), "{t}: {e:?} lacks {needle:?}"),
+            Err(e) => assert!(e.reason().contains(needle), "{t}: {e:?} lacks {needle:?}"),
         }
     }
 

@@ -21,7 +21,7 @@ use super::storage::StorageOptions;
 use super::values::{
     count, debug_level, file_name, parse_alloc_time, parse_api_list, parse_debug_list,
     parse_fill_time, parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder,
-    ApiSet, Debug, ValueKind, MAX_COUNT, STDOUT_HINT,
+    ApiSet, Debug, ValueError, ValueKind, MAX_COUNT, STDOUT_HINT,
 };
 use crate::ffi::hdf5::FillTime;
 use crate::terms::FillSettings;
@@ -154,7 +154,7 @@ pub enum Action {
         /// What the value is.
         kind: ValueKind,
         /// Parse and store the value.
-        apply: fn(&mut Options, &str) -> Result<(), String>,
+        apply: fn(&mut Options, &str) -> Result<(), ValueError>,
     },
     /// It takes a file name (a value of kind [`ValueKind::File`] or
     /// [`ValueKind::Destination`]); `apply` receives the argument's bytes as given, so a
@@ -163,7 +163,7 @@ pub enum Action {
         /// What the value is.
         kind: ValueKind,
         /// Store the name, or return the reason for refusing it.
-        apply: fn(&mut Options, &OsStr) -> Result<(), String>,
+        apply: fn(&mut Options, &OsStr) -> Result<(), ValueError>,
     },
     /// It takes a value only in the attached form `--name=VALUE` (an optional value, as
     /// getopt's `optional_argument`); `apply` receives `None` for a bare `--name`.
@@ -172,7 +172,7 @@ pub enum Action {
         /// What the value is.
         kind: ValueKind,
         /// Parse and store the value, or the default when `None`.
-        apply: fn(&mut Options, Option<&str>) -> Result<(), String>,
+        apply: fn(&mut Options, Option<&str>) -> Result<(), ValueError>,
     },
 }
 
@@ -288,17 +288,14 @@ pub fn by_long(name: &str) -> Option<&'static Def> {
 
 /// Store the value `checked` in `field`, or refuse it with the reason (a rule's
 /// refusal as the command line words it, [`super::values::ValueError::reason`]).
-fn put<T, E>(field: &mut T, checked: Result<T, E>) -> Result<(), String>
-where
-    String: From<E>,
-{
+fn put<T>(field: &mut T, checked: Result<T, ValueError>) -> Result<(), ValueError> {
     *field = checked?;
     Ok(())
 }
 
 /// A count of files or datasets (spec §1.6): a whole number of at least 1.
-fn whole_count(v: &str) -> Result<u64, String> {
-    Ok(count(parse_int(v, MAX_COUNT)?)?)
+fn whole_count(v: &str) -> Result<u64, ValueError> {
+    count(parse_int(v, MAX_COUNT)?)
 }
 
 /// A flag without boolean words that shows nowhere by itself.
@@ -311,12 +308,15 @@ const fn flag(apply: fn(&mut Options, bool)) -> Action {
 }
 
 /// A value of `kind`, parsed and stored by `apply`.
-const fn value(kind: ValueKind, apply: fn(&mut Options, &str) -> Result<(), String>) -> Action {
+const fn value(kind: ValueKind, apply: fn(&mut Options, &str) -> Result<(), ValueError>) -> Action {
     Action::Value { kind, apply }
 }
 
 /// A file name of `kind`, stored by `apply`.
-const fn name(kind: ValueKind, apply: fn(&mut Options, &OsStr) -> Result<(), String>) -> Action {
+const fn name(
+    kind: ValueKind,
+    apply: fn(&mut Options, &OsStr) -> Result<(), ValueError>,
+) -> Action {
     Action::Name { kind, apply }
 }
 

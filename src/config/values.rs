@@ -9,7 +9,8 @@
 //! command line prints it after `invalid value 'V' for -e/--num-bytes: `. Parsers check
 //! the syntax; the rules check the value itself. The option table
 //! ([`crate::config::options::DEFS`]) and the C API's typed setters ([`crate::capi`])
-//! both apply the rules, each wording the refusal [`ValueError`] in its own way.
+//! both apply the rules, each wording the refusal [`ValueError`] in its own way; a
+//! parser's refusal is a [`ValueError`] too, its reason alone.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -51,24 +52,28 @@ fn trim_blanks(s: &str) -> &str {
 /// number, no digits, an unknown suffix (the reason contains the C tool's phrase
 /// `Illegal size specifier 'Q'`), anything after the suffix, or a value above
 /// `i64::MAX` bytes (checked after the multiplication too).
-pub fn parse_size(s: &str) -> Result<u64, String> {
+pub fn parse_size(s: &str) -> Result<u64, ValueError> {
     let t = s.trim_start_matches([' ', '\t']);
     if trim_blanks(t).is_empty() {
-        return Err(format!("empty value {SIZE_HINT}"));
+        return Err(ValueError::from(format!("empty value {SIZE_HINT}")));
     }
     if starts_negative(t) {
-        return Err(format!("negative sizes are not allowed {SIZE_HINT}"));
+        return Err(ValueError::from(format!(
+            "negative sizes are not allowed {SIZE_HINT}"
+        )));
     }
     let t = t.strip_prefix('+').unwrap_or(t);
     let ndig = t.bytes().take_while(u8::is_ascii_digit).count();
     let (digits, rest) = t.split_at(ndig);
     if rest.starts_with('.') && (ndig > 0 || rest[1..].starts_with(|c: char| c.is_ascii_digit())) {
-        return Err(format!("fractional sizes are not allowed {SIZE_HINT}"));
+        return Err(ValueError::from(format!(
+            "fractional sizes are not allowed {SIZE_HINT}"
+        )));
     }
     if digits.is_empty() {
-        return Err(format!("no digits {SIZE_HINT}"));
+        return Err(ValueError::from(format!("no digits {SIZE_HINT}")));
     }
-    let too_large = || format!("too large (at most {} bytes)", MAX_SIZE);
+    let too_large = || ValueError::from(format!("too large (at most {} bytes)", MAX_SIZE));
     let n = digits
         .parse::<u64>()
         .ok()
@@ -83,18 +88,18 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         'M' | 'm' => 1 << 20,
         'G' | 'g' => 1 << 30,
         _ => {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "Illegal size specifier '{}' {SIZE_HINT}",
                 printable(&c.to_string())
-            ))
+            )))
         }
     };
     let after = trim_blanks(&rest[c.len_utf8()..]);
     if !after.is_empty() {
-        return Err(format!(
+        return Err(ValueError::from(format!(
             "unexpected '{}' after the '{c}' suffix {SIZE_HINT}",
             printable(after)
-        ));
+        )));
     }
     n.checked_mul(mult)
         .filter(|n| *n <= MAX_SIZE)
@@ -107,13 +112,13 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// # Errors
 /// A reason for an empty value, a negative or fractional number, anything else that is
 /// not decimal digits, or a number above `max`.
-pub fn parse_int(s: &str, max: u64) -> Result<u64, String> {
+pub fn parse_int(s: &str, max: u64) -> Result<u64, ValueError> {
     let t = trim_blanks(s);
     if t.is_empty() {
-        return Err("empty value (expected a whole number)".to_string());
+        return Err(ValueError::from("empty value (expected a whole number)"));
     }
     if starts_negative(t) {
-        return Err("negative numbers are not allowed".to_string());
+        return Err(ValueError::from("negative numbers are not allowed"));
     }
     let t = t.strip_prefix('+').unwrap_or(t);
     if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
@@ -123,41 +128,43 @@ pub fn parse_int(s: &str, max: u64) -> Result<u64, String> {
             && (ndig > 0 || rest.len() > 1)
             && rest[1..].bytes().all(|b| b.is_ascii_digit())
         {
-            return Err("fractional numbers are not allowed (expected a whole number)".into());
+            return Err(ValueError::from(
+                "fractional numbers are not allowed (expected a whole number)",
+            ));
         }
-        return Err("not a whole number".to_string());
+        return Err(ValueError::from("not a whole number"));
     }
     t.parse::<u64>()
         .ok()
         .filter(|n| *n <= max)
-        .ok_or_else(|| format!("too large (at most {max})"))
+        .ok_or_else(|| ValueError::from(format!("too large (at most {max})")))
 }
 
 /// Parse a whole number for `-i`, `-p`, `-P`: at most `i32::MAX`, the C tool's `int`.
 ///
 /// # Errors
 /// As [`parse_int`].
-pub fn parse_int32(s: &str) -> Result<u32, String> {
+pub fn parse_int32(s: &str) -> Result<u32, ValueError> {
     let n = parse_int(s, i32::MAX as u64)?;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// Split a `-A`/`-D` value at commas (one trailing comma is harmless) and keep only ASCII
 /// letters and digits of each token (spec §1.7). Returns `(as given, filtered)` pairs.
-fn split_list(v: &str) -> Result<Vec<(&str, String)>, String> {
+fn split_list(v: &str) -> Result<Vec<(&str, String)>, ValueError> {
     if v.is_empty() {
-        return Err("empty list".to_string());
+        return Err(ValueError::from("empty list"));
     }
     let v = v.strip_suffix(',').unwrap_or(v);
     v.split(',')
         .map(|raw| {
             let kept: String = raw.chars().filter(char::is_ascii_alphanumeric).collect();
             if kept.is_empty() {
-                Err(if raw.is_empty() {
+                Err(ValueError::from(if raw.is_empty() {
                     "empty entry in the list".to_string()
                 } else {
                     format!("entry '{}' has no letters or digits", printable(raw))
-                })
+                }))
             } else {
                 Ok((raw, kept))
             }
@@ -169,20 +176,23 @@ fn split_list(v: &str) -> Result<Vec<(&str, String)>, String> {
 ///
 /// # Errors
 /// A reason for an empty list or entry, an unknown name, or a name given twice.
-pub fn parse_api_list(v: &str) -> Result<Vec<Api>, String> {
+pub fn parse_api_list(v: &str) -> Result<Vec<Api>, ValueError> {
     let mut out: Vec<Api> = Vec::new();
     for (raw, name) in split_list(v).map_err(|e| format!("{e} (valid names: {API_NAMES})"))? {
         let Some(api) = Api::ALL
             .into_iter()
             .find(|a| a.name().eq_ignore_ascii_case(&name))
         else {
-            return Err(format!(
+            return Err(ValueError::from(format!(
                 "unknown API '{}' (valid names: {API_NAMES})",
                 printable(raw)
-            ));
+            )));
         };
         if out.contains(&api) {
-            return Err(format!("API '{}' is listed twice", api.name()));
+            return Err(ValueError::from(format!(
+                "API '{}' is listed twice",
+                api.name()
+            )));
         }
         out.push(api);
     }
@@ -209,14 +219,14 @@ pub struct DebugList {
 /// # Errors
 /// A reason for an empty list or entry, or an entry that is neither a number nor one of
 /// the letters.
-pub fn parse_debug_list(v: &str) -> Result<DebugList, String> {
+pub fn parse_debug_list(v: &str) -> Result<DebugList, ValueError> {
     const HINT: &str = "(expected a level 0-4 or the letters r, t, v, separated by commas)";
     let mut d = DebugList::default();
     for (raw, tok) in split_list(v).map_err(|e| format!("{e} {HINT}"))? {
         let bad = || format!("invalid debug flag '{}' {HINT}", printable(raw));
         if tok.len() > 1 || tok.starts_with(|c: char| c.is_ascii_digit()) {
             if !tok.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(bad());
+                return Err(ValueError::from(bad()));
             }
             d.level = Some(tok.parse::<u64>().unwrap_or(u64::MAX));
         } else {
@@ -224,7 +234,7 @@ pub fn parse_debug_list(v: &str) -> Result<DebugList, String> {
                 "r" => d.raw = true,
                 "t" => d.times = true,
                 "v" => d.verify = true,
-                _ => return Err(bad()),
+                _ => return Err(ValueError::from(bad())),
             }
         }
     }
@@ -247,7 +257,7 @@ pub fn bool_word(s: &str) -> Option<bool> {
 ///
 /// # Errors
 /// A reason for anything else.
-pub fn parse_fill_value(v: &str) -> Result<FillValue, String> {
+pub fn parse_fill_value(v: &str) -> Result<FillValue, ValueError> {
     if v.eq_ignore_ascii_case("undefined") {
         return Ok(FillValue::Undefined);
     }
@@ -260,8 +270,8 @@ pub fn parse_fill_value(v: &str) -> Result<FillValue, String> {
 ///
 /// # Errors
 /// A reason for anything else.
-pub fn parse_fill_time(v: &str) -> Result<FillTime, String> {
-    FillTime::parse(v).ok_or_else(|| "expected never, ifset or alloc".to_string())
+pub fn parse_fill_time(v: &str) -> Result<FillTime, ValueError> {
+    FillTime::parse(v).ok_or_else(|| "expected never, ifset or alloc".into())
 }
 
 /// Parse an `--alloc-time`: `default`, `early`, `incr` (or `incremental`) or `late`
@@ -269,9 +279,8 @@ pub fn parse_fill_time(v: &str) -> Result<FillTime, String> {
 ///
 /// # Errors
 /// A reason for anything else.
-pub fn parse_alloc_time(v: &str) -> Result<AllocTime, String> {
-    AllocTime::parse(v)
-        .ok_or_else(|| "expected default, early, incr (incremental) or late".to_string())
+pub fn parse_alloc_time(v: &str) -> Result<AllocTime, ValueError> {
+    AllocTime::parse(v).ok_or_else(|| "expected default, early, incr (incremental) or late".into())
 }
 
 /// `'s'` with control characters escaped.
@@ -448,6 +457,8 @@ enum Problem {
     OutOfRange { value: i64, range: &'static str },
     /// An empty file name; `hint` (possibly empty) follows the reason.
     EmptyName { hint: &'static str },
+    /// A parser's refusal of the text: the reason as the command line prints it.
+    Refused(String),
 }
 
 impl ValueError {
@@ -465,6 +476,7 @@ impl ValueError {
             Problem::TooLarge { max, unit, .. } => format!("too large (at most {max}{unit})"),
             Problem::OutOfRange { range, .. } => format!("must be {range}"),
             Problem::EmptyName { hint } => format!("empty file name{hint}"),
+            Problem::Refused(reason) => reason.clone(),
         }
     }
 }
@@ -482,17 +494,29 @@ impl fmt::Display for ValueError {
             }
             Problem::OutOfRange { value, range } => write!(f, "{what} ({value}) must be {range}"),
             Problem::EmptyName { .. } => write!(f, "empty {what}"),
+            Problem::Refused(reason) => f.write_str(reason),
         }
     }
 }
 
 impl std::error::Error for ValueError {}
 
-/// The command line's wording of a refusal: the reason alone ([`ValueError::reason`]),
-/// printed after `invalid value 'V' for -a/--align: `.
-impl From<ValueError> for String {
-    fn from(e: ValueError) -> String {
-        e.reason()
+/// A parser's refusal (`empty list`), also of the `--expect` grammar and the
+/// acceptance options: the reason alone, as the command line prints it after `invalid
+/// value 'V' for -A/--api: `.
+impl From<String> for ValueError {
+    fn from(reason: String) -> ValueError {
+        ValueError {
+            what: "",
+            problem: Problem::Refused(reason),
+        }
+    }
+}
+
+/// See the `From<String>` form.
+impl From<&str> for ValueError {
+    fn from(reason: &str) -> ValueError {
+        ValueError::from(reason.to_string())
     }
 }
 
@@ -635,7 +659,7 @@ mod tests {
 
     #[test]
     fn size_refusals() {
-        let reason = |v: &str| parse_size(v).unwrap_err();
+        let reason = |v: &str| parse_size(v).unwrap_err().reason();
         assert!(reason("").starts_with("empty value"));
         assert!(reason(" \t").starts_with("empty value"));
         assert!(reason("-8").starts_with("negative"));

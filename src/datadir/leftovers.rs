@@ -139,7 +139,7 @@ mod tests {
     fn removal_outcomes() {
         let p = Path::new;
         assert!(removal_outcome(Ok(()), p("/nonexistent/x")).is_ok());
-        let err = Error::Other("MPI_File_delete failed".into());
+        let err = Error::Internal("MPI_File_delete failed");
         assert!(removal_outcome(Err(err.clone()), p("/nonexistent/x")).is_ok());
         let e = removal_outcome(Err(err), p("/")).unwrap_err().to_string();
         assert!(

@@ -33,7 +33,7 @@
 //!   a lock that was removed or replaced during the run fails the run (another program
 //!   used the directory at the same time). On an error path the lock is removed when
 //!   [`DirLock`] is dropped; when the process is interrupted or crashes, the signal
-//!   handlers and the reaper remove it ([`crate::ffi::cleanup`]).
+//!   handlers and the reaper remove it ([`super::cleanup`]).
 
 use std::fs;
 use std::io::{ErrorKind, Read, Write};
@@ -43,8 +43,8 @@ use std::path::{Path, PathBuf};
 use super::lock_record::{join, shown, ALIVE, UNKNOWN};
 pub use super::lock_record::{Claim, Holder};
 use crate::agreement::agree;
+use crate::datadir::cleanup::{self, Slot};
 use crate::error::{path_text, Error, Result};
-use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::posix::FileId;
 use crate::ffi::process;

@@ -4,6 +4,7 @@
 //! ([`lock`], [`lock_record`]), what a run left there and its removal ([`leftovers`]),
 //! and this host and process as another run sees them ([`host`]).
 
+pub mod cleanup;
 pub mod data_files;
 pub mod host;
 pub mod leftovers;

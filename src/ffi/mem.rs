@@ -22,7 +22,7 @@ impl AlignedBuf {
     ///
     /// Errors: `len` does not fit in memory (`malloc for transfer buffer size (N) failed`).
     pub fn new(len: u64) -> Result<AlignedBuf> {
-        let fail = || Error::Other(format!("malloc for transfer buffer size ({len}) failed"));
+        let fail = || Error::Limit(format!("malloc for transfer buffer size ({len}) failed"));
         let n = usize::try_from(len).map_err(|_| fail())?;
         let layout = Layout::from_size_align(n.max(1), ALIGN).map_err(|_| fail())?;
         // SAFETY: layout has non-zero size.

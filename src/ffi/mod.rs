@@ -5,8 +5,14 @@
 //! says `unsafe`.
 #![allow(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
+// every `as` between integer types is checked (try_from), or allowed where a comment
+// proves the value in range
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 
-pub mod cleanup;
 pub mod hdf5;
 pub mod mem;
 pub mod mpi;

@@ -18,10 +18,10 @@ fn errno() -> i32 {
 /// `path`'s bytes as a C string, for the system call.
 ///
 /// # Errors
-/// [`Error::Other`] when the name contains a NUL byte.
+/// [`Error::Limit`] when the name contains a NUL byte.
 pub fn c_path(path: &Path) -> Result<CString> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| {
-        Error::Other(format!(
+        Error::Limit(format!(
             "file name contains a NUL byte: {}",
             path_text(path.as_os_str())
         ))
@@ -86,7 +86,7 @@ impl Fd {
 
     /// `open(path, flags, mode)`; retried on `EINTR`. No allocation unless it fails.
     pub fn open(c: &CStr, how: OpenMode) -> Result<Fd> {
-        let (flags, mode) = match how {
+        let (flags, mode): (libc::c_int, libc::c_uint) = match how {
             OpenMode::CreateRw => (
                 libc::O_CREAT | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_RDWR,
                 0o600,
@@ -117,8 +117,7 @@ impl Fd {
         };
         loop {
             // SAFETY: NUL-terminated path; flags/mode are plain integers.
-            let fd =
-                unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode as libc::c_uint) };
+            let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode) };
             if fd >= 0 {
                 // SAFETY: fd is a fresh descriptor we own.
                 return Ok(Fd {
@@ -148,7 +147,8 @@ impl Fd {
     pub fn pwrite_all(&self, buf: &[u8], offset: u64) -> Result<()> {
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pwrite(self.raw(), buf, off);
-            if n == buf.len() as isize {
+            // a failure (-1) reinterpreted is above isize::MAX, which no length reaches
+            if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
             return self.pwrite_rest(buf, offset, Some(n));
@@ -193,7 +193,9 @@ impl Fd {
                     path: None,
                 });
             }
-            buf = &buf[n as usize..];
+            // n > 0 (checked above)
+            let n = n.unsigned_abs();
+            buf = &buf[n..];
             offset += n as u64;
         }
         Ok(())
@@ -205,7 +207,8 @@ impl Fd {
     pub fn pread_exact(&self, buf: &mut [u8], offset: u64) -> Result<()> {
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pread(self.raw(), buf, off);
-            if n == buf.len() as isize {
+            // as in pwrite_all
+            if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
             return self.pread_rest(buf, offset, Some(n));
@@ -250,7 +253,9 @@ impl Fd {
                     path: None,
                 });
             }
-            done += n as usize;
+            // n > 0 (checked above)
+            let n = n.unsigned_abs();
+            done += n;
             offset += n as u64;
         }
         Ok(())
@@ -273,7 +278,8 @@ impl Fd {
                     path: None,
                 });
             }
-            buf = &buf[n as usize..];
+            // n >= 0 (checked above)
+            buf = &buf[n.unsigned_abs()..];
         }
         Ok(())
     }
@@ -319,7 +325,7 @@ impl Fd {
             kind: FileKind::of_mode(st.st_mode),
             uid: st.st_uid,
             nlink: st.st_nlink,
-            size: st.st_size.max(0) as u64,
+            size: u64::try_from(st.st_size).unwrap_or(0),
         })
     }
 
@@ -362,7 +368,11 @@ fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
             buf.len(),
             off,
         )
-    } as isize;
+    };
+    // 64-bit targets only (cfg above): c_long is isize
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    #[allow(clippy::cast_possible_truncation)]
+    let n = n as isize;
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
     let n = unsafe { libc::pwrite(fd, buf.as_ptr() as *const libc::c_void, buf.len(), off) };
@@ -384,7 +394,11 @@ fn sys_pread(fd: i32, buf: &mut [u8], off: libc::off_t) -> isize {
             buf.len(),
             off,
         )
-    } as isize;
+    };
+    // 64-bit targets only (cfg above): c_long is isize
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    #[allow(clippy::cast_possible_truncation)]
+    let n = n as isize;
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
     let n = unsafe { libc::pread(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len(), off) };
@@ -669,7 +683,7 @@ pub fn physical_memory() -> u64 {
     if pages <= 0 || size <= 0 {
         return u64::MAX;
     }
-    (pages as u64).saturating_mul(size as u64)
+    pages.unsigned_abs().saturating_mul(size.unsigned_abs())
 }
 
 #[cfg(test)]

@@ -1,5 +1,12 @@
 //! This process's identity and other processes' existence: the effective user ID and
-//! `kill(pid, 0)`.
+//! `kill(pid, 0)`; a detached helper process ([`fork_helper`]) and the calls it needs
+//! (a send that raises no `SIGPIPE`, `_exit`).
+
+use std::ffi::CStr;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+
+use crate::error::{Error, Result};
 
 /// The effective user ID of this process (`geteuid`).
 pub fn euid() -> u32 {
@@ -21,6 +28,103 @@ pub fn process_exists(pid: u32) -> Option<bool> {
         Some(libc::ESRCH) => Some(false),
         _ => None,
     }
+}
+
+/// Start a helper process that outlives this one's launcher: `socketpair` and `fork`;
+/// the child leaves the session (`setsid`), takes the name `name` (`PR_SET_NAME`),
+/// ignores the signals a launcher or a terminal sends (INT, TERM, HUP, QUIT, PIPE,
+/// USR1, USR2), puts `/dev/null` on standard input and output, keeps standard error,
+/// closes every other descriptor but its end of the socket, and runs `child` with
+/// that end. The parent gets its own end. Call while the process has a single thread
+/// (before `MPI_Init`: the child then may run ordinary code).
+///
+/// Errors: [`Error::Posix`] when `socketpair` or `fork` fails (nothing started).
+pub fn fork_helper(name: &CStr, child: fn(UnixStream) -> !) -> Result<UnixStream> {
+    let posix = |call| Error::Posix {
+        call,
+        errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
+        path: None,
+    };
+    let (parent_end, child_end) = UnixStream::pair().map_err(|_| posix("socketpair"))?;
+    // SAFETY: the caller guarantees a single thread: the child may run any code.
+    match unsafe { libc::fork() } {
+        -1 => Err(posix("fork")),
+        0 => {
+            drop(parent_end);
+            // a process started with standard streams closed: keep the socket clear of 0-2
+            let sock = match child_end.as_raw_fd() {
+                0..=2 => child_end.try_clone().unwrap_or(child_end),
+                _ => child_end,
+            };
+            let fd = sock.as_raw_fd();
+            // SAFETY: plain system calls on this process's own descriptors and settings.
+            unsafe {
+                libc::setsid();
+                libc::prctl(libc::PR_SET_NAME, name.as_ptr());
+                for s in [
+                    libc::SIGINT,
+                    libc::SIGTERM,
+                    libc::SIGHUP,
+                    libc::SIGQUIT,
+                    libc::SIGPIPE,
+                    libc::SIGUSR1,
+                    libc::SIGUSR2,
+                ] {
+                    libc::signal(s, libc::SIG_IGN);
+                }
+                let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+                if null >= 0 {
+                    libc::dup2(null, 0);
+                    libc::dup2(null, 1);
+                }
+                // everything else inherited (launcher sockets, PMI descriptors) is closed;
+                // fd is at least 3 (above)
+                #[allow(clippy::cast_sign_loss)]
+                let fd = fd as u32;
+                if fd > 3 {
+                    libc::close_range(3, fd - 1, 0);
+                }
+                libc::close_range(fd + 1, u32::MAX, 0);
+            }
+            child(sock)
+        }
+        _ => Ok(parent_end),
+    }
+}
+
+/// Send all of `msg` on `sock` (`send` with `MSG_NOSIGNAL`: a peer that is gone gives
+/// `EPIPE`, not a `SIGPIPE`), again after `EINTR`.
+///
+/// Errors: the `send` error.
+pub fn send_all(sock: &UnixStream, msg: &[u8]) -> std::io::Result<()> {
+    let mut sent = 0;
+    while sent < msg.len() {
+        // SAFETY: the range is inside msg; a live socket.
+        let n = unsafe {
+            libc::send(
+                sock.as_raw_fd(),
+                msg[sent..].as_ptr().cast(),
+                msg.len() - sent,
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        match usize::try_from(n) {
+            Ok(n) => sent += n,
+            Err(_) => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// End this process at once with `status` (`_exit`: no exit handlers, no flushing).
+pub fn exit_now(status: i32) -> ! {
+    // SAFETY: _exit never returns and needs nothing.
+    unsafe { libc::_exit(status) }
 }
 
 #[cfg(test)]

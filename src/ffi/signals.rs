@@ -1,10 +1,12 @@
-//! Signal handling: remove the files registered in [`super::cleanup`] (the data file
-//! being written, a scratch file, the data directory's lock) when the job is
-//! interrupted (SIGINT, SIGTERM, SIGHUP) or crashes (SIGSEGV, SIGBUS, SIGFPE, SIGABRT,
-//! e.g. inside the MPI or HDF5 library), and turn "file too large" into an error value
-//! instead of a fatal signal (SIGXFSZ ignored, so `write` fails with `EFBIG`).
+//! Signal handling: run a hook (the data directory's clean-up registry,
+//! `crate::datadir::cleanup`, which removes the data file being written, a scratch
+//! file, the directory's lock) when the job is interrupted (SIGINT, SIGTERM, SIGHUP) or
+//! crashes (SIGSEGV, SIGBUS, SIGFPE, SIGABRT, e.g. inside the MPI or HDF5 library), and
+//! turn "file too large" into an error value instead of a fatal signal (SIGXFSZ
+//! ignored, so `write` fails with `EFBIG`); and the async-signal-safe calls such a hook
+//! may make ([`unlink`], [`write_stderr`]).
 //!
-//! The handlers are async-signal-safe: they unlink the registered files, then
+//! The handlers are async-signal-safe (so must the hook be): they run the hook, then
 //! * for SIGINT, SIGTERM and SIGHUP restore the default action and re-raise the signal,
 //!   so the process still dies of it;
 //! * for the crash signals call the handler that was installed before (the MPI
@@ -12,39 +14,34 @@
 //!   then restore the default action and re-raise, so the process still dies of the
 //!   signal (with a core dump where enabled). They run on the thread's own stack, so a
 //!   stack overflow kills the process without them (the reaper then removes the files).
-//!
-//! Nothing is registered for the data files when `HDF5_NOCLEANUP` is set.
-//! The `-o` report's temporary file, until it is renamed over the report, is recorded
-//! apart ([`set_pending_report`]) and removed the same way.
 
-use std::ffi::{c_int, c_void, OsStr};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::ffi::{c_int, c_void, CStr};
+use std::sync::OnceLock;
 
-use super::cleanup::{self, Slot};
-
-/// Record `path` as the data file to remove if the process is interrupted or crashes
-/// ([`cleanup::register`] with [`Slot::Data`]). Paths of 4096 bytes or more are not
-/// recorded.
-pub fn set_current(path: impl AsRef<OsStr>) {
-    cleanup::register(Slot::Data, path);
+/// `unlink(path)`, async-signal-safe: the `errno` of a failure.
+pub fn unlink(path: &CStr) -> std::result::Result<(), i32> {
+    // SAFETY: a NUL-terminated string.
+    if unsafe { libc::unlink(path.as_ptr()) } == 0 {
+        return Ok(());
+    }
+    // SAFETY: errno of this thread.
+    Err(unsafe { *libc::__errno_location() })
 }
 
-/// Forget the recorded data file (it was removed, or is to be kept).
-pub fn clear_current() {
-    cleanup::unregister(Slot::Data);
+/// `write(2, b)`, async-signal-safe; errors ignored.
+pub fn write_stderr(b: &[u8]) {
+    // SAFETY: b is a valid buffer of b.len() bytes.
+    unsafe { libc::write(2, b.as_ptr().cast(), b.len()) };
 }
 
-/// Record `path`, the temporary file of the `-o` report not yet renamed over the
-/// report, to remove if the process is interrupted or crashes ([`cleanup::register`]
-/// with [`Slot::Report`]): an interrupted run leaves an earlier report as it was and no
-/// temporary file. Paths of 4096 bytes or more are not recorded.
-pub fn set_pending_report(path: impl AsRef<OsStr>) {
-    cleanup::register(Slot::Report, path);
-}
+/// The hook the handlers run, set once by [`install`] (reading it takes one atomic
+/// load: async-signal-safe).
+static HOOK: OnceLock<fn()> = OnceLock::new();
 
-/// Forget the report's temporary file (renamed over the report, or removed).
-pub fn clear_pending_report() {
-    cleanup::unregister(Slot::Report);
+fn run_hook() {
+    if let Some(hook) = HOOK.get() {
+        hook();
+    }
 }
 
 /// Signals that end the job on request: removed, default action, re-raised.
@@ -55,10 +52,9 @@ const CRASHES: [c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SI
 /// The actions installed before ours for [`CRASHES`], in that order; written once by
 /// [`install`] before our handler is installed, read only by the handler.
 static mut PREVIOUS: [Option<libc::sigaction>; 4] = [None; 4];
-static INSTALLED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_stop(sig: c_int) {
-    cleanup::remove_all_in_handler();
+    run_hook();
     // SAFETY: signal and raise are async-signal-safe; restore the default and die of it.
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
@@ -67,7 +63,7 @@ extern "C" fn on_stop(sig: c_int) {
 }
 
 extern "C" fn on_crash(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void) {
-    cleanup::remove_all_in_handler();
+    run_hook();
     let i = CRASHES.iter().position(|&s| s == sig);
     // SAFETY: PREVIOUS is written before this handler is installed and never after.
     let prev = i.and_then(|i| unsafe { (*std::ptr::addr_of!(PREVIOUS))[i] });
@@ -110,11 +106,11 @@ fn handled_mask() -> libc::sigset_t {
     }
 }
 
-/// Install the handlers and ignore SIGXFSZ. Call once, after `MPI_Init` (so that ours
-/// replace those the MPI library installed for SIGINT/SIGTERM/SIGHUP, and chain to its
-/// crash handlers); later calls do nothing.
-pub fn install() {
-    if INSTALLED.swap(true, Ordering::SeqCst) {
+/// Install the handlers, which run `hook` (async-signal-safe), and ignore SIGXFSZ.
+/// Call once, after `MPI_Init` (so that ours replace those the MPI library installed
+/// for SIGINT/SIGTERM/SIGHUP, and chain to its crash handlers); later calls do nothing.
+pub fn install(hook: fn()) {
+    if HOOK.set(hook).is_err() {
         return;
     }
     let mask = handled_mask();

@@ -8,9 +8,9 @@ use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 
 use crate::agreement::{agree, agree_value};
+use crate::datadir::cleanup::{self, Slot};
 use crate::datadir::{data_dir_checked, data_files, lock as dir_lock, RunEnv};
 use crate::error::{path_text, Error, Result};
-use crate::ffi::cleanup::{self, Slot};
 use crate::ffi::hdf5::{self, AllocTime, Dataset, Dataspace, FillKind, H5File, Plist};
 use crate::ffi::mpi::{Comm, Info, Op};
 use crate::ffi::posix::{self, FileStat};
@@ -31,11 +31,11 @@ const MARKER_BYTES: usize = 256 << 10;
 /// Bytes this process has passed to write calls so far (`wchar` of `/proc/self/io`).
 fn wchar() -> Result<u64> {
     let text = std::fs::read_to_string("/proc/self/io")
-        .map_err(|e| Error::Other(format!("cannot read /proc/self/io: {e}")))?;
+        .map_err(|e| Error::Experiment(format!("cannot read /proc/self/io: {e}")))?;
     text.lines()
         .find_map(|l| l.strip_prefix("wchar:"))
         .and_then(|v| v.trim().parse().ok())
-        .ok_or_else(|| Error::Other("/proc/self/io has no wchar line".into()))
+        .ok_or_else(|| Error::Experiment("/proc/self/io has no wchar line".into()))
 }
 
 /// Where a cell runs: serial (this process alone) or parallel (all ranks of a
@@ -137,7 +137,7 @@ fn census_outside_block(buf: &[u8], width: u64, block: bool, fill: Option<u8>) -
         }
     }
     if block && landed != PATCH * PATCH {
-        return Err(Error::Other(format!(
+        return Err(Error::Experiment(format!(
             "the test's block did not land: {landed} of {} bytes read back as 0x{DATA:02x}",
             PATCH * PATCH
         )));
@@ -262,7 +262,7 @@ fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
         Ok(ds) if refused == 0 => ds,
         Err(e) if refused > 0 && (matches!(scope, Scope::Serial) || refused == size(scope)?) => {
             obs.error = Some(match &e {
-                Error::Hdf5 { call, msg } => format!("{call}: {}", hdf5::innermost(msg)),
+                Error::Hdf5 { call, .. } => format!("{call}: {}", e.innermost()),
                 other => other.to_string(),
             });
             drop(dcpl);
@@ -270,7 +270,7 @@ fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
             return Ok(obs);
         }
         _ => {
-            return Err(Error::Other(format!(
+            return Err(Error::Experiment(format!(
                 "{}: H5Dcreate2 failed on {refused} rank(s) only",
                 cell.name()
             )))

@@ -170,7 +170,7 @@ impl Sink {
                     let _ = std::fs::remove_file(&tmp);
                     let fd = Fd::open_path(&tmp, OpenMode::CreateReportNew)
                         .map_err(|e| cannot(e.reason()))?;
-                    crate::ffi::signals::set_pending_report(&tmp);
+                    crate::datadir::cleanup::set_pending_report(&tmp);
                     Ok(Some(sink(To::Replace {
                         dest,
                         tmp,
@@ -202,7 +202,7 @@ impl Sink {
             None => Fd::open_path(&tmp, OpenMode::Append)
                 .map_err(|e| cannot(e.reason()))
                 .map(|fd| {
-                    crate::ffi::signals::set_pending_report(&tmp);
+                    crate::datadir::cleanup::set_pending_report(&tmp);
                     sink(To::Replace {
                         dest: PathBuf::new(),
                         tmp,
@@ -337,7 +337,7 @@ impl Sink {
         match paths::replace(tmp, dest) {
             Ok(()) => {
                 done.set(true);
-                crate::ffi::signals::clear_pending_report();
+                crate::datadir::cleanup::clear_pending_report();
             }
             Err(e) => {
                 *self.failed.borrow_mut() = Some(Error::Output(format!(
@@ -371,7 +371,7 @@ impl Drop for Sink {
             ..
         } = &self.to
         {
-            crate::ffi::signals::clear_pending_report();
+            crate::datadir::cleanup::clear_pending_report();
             // an unpublished report: nothing replaced the earlier file; leave nothing
             if *owner && !done.get() {
                 let _ = std::fs::remove_file(tmp);

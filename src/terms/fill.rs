@@ -109,7 +109,7 @@ impl FillSettings {
 /// (H5Dcreate2)`; other errors as they display.
 pub fn hdf5_reason(e: &Error) -> String {
     match e {
-        Error::Hdf5 { call, msg } => format!("\"{}\" ({call})", hdf5::innermost(msg)),
+        Error::Hdf5 { call, .. } => format!("\"{}\" ({call})", e.innermost()),
         other => format!("\"{other}\""),
     }
 }
@@ -159,7 +159,20 @@ mod tests {
         assert_eq!(
             hdf5_reason(&Error::Hdf5 {
                 call: "H5Dcreate2",
-                msg: "H5Dcreate2(): unable to create dataset: H5D__update_oh_info(): fill value writing on allocation set, but no fill value defined".into()
+                stack: [
+                    ("H5Dcreate2", "unable to create dataset"),
+                    (
+                        "H5D__update_oh_info",
+                        "fill value writing on allocation set, but no fill value defined"
+                    )
+                ]
+                .map(|(func, desc)| crate::error::Hdf5Frame {
+                    func: func.into(),
+                    desc: desc.into(),
+                    ..Default::default()
+                })
+                .into(),
+                system: None
             }),
             "\"fill value writing on allocation set, but no fill value defined\" (H5Dcreate2)"
         );

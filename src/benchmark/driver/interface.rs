@@ -7,9 +7,10 @@
 
 use std::ffi::CString;
 
+use crate::agreement::Beacon;
 use crate::config::{FillSettings, Params};
 use crate::error::{Error, Result};
-use crate::ffi::mpi::{Beacon, Comm, Info};
+use crate::ffi::mpi::{Comm, Info};
 use crate::ffi::posix::FileStat;
 use crate::pattern::Pattern;
 

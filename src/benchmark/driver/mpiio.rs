@@ -52,7 +52,7 @@ pub struct MpiioDriver {
 }
 
 fn not_ready() -> Error {
-    Error::Other("MPI-IO phase used before it was prepared".into())
+    Error::Internal("MPI-IO phase used before it was prepared")
 }
 
 impl MpiioDriver {

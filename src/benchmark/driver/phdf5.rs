@@ -28,7 +28,7 @@ pub struct Phdf5Driver {
 }
 
 fn not_ready() -> Error {
-    Error::Other("PHDF5 phase used before it was prepared".into())
+    Error::Internal("PHDF5 phase used before it was prepared")
 }
 
 impl Phdf5Driver {
@@ -289,5 +289,5 @@ fn conv(v: u64) -> Result<i64> {
 #[cold]
 #[inline(never)]
 fn offset_overflow(v: u64) -> Error {
-    Error::Other(format!("HDF5 selection offset {v} overflows"))
+    Error::Limit(format!("HDF5 selection offset {v} overflows"))
 }

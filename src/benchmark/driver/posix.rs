@@ -25,7 +25,7 @@ impl PosixDriver {
     fn fd(&self) -> Result<&Fd> {
         self.fd
             .as_ref()
-            .ok_or_else(|| Error::Other("POSIX file is not open".into()))
+            .ok_or(Error::Internal("POSIX file is not open"))
     }
 
     #[cold]

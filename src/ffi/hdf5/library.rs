@@ -1,7 +1,7 @@
 //! Starting the HDF5 library and reading its errors: `H5open` once per process,
 //! [`Quiet`] (automatic error printing off), the library version, and the checks that
-//! turn a negative id or return code into [`Error::Hdf5`] with the error stack walked
-//! into one line.
+//! turn a negative id or return code into [`Error::Hdf5`] with the error stack's
+//! frames.
 
 use std::ffi::{c_char, c_uint, c_void, CStr};
 use std::sync::Once;
@@ -11,7 +11,7 @@ use hdf5_sys::h5::herr_t;
 use hdf5_sys::h5e;
 use hdf5_sys::h5i::hid_t;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Hdf5Frame, Result};
 
 static INIT: Once = Once::new();
 
@@ -86,29 +86,41 @@ pub fn library_version() -> String {
     format!("{a}.{b}.{c}")
 }
 
-extern "C" fn walk_cb(n: c_uint, err: *const h5e::H5E_error2_t, data: *mut c_void) -> herr_t {
+/// A C string of HDF5 as text (empty for NULL).
+fn c_text(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: HDF5 strings are NUL-terminated.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// The text of an HDF5 error message id (`H5Eget_msg`; empty when it has none).
+fn message_text(id: hid_t) -> String {
+    let mut buf = [0 as c_char; 256];
+    // SAFETY: buf holds buf.len() chars; H5Eget_msg NUL-terminates what it writes.
+    let n = unsafe { h5e::H5Eget_msg(id, std::ptr::null_mut(), buf.as_mut_ptr(), buf.len()) };
+    if n <= 0 {
+        return String::new();
+    }
+    c_text(buf.as_ptr())
+}
+
+extern "C" fn walk_cb(_n: c_uint, err: *const h5e::H5E_error2_t, data: *mut c_void) -> herr_t {
     let res = std::panic::catch_unwind(|| {
-        // SAFETY: HDF5 passes a valid frame and our Vec<String> as client data.
-        let (err, out) = unsafe { (&*err, &mut *(data as *mut Vec<String>)) };
-        let text = |p: *const c_char| {
-            if p.is_null() {
-                String::new()
-            } else {
-                // SAFETY: HDF5 strings are NUL-terminated.
-                unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-            }
-        };
-        let func = text(err.func_name);
-        // one line per message: HDF5 descriptions may embed newlines
-        let desc = text(err.desc)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        let _ = n;
-        out.push(if func.is_empty() {
-            desc
-        } else {
-            format!("{func}(): {desc}")
+        // SAFETY: HDF5 passes a valid frame and our Vec<Hdf5Frame> as client data.
+        let (err, out) = unsafe { (&*err, &mut *(data as *mut Vec<Hdf5Frame>)) };
+        out.push(Hdf5Frame {
+            func: c_text(err.func_name),
+            file: c_text(err.file_name),
+            line: err.line,
+            major: message_text(err.maj_num),
+            minor: message_text(err.min_num),
+            // one line per message: HDF5 descriptions may embed newlines
+            desc: c_text(err.desc)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         });
     });
     if res.is_ok() {
@@ -118,24 +130,20 @@ extern "C" fn walk_cb(n: c_uint, err: *const h5e::H5E_error2_t, data: *mut c_voi
     }
 }
 
-/// Walk the current HDF5 error stack into "outer(): desc: inner(): desc" and clear it.
-fn error_stack_text() -> String {
-    let mut frames: Vec<String> = Vec::new();
+/// Walk the current HDF5 error stack into its frames, outermost first, and clear it.
+fn error_stack() -> Vec<Hdf5Frame> {
+    let mut frames: Vec<Hdf5Frame> = Vec::new();
     // SAFETY: walk_cb matches H5E_walk2_t and receives a pointer to `frames`.
     unsafe {
         h5e::H5Ewalk2(
             h5e::H5E_DEFAULT,
             h5e::H5E_direction_t::H5E_WALK_DOWNWARD,
             Some(walk_cb),
-            &mut frames as *mut Vec<String> as *mut c_void,
+            &mut frames as *mut Vec<Hdf5Frame> as *mut c_void,
         );
         h5e::H5Eclear2(h5e::H5E_DEFAULT);
     }
-    if frames.is_empty() {
-        "no detail on the HDF5 error stack".into()
-    } else {
-        frames.join(": ")
-    }
+    frames
 }
 
 #[cold]
@@ -143,28 +151,24 @@ fn error_stack_text() -> String {
 pub(super) fn err(call: &'static str) -> Error {
     // first, before anything else can change errno
     let system = crate::ffi::posix::last_io_error();
+    let stack = error_stack();
+    let system = system.filter(|_| short_transfer(&stack));
     Error::Hdf5 {
         call,
-        msg: with_system_error(error_stack_text(), system.as_deref()),
+        stack,
+        system,
     }
 }
 
-/// An HDF5 error stack `msg` that ends in the MPI-IO driver's "file write failed" (or
+/// Whether an HDF5 error stack ends in the MPI-IO driver's "file write failed" (or
 /// read) without the MPI library's error text — HDF5's check of a short count after
-/// an MPI call that returned success — completed with the system error the MPI library
-/// met (`system`, `errno` after the call; Open MPI prints it on stderr only).
-fn with_system_error(msg: String, system: Option<&str>) -> String {
-    let short = [
-        "mpio_write(): file write failed",
-        "mpio_read(): file read failed",
-    ];
-    match system {
-        Some(why) if short.iter().any(|s| msg.ends_with(s)) => format!(
-            "{msg}: {why} (the MPI library returned success with a short count and printed \
-             this system error on stderr)"
-        ),
-        _ => msg,
-    }
+/// an MPI call that returned success — so that the system error the MPI library met
+/// (Open MPI prints it on stderr only) completes it.
+fn short_transfer(stack: &[Hdf5Frame]) -> bool {
+    stack.last().is_some_and(|f| {
+        (f.func.ends_with("mpio_write") && f.desc == "file write failed")
+            || (f.func.ends_with("mpio_read") && f.desc == "file read failed")
+    })
 }
 
 pub(super) fn check_id(call: &'static str, id: hid_t) -> Result<hid_t> {
@@ -173,6 +177,14 @@ pub(super) fn check_id(call: &'static str, id: hid_t) -> Result<hid_t> {
     } else {
         Ok(id)
     }
+}
+
+/// The rank (number of dimensions) of `dims` as HDF5 takes it.
+///
+/// Errors: [`Error::Limit`] for more dimensions than an `int` counts.
+pub(super) fn rank(dims: &[u64]) -> Result<std::ffi::c_int> {
+    std::ffi::c_int::try_from(dims.len())
+        .map_err(|_| Error::Limit(format!("{} dimensions are too many for HDF5", dims.len())))
 }
 
 #[inline]
@@ -184,30 +196,55 @@ pub(super) fn check(call: &'static str, rc: herr_t) -> Result<()> {
     }
 }
 
-/// The innermost frame's description of an HDF5 error stack as [`Error::Hdf5`] carries
-/// it (`outer(): desc: inner(): desc` → `desc` of `inner`).
-pub fn innermost(msg: &str) -> &str {
-    msg.rsplit("(): ").next().unwrap_or(msg).trim()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::with_system_error;
+    use super::*;
+
+    fn frame(func: &str, desc: &str) -> Hdf5Frame {
+        Hdf5Frame {
+            func: func.into(),
+            desc: desc.into(),
+            ..Default::default()
+        }
+    }
 
     #[test]
     fn short_mpio_write_gets_the_system_error() {
-        let stack =
-            "H5Dwrite(): can't write data: H5FD__mpio_write(): file write failed".to_string();
+        let stack = vec![
+            frame("H5Dwrite", "can't write data"),
+            frame("H5FD__mpio_write", "file write failed"),
+        ];
+        assert!(short_transfer(&stack));
+        let e = Error::Hdf5 {
+            call: "H5Dwrite",
+            stack,
+            system: Some("No space left on device".into()),
+        };
         assert_eq!(
-            with_system_error(stack.clone(), Some("No space left on device")),
-            format!(
-                "{stack}: No space left on device (the MPI library returned success with a \
-                 short count and printed this system error on stderr)"
-            )
+            e.to_string(),
+            "H5Dwrite failed: H5Dwrite(): can't write data: H5FD__mpio_write(): file write \
+             failed: No space left on device (the MPI library returned success with a short \
+             count and printed this system error on stderr)"
         );
-        assert_eq!(with_system_error(stack.clone(), None), stack);
-        // the MPI library's own text is there already: unchanged
-        let mpich = "H5FD__mpio_write(): MPI_File_write_at failed: MPI error string is 'x'";
-        assert_eq!(with_system_error(mpich.to_string(), Some("y")), mpich);
+        assert_eq!(
+            e.innermost(),
+            "file write failed: No space left on device (the MPI library returned success \
+             with a short count and printed this system error on stderr)"
+        );
+        // the MPI library's own text is there already: no system error
+        let mpich = [frame(
+            "H5FD__mpio_write",
+            "MPI_File_write_at failed: MPI error string is 'x'",
+        )];
+        assert!(!short_transfer(&mpich));
+        let none = Error::Hdf5 {
+            call: "H5Fopen",
+            stack: vec![],
+            system: None,
+        };
+        assert_eq!(
+            none.to_string(),
+            "H5Fopen failed: no detail on the HDF5 error stack"
+        );
     }
 }

@@ -2,8 +2,8 @@
 //! files with the MPI-IO driver, dataspaces with hyperslab selections, datasets.
 //!
 //! Every id is checked (`< 0` is an error) and every error becomes
-//! [`crate::error::Error::Hdf5`] carrying the call name and the HDF5 error stack walked
-//! into one line (the library's own printing is off while a [`Quiet`] is held). Ids are
+//! [`crate::error::Error::Hdf5`] carrying the call name and the HDF5 error stack's
+//! frames (the library's own printing is off while a [`Quiet`] is held). Ids are
 //! owned and closed on drop; `close(self)` methods report the close error where it
 //! matters (collective closes).
 //!
@@ -17,7 +17,7 @@ pub mod library;
 pub mod objects;
 pub mod plist;
 
-pub use library::{innermost, library_version, Quiet};
+pub use library::{library_version, Quiet};
 pub use objects::{
     a_file_close_failed, probe_dataset_create, ChunkInfo, Dataset, DatasetReads, DatasetWrites,
     Dataspace, H5File,

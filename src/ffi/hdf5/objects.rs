@@ -13,7 +13,7 @@ use hdf5_sys::h5p;
 use hdf5_sys::h5s;
 use hdf5_sys::h5t;
 
-use super::library::{check, check_id, err, init, Quiet};
+use super::library::{check, check_id, err, init, rank, Quiet};
 use super::plist::{FillProperties, Plist};
 use crate::error::{Error, Result};
 
@@ -110,7 +110,7 @@ impl Dataspace {
         init();
         // SAFETY: dims holds rank entries; NULL maxdims = dims.
         let id = check_id("H5Screate_simple", unsafe {
-            h5s::H5Screate_simple(dims.len() as i32, dims.as_ptr(), std::ptr::null())
+            h5s::H5Screate_simple(rank(dims)?, dims.as_ptr(), std::ptr::null())
         })?;
         Ok(Dataspace {
             id,

@@ -11,7 +11,7 @@ use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p;
 use hdf5_sys::h5t;
 
-use super::library::{check, check_id, err, init};
+use super::library::{check, check_id, err, init, rank};
 use crate::error::Result;
 use crate::ffi::mpi::{Comm, Info};
 
@@ -56,7 +56,7 @@ impl Plist {
             let d: Vec<hsize_t> = dims.to_vec();
             // SAFETY: valid dcpl id; d holds `len` dims.
             check("H5Pset_chunk", unsafe {
-                h5p::H5Pset_chunk(p.id, d.len() as i32, d.as_ptr())
+                h5p::H5Pset_chunk(p.id, rank(&d)?, d.as_ptr())
             })?;
         }
         Ok(p)

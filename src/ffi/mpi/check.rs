@@ -39,8 +39,8 @@ fn error_string(code: c_int) -> String {
     if rc != 0 {
         return format!("unknown MPI error {code}");
     }
-    let len = (len.max(0) as usize).min(buf.len());
-    let bytes: Vec<u8> = buf[..len].iter().map(|&c| c as u8).collect();
+    let len = usize::try_from(len).unwrap_or(0).min(buf.len());
+    let bytes: Vec<u8> = buf[..len].iter().map(|c| c.to_ne_bytes()[0]).collect();
     one_line(&String::from_utf8_lossy(&bytes))
 }
 
@@ -58,7 +58,7 @@ fn one_line(s: &str) -> String {
 /// `INT_MAX`.
 pub fn to_count(what: &'static str, n: u64) -> Result<c_int> {
     c_int::try_from(n).map_err(|_| {
-        Error::Other(format!(
+        Error::Limit(format!(
             "{what} ({n}) exceeds the largest MPI count ({}); use smaller blocks or transfers",
             c_int::MAX
         ))

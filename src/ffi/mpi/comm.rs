@@ -74,7 +74,8 @@ impl Comm {
         check("MPI_Comm_rank", unsafe {
             raw::MPI_Comm_rank(self.raw, &mut r)
         })?;
-        Ok(r as u32)
+        // a rank is not negative (MPI-3.1 §6.4.1)
+        Ok(r.unsigned_abs())
     }
 
     /// Number of processes in the communicator (`MPI_Comm_size`, MPI-3.1 §6.4.1).
@@ -84,7 +85,8 @@ impl Comm {
         check("MPI_Comm_size", unsafe {
             raw::MPI_Comm_size(self.raw, &mut s)
         })?;
-        Ok(s as u32)
+        // a size is positive
+        Ok(s.unsigned_abs())
     }
 
     /// Collective `MPI_Comm_split(color, key)`. Returns `None` for processes whose
@@ -92,9 +94,10 @@ impl Comm {
     pub fn split(&self, member: bool, key: u32) -> Result<Option<Comm>> {
         let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
         let color = if member { 1 } else { 0 };
+        let key = to_count("split key", key.into())?;
         // SAFETY: valid communicator; out receives a new handle.
         check("MPI_Comm_split", unsafe {
-            raw::MPI_Comm_split(self.raw, color, key as c_int, out.as_mut_ptr())
+            raw::MPI_Comm_split(self.raw, color, key, out.as_mut_ptr())
         })?;
         // SAFETY: initialised by the successful call above.
         let mut c = unsafe { out.assume_init() };
@@ -120,7 +123,7 @@ impl Comm {
     /// this node, in rank order. Freed on drop; `MPI_ERRORS_RETURN`.
     pub fn split_shared(&self) -> Result<Comm> {
         let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
-        let key = self.rank()? as c_int;
+        let key = to_count("rank", self.rank()?.into())?;
         // SAFETY: valid communicator, the predefined split type and info handle; out
         // receives a new handle.
         check("MPI_Comm_split_type", unsafe {
@@ -202,6 +205,8 @@ impl Comm {
     pub fn allreduce_u64(&self, v: u64, op: Op) -> Result<u64> {
         let mut out = [0.0];
         self.allreduce_f64(&[v as f64], &mut out, op)?;
+        // an exact integer below 2^53, not negative (the sum, maximum or minimum of such)
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Ok(out[0] as u64)
     }
 
@@ -216,10 +221,12 @@ impl Comm {
                 len.as_mut_ptr() as *mut c_void,
                 1,
                 raw::RSMPI_DOUBLE,
-                root as c_int,
+                to_count("root rank", root.into())?,
                 self.raw,
             )
         })?;
+        // root's length, exact as a double (below 2^53)
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let n = len[0] as usize;
         if n == 0 {
             // every rank knows the length: nothing to send (Open MPI refuses the
@@ -234,7 +241,7 @@ impl Comm {
                 buf.as_mut_ptr() as *mut c_void,
                 count,
                 raw::RSMPI_UINT8_T,
-                root as c_int,
+                to_count("root rank", root.into())?,
                 self.raw,
             )
         })?;
@@ -272,7 +279,7 @@ impl Comm {
                 recv,
                 n,
                 raw::RSMPI_DOUBLE,
-                root as c_int,
+                to_count("root rank", root.into())?,
                 self.raw,
             )
         })?;

@@ -70,7 +70,7 @@ impl Datatype {
         let disp = [
             0 as raw::MPI_Aint,
             raw::MPI_Aint::try_from(q * GIB).map_err(|_| {
-                Error::Other(format!("block of {n} bytes does not fit in MPI_Aint"))
+                Error::Limit(format!("block of {n} bytes does not fit in MPI_Aint"))
             })?,
         ];
         let types = [gib.raw, byte.raw];

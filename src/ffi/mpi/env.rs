@@ -164,9 +164,9 @@ pub fn library_version() -> String {
         return "unknown MPI library".into();
     }
     // Open MPI counts the terminating NUL in len
-    let bytes: Vec<u8> = buf[..(len.max(0) as usize).min(buf.len())]
+    let bytes: Vec<u8> = buf[..usize::try_from(len).unwrap_or(0).min(buf.len())]
         .iter()
-        .map(|&c| c as u8)
+        .map(|c| c.to_ne_bytes()[0])
         .take_while(|&b| b != 0)
         .collect();
     let s = String::from_utf8_lossy(&bytes);

@@ -26,10 +26,11 @@ pub fn to_offset(n: u64) -> Result<raw::MPI_Offset> {
 #[cold]
 #[inline(never)]
 fn offset_overflow(n: u64) -> Error {
-    Error::Other(format!("file offset {n} does not fit in MPI_Offset"))
+    Error::Limit(format!("file offset {n} does not fit in MPI_Offset"))
 }
 
 /// `MPI_MODE_*` access modes (MPI-3.1 §13.2.1).
+#[allow(clippy::cast_possible_wrap)] // small bit flags: every one fits in an int
 pub mod mode {
     /// `MPI_MODE_CREATE | MPI_MODE_RDWR`
     pub const CREATE_RDWR: i32 = (mpi_sys::MPI_MODE_CREATE | mpi_sys::MPI_MODE_RDWR) as i32;

@@ -9,7 +9,7 @@ use super::check::check;
 use crate::error::{Error, Result};
 
 fn cstring(what: &'static str, s: &str) -> Result<CString> {
-    CString::new(s).map_err(|_| Error::Other(format!("{what} contains a NUL byte: {s:?}")))
+    CString::new(s).map_err(|_| Error::Limit(format!("{what} contains a NUL byte: {s:?}")))
 }
 
 /// An MPI info object: `MPI_INFO_NULL` or one built from key/value pairs (freed on drop

@@ -18,23 +18,23 @@
 //! - [`check`]: return codes to errors, `int` counts;
 //! - `env`: the [`Universe`] (init, finalize, error handlers), clock, version;
 //! - [`comm`]: communicators and collectives;
-//! - [`beacon`]: the error beacon that stops independent transfers early;
+//! - [`p2p`]: one-byte point-to-point messages (the error beacon's);
 //! - [`info`]: info objects;
 //! - [`datatype`]: derived datatypes;
 //! - `file`: MPI-IO files.
 
-pub mod beacon;
 pub mod check;
 pub mod comm;
 pub mod datatype;
 pub mod env;
 pub mod file;
 pub mod info;
+pub mod p2p;
 
-pub use beacon::Beacon;
 pub use check::to_count;
 pub use comm::{Comm, Op};
 pub use datatype::Datatype;
 pub use env::{is_running, library_version, wtime, Universe};
 pub use file::{file_delete, mode, to_offset, File, Reads, Writes};
 pub use info::Info;
+pub use p2p::{ByteRecv, ByteSend};

@@ -2,8 +2,8 @@
 //! report's temporary file, the data file in use, a `--fill-behaviour` scratch file, the
 //! data directory's lock) that
 //!
-//! * the signal handlers ([`super::signals`]) unlink, async-signal-safely, when the
-//!   process is interrupted or crashes;
+//! * the signal handlers ([`crate::ffi::signals`], installed by [`install_handlers`])
+//!   unlink, async-signal-safely, when the process is interrupted or crashes;
 //! * a helper process, the *reaper* ([`start_reaper`], world rank 0 of the `h5perf`
 //!   program only), unlinks when this process ends without having removed them — also
 //!   when no handler can run: `SIGKILL` (MPICH's hydra sends `SIGTERM` and `SIGKILL` back
@@ -21,17 +21,22 @@
 //! the next run in the directory finds the leftovers through the lock
 //! (`datadir::lock`).
 
-use std::ffi::{c_char, c_int, OsStr};
+use std::ffi::{CStr, OsStr};
+use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::ffi::{process, signals};
 
 /// Longest path recorded (bytes, including the terminating NUL).
 pub const PATH_MAX_BYTES: usize = 4096;
 
 /// What a registered file is; files are removed in this order (the lock last).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Slot {
     /// The `-o` report's temporary file until it is renamed over the report (the rank
     /// that created it); first, as the smallest: a launcher may follow SIGTERM with
@@ -58,7 +63,7 @@ impl Slot {
     ];
 
     fn index(self) -> usize {
-        self as usize
+        usize::from(self as u8)
     }
 }
 
@@ -84,8 +89,10 @@ const SLOTS: usize = 5;
 
 static ENTRIES: [Entry; SLOTS] = [const { Entry::new() }; SLOTS];
 
-/// The socket to the reaper (-1: none).
-static REAPER: AtomicI32 = AtomicI32::new(-1);
+/// The socket to the reaper (`None`: none), and whether there is one (read by the
+/// signal handlers, which cannot take the lock).
+static REAPER: Mutex<Option<UnixStream>> = Mutex::new(None);
+static REAPING: AtomicBool = AtomicBool::new(false);
 
 /// Record `path` in `slot` (replacing what was there): removed by the signal handlers
 /// and the reaper unless [`unregister`]ed first. Returns false (nothing recorded) for
@@ -116,46 +123,72 @@ pub fn unregister(slot: Slot) {
 
 /// Whether this process has a reaper (world rank 0 of the program).
 pub fn reaper_running() -> bool {
-    REAPER.load(Ordering::SeqCst) >= 0
+    REAPING.load(Ordering::SeqCst)
+}
+
+/// Record `path` as the data file to remove if the process is interrupted or crashes
+/// ([`register`] with [`Slot::Data`]). Paths of 4096 bytes or more are not recorded.
+pub fn set_current(path: impl AsRef<OsStr>) {
+    register(Slot::Data, path);
+}
+
+/// Forget the recorded data file (it was removed, or is to be kept).
+pub fn clear_current() {
+    unregister(Slot::Data);
+}
+
+/// Record `path`, the temporary file of the `-o` report not yet renamed over the
+/// report, to remove if the process is interrupted or crashes ([`register`] with
+/// [`Slot::Report`]): an interrupted run leaves an earlier report as it was and no
+/// temporary file. Paths of 4096 bytes or more are not recorded.
+pub fn set_pending_report(path: impl AsRef<OsStr>) {
+    register(Slot::Report, path);
+}
+
+/// Forget the report's temporary file (renamed over the report, or removed).
+pub fn clear_pending_report() {
+    unregister(Slot::Report);
+}
+
+/// Install the signal handlers that remove every registered file
+/// ([`signals::install`]). Nothing is registered for the data files when
+/// `HDF5_NOCLEANUP` is set.
+pub fn install_handlers() {
+    signals::install(remove_all_in_handler);
 }
 
 /// Unlink every registered file, in slot order, and forget it. Async-signal-safe (only
 /// atomics, `unlink` and `write`): for the signal handlers. A file that cannot be
 /// removed is named on stderr with its `errno`, unless the reaper will try again (and
 /// name it with the reason).
-pub(super) fn remove_all_in_handler() {
+fn remove_all_in_handler() {
     let report = !reaper_running();
     for slot in Slot::ALL {
         let e = &ENTRIES[slot.index()];
         if !e.armed.swap(false, Ordering::SeqCst) {
             continue;
         }
-        // AtomicU8 has the layout of u8; the path is NUL-terminated and unchanged while
-        // armed (only the main thread writes it, after disarming).
-        let p = e.path.as_ptr() as *const c_char;
-        // SAFETY: p points at a NUL-terminated byte string in a static.
-        let failed = unsafe { libc::unlink(p) } != 0;
-        if failed && report {
-            // SAFETY: errno of this thread.
-            let err = unsafe { *libc::__errno_location() };
-            if err != libc::ENOENT {
-                let n = e.len.load(Ordering::SeqCst).min(PATH_MAX_BYTES - 1);
-                write_stderr(b"h5perf: cannot remove ");
-                // SAFETY: n bytes of the static path.
-                unsafe { libc::write(2, p.cast(), n) };
-                write_stderr(b" (errno ");
+        // the path is NUL-terminated and unchanged while armed (only the main thread
+        // writes it, after disarming)
+        let mut buf = [0u8; PATH_MAX_BYTES];
+        for (b, a) in buf.iter_mut().zip(&e.path) {
+            *b = a.load(Ordering::Relaxed);
+        }
+        let Ok(path) = CStr::from_bytes_until_nul(&buf) else {
+            continue;
+        };
+        match signals::unlink(path) {
+            Err(err) if report && err != libc::ENOENT => {
+                signals::write_stderr(b"h5perf: cannot remove ");
+                signals::write_stderr(path.to_bytes());
+                signals::write_stderr(b" (errno ");
                 let mut digits = [0u8; 12];
-                write_stderr(decimal(err.unsigned_abs(), &mut digits));
-                write_stderr(b")\n");
+                signals::write_stderr(decimal(err.unsigned_abs(), &mut digits));
+                signals::write_stderr(b")\n");
             }
+            _ => {}
         }
     }
-}
-
-/// `write(2, b)`, async-signal-safe; errors ignored.
-fn write_stderr(b: &[u8]) {
-    // SAFETY: b is a valid buffer of b.len() bytes.
-    unsafe { libc::write(2, b.as_ptr().cast(), b.len()) };
 }
 
 /// `v` in decimal, in `buf`, without allocating.
@@ -174,120 +207,37 @@ fn decimal(mut v: u32, buf: &mut [u8; 12]) -> &[u8] {
 /// One message to the reaper: `op` (`S` set, `C` clear), the slot, the path's length
 /// (4 bytes, little-endian) and the path. A reaper that is gone is forgotten.
 fn tell_reaper(op: u8, slot: Slot, path: &[u8]) {
-    let fd = REAPER.load(Ordering::SeqCst);
-    if fd < 0 {
+    let mut reaper = REAPER.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(sock) = reaper.as_ref() else {
         return;
-    }
+    };
     let mut msg = Vec::with_capacity(6 + path.len());
     msg.push(op);
-    msg.push(slot.index() as u8);
+    msg.push(slot as u8);
+    // a path shorter than PATH_MAX_BYTES (register)
+    #[allow(clippy::cast_possible_truncation)]
     msg.extend_from_slice(&(path.len() as u32).to_le_bytes());
     msg.extend_from_slice(path);
-    let mut sent = 0;
-    while sent < msg.len() {
-        // SAFETY: the range is inside msg; MSG_NOSIGNAL: no SIGPIPE if the reaper is gone.
-        let n = unsafe {
-            libc::send(
-                fd,
-                msg[sent..].as_ptr().cast(),
-                msg.len() - sent,
-                libc::MSG_NOSIGNAL,
-            )
-        };
-        if n < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            REAPER.store(-1, Ordering::SeqCst);
-            // SAFETY: fd is the reaper socket, no longer used.
-            unsafe { libc::close(fd) };
-            return;
-        }
-        sent += n as usize;
+    if process::send_all(sock, &msg).is_err() {
+        REAPING.store(false, Ordering::SeqCst);
+        *reaper = None;
     }
 }
 
-/// Start the reaper: a child process that removes the files still registered when this
-/// process ends (see the module documentation). Call once, before `MPI_Init`, while the
-/// process has a single thread (the child then runs ordinary code).
+/// Start the reaper: a helper process ([`process::fork_helper`]) that removes the
+/// files still registered when this process ends (see the module documentation). Call
+/// once, before `MPI_Init`, while the process has a single thread.
 ///
 /// Errors: `socketpair` or `fork` failed (nothing started).
 pub fn start_reaper() -> Result<()> {
-    let posix = |call| Error::Posix {
-        call,
-        errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
-        path: None,
-    };
-    let mut fds: [c_int; 2] = [-1; 2];
-    // SAFETY: fds has room for the two descriptors.
-    let r = unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    };
-    if r != 0 {
-        return Err(posix("socketpair"));
-    }
-    // SAFETY: the process has one thread (before MPI_Init): the child may run any code.
-    match unsafe { libc::fork() } {
-        -1 => {
-            let e = posix("fork");
-            // SAFETY: our two descriptors.
-            unsafe {
-                libc::close(fds[0]);
-                libc::close(fds[1]);
-            }
-            Err(e)
-        }
-        0 => reaper_child(fds[1], fds[0]),
-        _ => {
-            // SAFETY: the child's end, not used here.
-            unsafe { libc::close(fds[1]) };
-            REAPER.store(fds[0], Ordering::SeqCst);
-            Ok(())
-        }
-    }
+    let sock = process::fork_helper(c"h5perf-cleanup", reaper)?;
+    *REAPER.lock().unwrap_or_else(|p| p.into_inner()) = Some(sock);
+    REAPING.store(true, Ordering::SeqCst);
+    Ok(())
 }
 
-/// The reaper's set-up and life: leave the session, take a name of its own, ignore the
-/// signals a launcher or a terminal sends, keep only standard error and its socket,
-/// wait for the end of the parent, remove what it left, exit.
-fn reaper_child(sock: c_int, parent_end: c_int) -> ! {
-    let mut sock = sock;
-    // SAFETY: plain system calls on this process's own descriptors and settings.
-    unsafe {
-        libc::close(parent_end);
-        if sock < 3 {
-            // a process started with standard streams closed: keep the socket clear of 0-2
-            sock = libc::fcntl(sock, libc::F_DUPFD, 3);
-        }
-        libc::setsid();
-        libc::prctl(libc::PR_SET_NAME, c"h5perf-cleanup".as_ptr());
-        for s in [
-            libc::SIGINT,
-            libc::SIGTERM,
-            libc::SIGHUP,
-            libc::SIGQUIT,
-            libc::SIGPIPE,
-            libc::SIGUSR1,
-            libc::SIGUSR2,
-        ] {
-            libc::signal(s, libc::SIG_IGN);
-        }
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-        if null >= 0 {
-            libc::dup2(null, 0);
-            libc::dup2(null, 1);
-        }
-        // everything else inherited (launcher sockets, PMI descriptors) is closed
-        if sock > 3 {
-            libc::close_range(3, (sock - 1) as u32, 0);
-        }
-        libc::close_range(sock as u32 + 1, u32::MAX, 0);
-    }
+/// The reaper's life: wait for the end of the parent, remove what it left, exit.
+fn reaper(sock: UnixStream) -> ! {
     let parent = std::os::unix::process::parent_id();
     let left = wait_for_parent(sock);
     for path in left.iter().flatten() {
@@ -306,31 +256,28 @@ fn reaper_child(sock: c_int, parent_end: c_int) -> ! {
         // not eprintln!, which panics when the launcher reading stderr is gone (EPIPE)
         let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
     }
-    // SAFETY: leave without running the parent's exit handlers.
-    unsafe { libc::_exit(0) }
+    // leave without running the parent's exit handlers
+    process::exit_now(0)
 }
 
 /// Read the parent's messages until end of file; return what is registered then.
-fn wait_for_parent(sock: c_int) -> [Option<Vec<u8>>; SLOTS] {
+fn wait_for_parent(mut sock: UnixStream) -> [Option<Vec<u8>>; SLOTS] {
     let mut slots: [Option<Vec<u8>>; SLOTS] = Default::default();
     let mut pending: Vec<u8> = Vec::new();
     let mut chunk = [0u8; 8192];
     loop {
-        // SAFETY: chunk is a valid buffer of its length.
-        let n = unsafe { libc::read(sock, chunk.as_mut_ptr().cast(), chunk.len()) };
-        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-            continue;
-        }
-        if n <= 0 {
-            return slots;
-        }
-        pending.extend_from_slice(&chunk[..n as usize]);
+        let n = match sock.read(&mut chunk) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Ok(0) | Err(_) => return slots,
+            Ok(n) => n,
+        };
+        pending.extend_from_slice(&chunk[..n]);
         while pending.len() >= 6 {
             let len = u32::from_le_bytes([pending[2], pending[3], pending[4], pending[5]]) as usize;
             if pending.len() < 6 + len {
                 break;
             }
-            let (op, slot) = (pending[0], pending[1] as usize);
+            let (op, slot) = (pending[0], usize::from(pending[1]));
             if let Some(s) = slots.get_mut(slot) {
                 *s = (op == b'S').then(|| pending[6..6 + len].to_vec());
             }
