@@ -5,7 +5,7 @@
 //! both tables and the checks observed, the report printed by rank 0.
 
 use std::ffi::CStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::agreement::{agree, agree_value};
 use crate::datadir::{data_dir_checked, data_files, lock as dir_lock, RunEnv};
@@ -16,7 +16,7 @@ use crate::ffi::mpi::{Comm, Info, Op};
 use crate::ffi::posix::{self, FileStat};
 use crate::output::sink::write_stdout;
 
-use super::cells::{parallel_cells, serial_cells, Cell, Table, CHUNK, SIDE};
+use super::cells::{cells, Cell, Table, CHUNK, SIDE};
 use super::classify::{Census, Observation, Snapshot, MARKER};
 use super::doc::Storage;
 use super::findings::{results, AllocCheck, Defaults, Findings};
@@ -181,12 +181,9 @@ fn snapshot(
             if root {
                 for ch in chunks {
                     let buf = read_file(path, made, ch.addr, ch.size)?;
+                    // one chunk holds the origin, and so the test's block
                     if written && ch.offset.iter().all(|o| *o == 0) {
-                        let c = census_outside_block(&buf, CHUNK, true, fill)?;
-                        snap.buffer.fill += c.fill;
-                        snap.buffer.marker += c.marker;
-                        snap.buffer.zero += c.zero;
-                        snap.buffer.other += c.other;
+                        snap.buffer = census_outside_block(&buf, CHUNK, true, fill)?;
                     } else {
                         snap.storage.add(&buf, fill);
                     }
@@ -382,11 +379,6 @@ fn library_defaults() -> Result<Defaults> {
     })
 }
 
-/// `dir/name`, or `name` for the current directory (empty `dir`).
-fn join(dir: &Path, name: &str) -> PathBuf {
-    dir.join(name)
-}
-
 /// Remove a scratch file if it is one of this user's own regular files (never a link
 /// or another user's file planted under its name, which a cell refused) and forget it
 /// ([`cleanup::unregister`]).
@@ -440,11 +432,11 @@ fn observe(world: &Comm) -> Result<Findings> {
                 std::io::Write::write_all(&mut std::io::stderr(), format!("{note}\n").as_bytes());
         }
     }
-    let serial_path = join(&dir, SERIAL_SCRATCH);
-    let parallel_path = join(&dir, PARALLEL_SCRATCH);
+    let serial_path = dir.join(SERIAL_SCRATCH);
+    let parallel_path = dir.join(PARALLEL_SCRATCH);
     let defaults = Scope::Parallel(world).agree(library_defaults())?;
 
-    let scells = serial_cells();
+    let scells = cells(Table::Serial);
     let sobs: Result<Vec<Observation>> = if rank == 0 {
         let r: Result<Vec<Observation>> = scells
             .iter()
@@ -503,7 +495,7 @@ type ParallelObservations = (
 /// Run the parallel cells and the allocation check of the parallel table in the scratch
 /// file `parallel_path` (collective; errors agreed).
 fn parallel_observations(world: &Comm, parallel_path: &Path) -> Result<ParallelObservations> {
-    let pcells = parallel_cells();
+    let pcells = cells(Table::Parallel);
     let mut pobs = Vec::with_capacity(pcells.len());
     for c in &pcells {
         pobs.push(run_cell(Scope::Parallel(world), parallel_path, c)?);
