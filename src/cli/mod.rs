@@ -89,11 +89,10 @@ where
     let Line {
         options,
         modes,
-        first_option,
         given,
     } = line;
     if modes.fill_behaviour {
-        if let Some(def) = first_option {
+        if let Some(def) = given.first() {
             return Err(usage(format!(
                 "--fill-behaviour runs no benchmark and takes no option but --strict \
                  (got {})",
