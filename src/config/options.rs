@@ -19,9 +19,9 @@ use std::ffi::{OsStr, OsString};
 use super::acceptance::Acceptance;
 use super::storage::StorageOptions;
 use super::values::{
-    count, debug_level, file_name, parse_alloc_time, parse_api_list, parse_debug_list,
-    parse_fill_time, parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder,
-    ApiSet, Debug, ValueKind, MAX_COUNT, STDOUT_HINT,
+    count, file_name, parse_alloc_time, parse_api_list, parse_debug_list, parse_fill_time,
+    parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder, ApiSet, Debug,
+    ValueKind, MAX_COUNT, STDOUT_HINT,
 };
 use crate::ffi::hdf5::FillTime;
 use crate::terms::FillSettings;
@@ -430,13 +430,7 @@ pub static DEFS: [Def; 42] = [
         long: "debug",
         min: 2,
         action: value(ValueKind::DebugList, |o, v| {
-            let d = parse_debug_list(v)?;
-            if let Some(level) = d.level {
-                o.debug.level = debug_level(i64::try_from(level).unwrap_or(i64::MAX))?;
-            }
-            o.debug.raw |= d.raw;
-            o.debug.times |= d.times;
-            o.debug.verify |= d.verify;
+            o.debug = parse_debug_list(v, o.debug)?;
             Ok(())
         }),
         help: "Debug flags separated by commas (see below). [default: none]",
