@@ -1,11 +1,7 @@
 //! argv → options (spec §1.1–§1.4, with the defects of §11 fixed): short options and
-//! clusters (`-cCIw`, `-cCIwe8`, `-e8`, `-e 8`), long options with `=VALUE` or a
-//! separate value, their unique abbreviations (an extension: the 1.10.8 release takes
-//! only full names), `--`, and the refusal of anything else — stray arguments, unknown
-//! or unsupported options, missing or malformed values — as one line starting with
-//! `h5perf: `; and [`set`], one option by name with its value (the C API's keyed
-//! setter). Which options exist and what they do is the option table's
-//! ([`crate::config::options::DEFS`]).
+//! clusters (`-cCIwe8`, `-e 8`), long options with `=VALUE` or a separate value and
+//! their unique abbreviations, `--`, and the refusal of anything else as one line
+//! starting with `h5perf: `; and [`set`], one option by name (the C API's keyed setter).
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -287,12 +283,10 @@ fn missing(def: &Def, kind: ValueKind) -> Error {
 /// through the command line's table, with its checks and its messages; `o` is unchanged
 /// when it is refused.
 ///
-/// `option` is the option without its dashes, as written on the command line: the long
-/// name (`min-xfer-size`) or an abbreviation the command line accepts (`min-x`), or the
-/// short letter (`x`); a leading `--` (`-` before a letter) is allowed. `value` is the
-/// value as the command line takes it (`4K`, `posix,mpiio`, a file name), `None` for an
-/// option without value or the bare `--reorder`; a flag also takes a boolean word (`1`,
-/// `yes`, `true`, `on` or `0`, `no`, `false`, `off`) to turn it on or off.
+/// `option` is the long name (`min-xfer-size`), an abbreviation the command line accepts
+/// (`min-x`) or the short letter (`x`), with or without its dashes. `value` is the value
+/// as the command line takes it, `None` for an option without value or the bare
+/// `--reorder`; a flag also takes a boolean word to turn it on or off.
 ///
 /// # Errors
 /// [`Error::Usage`] with the command line's message: an unknown or unsupported option,
