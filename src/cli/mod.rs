@@ -1,21 +1,10 @@
-//! The command-line parser of h5perf (spec §1) and its help text (spec §1.10).
-//!
-//! The syntax is that of the C h5perf of HDF5 1.10.8 — short options, clusters, long
-//! options (full names, and as an extension their unique abbreviations), sizes with
-//! K/M/G suffixes — with the reference's defects fixed (spec §11): stray arguments and
-//! malformed values are refused instead of being ignored or read as nonsense,
-//! `--interleaved` and `--write-only` are flags, and every refusal is a single line
-//! starting with `h5perf: `.
-//!
-//! Parsing is pure: no I/O, no MPI, no environment. Defaults and clamping are applied
-//! later by [`crate::config::Params::resolve`] (spec §1.9).
-//!
-//! Which options exist, what they take and what they set is the option table's
-//! ([`crate::config::options::DEFS`], with the value parsers of
-//! [`crate::config::values`]). Here: `tokenizer` (argv → options, and [`set`], one
-//! option by name for the C API's keyed setter, with the same messages), `help` (the
-//! help text, generated from the table); this file adds the checks of the whole line and
-//! the [`Command`] it asks for.
+//! The command-line parser of h5perf (spec §1, the C tool's syntax with the defects of
+//! §11 fixed: every refusal is one line starting with `h5perf: `) and its help text
+//! (spec §1.10). Pure: no I/O, no MPI, no environment; defaults and clamping are
+//! [`crate::config::Params::resolve`]'s. The options are the option table's
+//! ([`crate::config::options::DEFS`]). Here: `tokenizer` (argv → options, and [`set`],
+//! one option by name for the C API), `help` (the help text, from the table); this file
+//! adds the checks of the whole line and the [`Command`] it asks for.
 
 mod help;
 mod tokenizer;
@@ -57,24 +46,16 @@ pub enum Command {
     FromFiles(Acceptance),
 }
 
-/// Parse the command line (spec §1, defects of §11 fixed). `args` are the arguments
-/// after `argv[0]`.
-///
-/// Returns [`Command::Help`] / [`Command::Version`] as soon as `-h`/`--help` or
-/// `--version` is met (later arguments are not examined), otherwise
-/// [`Command::FillBehaviour`], [`Command::FromFiles`] or [`Command::Run`] with the
-/// options given, not yet defaulted or clamped.
+/// Parse the command line `args` (the arguments after `argv[0]`): [`Command::Help`] /
+/// [`Command::Version`] as soon as `-h`/`--help` or `--version` is met (later arguments
+/// are not examined), otherwise the mode or the run asked for.
 ///
 /// # Errors
 /// [`Error::Usage`] with a one-line message starting with `h5perf: ` for the first
-/// problem found, left to right: an unknown or unsupported option, a missing or invalid
-/// value (the message names the option as `-e/--num-bytes` and quotes the value), or a
-/// stray non-option argument; then, after the whole line, `--fill-behaviour` with a
-/// benchmark option, `--strict` without `--fill-behaviour`, `--json -` with `--csv -`,
-/// two of `-o`, `--json`, `--csv`, `--rank-csv`, `--html` naming the same file (or one
-/// of them a `--baseline` or `--from` file), `--tolerance` without `--baseline`, or
-/// `--from` with an option other than `--html`, `--expect`, `--baseline`,
-/// `--tolerance`, or without any of `--html`, `--expect`, `--baseline`.
+/// problem, left to right: an unknown or unsupported option, a missing or invalid
+/// value, a stray argument; then the checks of the whole line: `--fill-behaviour` or
+/// `--from` with an option they do not take, `--strict` without `--fill-behaviour`,
+/// `--from` with nothing to make, and those of [`check`].
 pub fn parse<I, S>(args: I) -> Result<Command, Error>
 where
     I: IntoIterator<Item = S>,
@@ -89,11 +70,10 @@ where
     let Line {
         options,
         modes,
-        first_option,
         given,
     } = line;
     if modes.fill_behaviour {
-        if let Some(def) = first_option {
+        if let Some(def) = given.first() {
             return Err(usage(format!(
                 "--fill-behaviour runs no benchmark and takes no option but --strict \
                  (got {})",
@@ -150,10 +130,9 @@ pub fn check(o: &Options) -> Result<(), Error> {
 /// The options `--from` takes (long names).
 const FROM_OPTIONS: [&str; 5] = ["from", "html", "expect", "baseline", "tolerance"];
 
-/// Refuse output destinations that would clobber each other: `--json -` together with
-/// `--csv -` (two documents mixed on standard output), and two of `-o`, `--json`,
-/// `--csv`, `--rank-csv`, `--html`, `--baseline`, `--from` spelling the same file name
-/// (a baseline or `--from` file may be named twice: both only read).
+/// Refuse output destinations that would clobber each other: two documents on standard
+/// output, or two of `-o`, `--json`, `--csv`, `--rank-csv`, `--html`, `--baseline`,
+/// `--from` naming the same file (unless both are only read).
 fn check_destinations(o: &Options) -> Result<(), Error> {
     let stdout = Some(OsStr::new(STDOUT));
     if o.json.as_deref() == stdout && o.csv.as_deref() == stdout {
@@ -196,11 +175,9 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
     for (i, (a, fa)) in files.iter().enumerate() {
         for (b, fb) in &files[i + 1..] {
             if let (Some(fa), Some(fb)) = (fa, fb) {
-                let both_read = [*a, *b]
-                    .iter()
-                    .all(|n| ["--baseline", "--from"].contains(n));
-                // two outputs naming one device or FIFO (`/dev/null`) write through it
                 let read = |n: &str| ["--baseline", "--from"].contains(&n);
+                let both_read = read(a) && read(b);
+                // two outputs naming one device or FIFO (`/dev/null`) write through it
                 let both_written_through = !read(a)
                     && !read(b)
                     && crate::output::paths::is_special(std::path::Path::new(fa));

@@ -1,11 +1,7 @@
 //! argv → options (spec §1.1–§1.4, with the defects of §11 fixed): short options and
-//! clusters (`-cCIw`, `-cCIwe8`, `-e8`, `-e 8`), long options with `=VALUE` or a
-//! separate value, their unique abbreviations (an extension: the 1.10.8 release takes
-//! only full names), `--`, and the refusal of anything else — stray arguments, unknown
-//! or unsupported options, missing or malformed values — as one line starting with
-//! `h5perf: `; and [`set`], one option by name with its value (the C API's keyed
-//! setter). Which options exist and what they do is the option table's
-//! ([`crate::config::options::DEFS`]).
+//! clusters (`-cCIwe8`, `-e 8`), long options with `=VALUE` or a separate value and
+//! their unique abbreviations, `--`, and the refusal of anything else as one line
+//! starting with `h5perf: `; and [`set`], one option by name (the C API's keyed setter).
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -60,38 +56,13 @@ pub(super) struct Line {
     pub(super) options: Options,
     /// `--fill-behaviour` and `--strict`.
     pub(super) modes: Modes,
-    /// The first benchmark option given (any option but a mode), for the message that
-    /// refuses it with `--fill-behaviour`.
-    pub(super) first_option: Option<&'static Def>,
-    /// Every option given but the modes, in order (for the message that refuses an
-    /// option with `--from`).
+    /// Every option given but the modes, in order (for the messages that refuse an
+    /// option with `--fill-behaviour` or `--from`).
     pub(super) given: Vec<&'static Def>,
 }
 
 /// The arguments still to read.
-struct Args<'a> {
-    args: &'a [Arg],
-    next: usize,
-}
-
-impl<'a> Args<'a> {
-    /// The next argument, consumed.
-    fn take(&mut self) -> Option<&'a str> {
-        let a = self.peek()?;
-        self.next += 1;
-        Some(a)
-    }
-
-    /// The next argument, not consumed.
-    fn peek(&self) -> Option<&'a str> {
-        self.args.get(self.next).map(|a| a.text.as_str())
-    }
-
-    /// The last argument taken.
-    fn last(&self) -> &'a Arg {
-        &self.args[self.next - 1]
-    }
-}
+type Args<'a> = std::iter::Peekable<std::slice::Iter<'a, Arg>>;
 
 /// Read the command line `args` (the arguments after `argv[0]`) left to right.
 ///
@@ -102,22 +73,23 @@ impl<'a> Args<'a> {
 /// argument.
 pub(super) fn scan(args: &[Arg]) -> Result<Scan, Error> {
     let mut line = Line::default();
-    let mut args = Args { args, next: 0 };
-    while let Some(tok) = args.take() {
+    let mut args = args.iter().peekable();
+    while let Some(arg) = args.next() {
+        let tok = arg.text.as_str();
         if tok == "--" {
             if let Some(next) = args.peek() {
                 return Err(usage(format!(
                     "unexpected argument {} after '--' (h5perf takes options only; \
                      see h5perf --help)",
-                    quote(next)
+                    quote(&next.text)
                 )));
             }
             break;
         }
         let stop = if let Some(body) = tok.strip_prefix("--") {
-            long_option(&mut line, body, &mut args)?
+            long_option(&mut line, arg, body, &mut args)?
         } else if tok.len() > 1 && tok.starts_with('-') {
-            short_options(&mut line, &mut args)?
+            short_options(&mut line, arg, &mut args)?
         } else {
             return Err(usage(format!(
                 "unexpected argument {} (h5perf takes options only; see h5perf --help)",
@@ -132,19 +104,13 @@ pub(super) fn scan(args: &[Arg]) -> Result<Scan, Error> {
 }
 
 impl Line {
-    /// Note that the benchmark option `def` was given.
-    fn note(&mut self, def: &'static Def) {
-        self.first_option.get_or_insert(def);
-        self.given.push(def);
-    }
-
     /// Apply the option `def` without value, turned on or (by a boolean word) off.
     fn switch(&mut self, def: &'static Def, switch: &Switch, on: bool) -> Option<Stop> {
         match switch {
             Switch::Stop(stop) => return Some(*stop),
             Switch::Mode(set) => set(&mut self.modes),
             Switch::Flag { apply, .. } => {
-                self.note(def);
+                self.given.push(def);
                 apply(&mut self.options, on);
             }
         }
@@ -159,7 +125,7 @@ impl Line {
         v: Option<&str>,
         raw: Option<&Arg>,
     ) -> Result<(), Error> {
-        self.note(def);
+        self.given.push(def);
         let applied = match (&def.action, v, raw) {
             (Action::Value { apply, .. }, Some(v), _) => apply(&mut self.options, v),
             (Action::Name { apply, .. }, Some(v), Some(raw)) => {
@@ -172,10 +138,10 @@ impl Line {
     }
 }
 
-/// One token of short options (`-e8`, `-cCIw`, `-e`), starting with `-`. Takes the
-/// next argument as value, unconditionally, when the value letter ends the token.
-fn short_options(line: &mut Line, args: &mut Args) -> Result<Option<Stop>, Error> {
-    let tok_arg = args.last();
+/// One token of short options (`-e8`, `-cCIw`, `-e`), the argument `tok_arg`, starting
+/// with `-`. Takes the next argument as value, unconditionally, when the value letter
+/// ends the token.
+fn short_options(line: &mut Line, tok_arg: &Arg, args: &mut Args) -> Result<Option<Stop>, Error> {
     let tok = tok_arg.text.as_str();
     let body = &tok[1..];
     let in_tok = if body.chars().count() > 1 {
@@ -195,8 +161,8 @@ fn short_options(line: &mut Line, args: &mut Args) -> Result<Option<Stop>, Error
                 let rest = &body[pos + c.len_utf8()..];
                 let (value, from) = if !rest.is_empty() {
                     (rest, tok_arg)
-                } else if let Some(next) = args.take() {
-                    (next, args.last())
+                } else if let Some(next) = args.next() {
+                    (next.text.as_str(), next)
                 } else {
                     return Err(missing(def, *kind));
                 };
@@ -209,96 +175,90 @@ fn short_options(line: &mut Line, args: &mut Args) -> Result<Option<Stop>, Error
     Ok(None)
 }
 
-/// One long option; `tok` is the whole token, `body` the text after `--`. May take the
+/// One long option, the argument `tok_arg`; `body` is the text after `--`. May take the
 /// next argument as value.
-fn long_option(line: &mut Line, body: &str, args: &mut Args) -> Result<Option<Stop>, Error> {
-    let tok_arg = args.last();
+fn long_option(
+    line: &mut Line,
+    tok_arg: &Arg,
+    body: &str,
+    args: &mut Args,
+) -> Result<Option<Stop>, Error> {
     let tok = tok_arg.text.as_str();
     let (name, attached) = match body.split_once('=') {
         Some((n, v)) => (n, Some(v)),
         None => (body, None),
     };
     let def = defs::by_long(name).ok_or_else(|| unknown(tok, ""))?;
-    match &def.action {
+    let kind = match &def.action {
         Action::Switch(switch @ Switch::Flag { words: true, .. }) => {
             let on = match attached {
                 Some(v) => bool_word(v).ok_or_else(|| invalid(def, v, WORDS))?,
-                None => match args.peek().and_then(bool_word) {
+                None => match args.peek().and_then(|a| bool_word(&a.text)) {
                     Some(b) => {
-                        args.take();
+                        args.next();
                         b
                     }
                     None => true,
                 },
             };
-            Ok(line.switch(def, switch, on))
+            return Ok(line.switch(def, switch, on));
         }
         Action::Switch(switch) => {
             if let Some(v) = attached {
                 return Err(invalid(def, v, "this option takes no value"));
             }
-            Ok(line.switch(def, switch, true))
+            return Ok(line.switch(def, switch, true));
         }
-        Action::Optional { kind, .. } => {
-            match attached {
-                Some("") => Err(usage(format!(
-                    "missing value for {} (expected {}; nothing follows '=' in {})",
+        Action::Optional { kind, .. } | Action::Value { kind, .. } | Action::Name { kind, .. } => {
+            *kind
+        }
+    };
+    let mut from = tok_arg;
+    let value = match attached {
+        Some("") => {
+            return Err(usage(format!(
+                "missing value for {} (expected {}; nothing follows '=' in {})",
+                def.label(),
+                kind.expected(),
+                quote(tok)
+            )))
+        }
+        Some(v) => Some(v),
+        // a separate number is not taken (the value is optional): say how to give it
+        None if def.optional_value() => match args.peek() {
+            Some(next) if next.text.trim().starts_with(|c: char| c.is_ascii_digit()) => {
+                return Err(usage(format!(
+                    "unexpected argument {} after {} (its value is optional and must be \
+                     attached: write --{}={})",
+                    quote(&next.text),
+                    def.label(),
+                    def.long,
+                    next.text.trim()
+                )))
+            }
+            _ => None,
+        },
+        None => match args.peek() {
+            Some(&next) if !next.text.starts_with('-') || kind.takes_stdout(&next.text) => {
+                args.next();
+                from = next;
+                Some(next.text.as_str())
+            }
+            Some(next) => {
+                return Err(usage(format!(
+                    "missing value for {} (expected {}; the next argument {} starts \
+                     with '-' and is not taken as a value, write --{}=VALUE)",
                     def.label(),
                     kind.expected(),
-                    quote(tok)
-                ))),
-                Some(v) => line.value(def, Some(v), None).map(|()| None),
-                // a separate number is not taken (the value is optional): say how to give it
-                None => match args.peek() {
-                    Some(next) if next.trim().starts_with(|c: char| c.is_ascii_digit()) => {
-                        Err(usage(format!(
-                            "unexpected argument {} after {} (its value is optional and must be \
-                             attached: write --{}={})",
-                            quote(next),
-                            def.label(),
-                            def.long,
-                            next.trim()
-                        )))
-                    }
-                    _ => line.value(def, None, None).map(|()| None),
-                },
+                    quote(&next.text),
+                    def.long
+                )))
             }
-        }
-        Action::Value { kind, .. } | Action::Name { kind, .. } => {
-            let (kind, mut from) = (*kind, tok_arg);
-            let value = match attached {
-                Some("") => {
-                    return Err(usage(format!(
-                        "missing value for {} (expected {}; nothing follows '=' in {})",
-                        def.label(),
-                        kind.expected(),
-                        quote(tok)
-                    )))
-                }
-                Some(v) => v,
-                None => match args.peek() {
-                    Some(next) if !next.starts_with('-') || kind.takes_stdout(next) => {
-                        args.take();
-                        from = args.last();
-                        next
-                    }
-                    Some(next) => {
-                        return Err(usage(format!(
-                            "missing value for {} (expected {}; the next argument {} starts \
-                             with '-' and is not taken as a value, write --{}=VALUE)",
-                            def.label(),
-                            kind.expected(),
-                            quote(next),
-                            def.long
-                        )))
-                    }
-                    None => return Err(missing(def, kind)),
-                },
-            };
-            line.value(def, Some(value), Some(from))?;
-            Ok(None)
-        }
-    }
+            None => return Err(missing(def, kind)),
+        },
+    };
+    line.value(def, value, Some(from))?;
+    Ok(None)
 }
 
 /// The usage error `h5perf: <msg>`.
@@ -323,12 +283,10 @@ fn missing(def: &Def, kind: ValueKind) -> Error {
 /// through the command line's table, with its checks and its messages; `o` is unchanged
 /// when it is refused.
 ///
-/// `option` is the option without its dashes, as written on the command line: the long
-/// name (`min-xfer-size`) or an abbreviation the command line accepts (`min-x`), or the
-/// short letter (`x`); a leading `--` (`-` before a letter) is allowed. `value` is the
-/// value as the command line takes it (`4K`, `posix,mpiio`, a file name), `None` for an
-/// option without value or the bare `--reorder`; a flag also takes a boolean word (`1`,
-/// `yes`, `true`, `on` or `0`, `no`, `false`, `off`) to turn it on or off.
+/// `option` is the long name (`min-xfer-size`), an abbreviation the command line accepts
+/// (`min-x`) or the short letter (`x`), with or without its dashes. `value` is the value
+/// as the command line takes it, `None` for an option without value or the bare
+/// `--reorder`; a flag also takes a boolean word to turn it on or off.
 ///
 /// # Errors
 /// [`Error::Usage`] with the command line's message: an unknown or unsupported option,

@@ -6,41 +6,18 @@
 //! value, every malformed entry is refused here with one message naming `HDF5_MPI_INFO`
 //! (the same defect class as spec §11 item 18: user typos must not be ignored silently).
 
+use super::values::printable;
 use crate::error::Error;
 
-/// Longest accepted `HDF5_MPI_INFO` key, in bytes, used by [`parse_mpi_info`].
-///
-/// Open MPI (the reference MPI) defines `MPI_MAX_INFO_KEY` as 36 including the
-/// terminating NUL, and `MPI_Info_set` raises a fatal error for keys of 36 bytes or more,
-/// so 35 bytes is the longest key that can be passed on. Use
-/// [`parse_mpi_info_with_limits`] with `MPI_MAX_INFO_KEY - 1` of another MPI library.
-pub const MAX_INFO_KEY_LEN: usize = 35;
-
-/// Longest accepted `HDF5_MPI_INFO` value, in bytes, used by [`parse_mpi_info`]
-/// (`MPI_MAX_INFO_VAL - 1` of Open MPI, whose `MPI_MAX_INFO_VAL` is 256).
-pub const MAX_INFO_VAL_LEN: usize = 255;
-
-/// Parse the value of `HDF5_MPI_INFO` (spec §2.4) into `(key, value)` pairs, in order,
-/// with the Open MPI length limits [`MAX_INFO_KEY_LEN`] and [`MAX_INFO_VAL_LEN`].
-///
-/// Syntax: entries separated by `;`; each entry is `KEY=VALUE`, split at the first `=`
-/// (later `=` belong to the value). Spaces and tabs around entries, keys and values are
-/// removed; spaces inside a value are kept. Empty and blank entries (`;;`, a leading or
-/// trailing `;`) are skipped, so `""` gives no pairs.
+/// Parse the value of `HDF5_MPI_INFO` (spec §2.4) into `(key, value)` pairs, in order:
+/// entries `KEY=VALUE` separated by `;`, split at the first `=`; blanks around entries,
+/// keys and values removed; blank entries skipped (`""` gives no pairs). Keys may be at
+/// most `max_key` bytes and values `max_val` bytes long (`MPI_MAX_INFO_KEY - 1` and
+/// `MPI_MAX_INFO_VAL - 1` of the MPI library in use).
 ///
 /// # Errors
 /// [`Error::Usage`] (one line starting with `h5perf: `) for an entry without `=`, an empty
 /// key, an empty value, or a key or value longer than the limits.
-pub fn parse_mpi_info(s: &str) -> Result<Vec<(String, String)>, Error> {
-    parse_mpi_info_with_limits(s, MAX_INFO_KEY_LEN, MAX_INFO_VAL_LEN)
-}
-
-/// Like [`parse_mpi_info`], with explicit limits: keys may be at most `max_key` bytes and
-/// values at most `max_val` bytes long (normally `MPI_MAX_INFO_KEY - 1` and
-/// `MPI_MAX_INFO_VAL - 1` of the MPI library in use).
-///
-/// # Errors
-/// As [`parse_mpi_info`].
 pub fn parse_mpi_info_with_limits(
     s: &str,
     max_key: usize,
@@ -127,22 +104,15 @@ pub fn hint_note(msg: &str, pairs: &[(String, String)], opening: bool) -> Option
     })
 }
 
-/// `s` with control characters escaped, so that a message stays on one line.
-fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The limits of Open MPI: `MPI_MAX_INFO_KEY` 36 and `MPI_MAX_INFO_VAL` 256, each
+    /// with its terminating NUL.
+    fn parse_mpi_info(s: &str) -> Result<Vec<(String, String)>, Error> {
+        parse_mpi_info_with_limits(s, 35, 255)
+    }
 
     fn pairs(s: &str) -> Vec<(String, String)> {
         parse_mpi_info(s).unwrap()

@@ -1,36 +1,24 @@
 //! The option table: every option of h5perf ([`DEFS`]: its names, what it takes, its
 //! help text, what it sets and how it shows), beside what the options set ([`Options`]:
-//! what the command line or the C API asked for, checked but not yet defaulted or
-//! clamped, spec §1).
-//!
-//! The command line ([`crate::cli`]) with its help text, the C API's keyed setter
-//! (`h5perf_config_set`), the parameter block and the results files of the options the
-//! C tool lacks ([`Shown`]), and the checks of the man page and the README all read
-//! [`DEFS`]. The rules a value must obey (`values.rs`) are shared with the C API's
-//! typed setters.
-//!
-//! A new option is a field of [`Options`] (and its default) and an entry of [`DEFS`],
-//! both here; then its consumer reads the field from [`crate::config::Params`], and its
-//! man page entry and README row follow the table (checked by unit tests). The README's
-//! "Where a change goes" adds a boolean option end to end.
+//! checked but not yet defaulted or clamped, spec §1). The command line, its help text,
+//! the C API's keyed setter, the parameter block and results fields of shown flags, and
+//! the checks of the man page and the README all read [`DEFS`]; the README's "Where a
+//! change goes" adds an option end to end.
 
 use std::ffi::{OsStr, OsString};
 
 use super::acceptance::Acceptance;
 use super::storage::StorageOptions;
 use super::values::{
-    count, debug_level, file_name, parse_alloc_time, parse_api_list, parse_debug_list,
-    parse_fill_time, parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder,
-    ApiSet, Debug, ValueError, ValueKind, MAX_COUNT, STDOUT_HINT,
+    count, file_name, parse_alloc_time, parse_api_list, parse_debug_list, parse_fill_time,
+    parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder, ApiSet, Debug,
+    ValueError, ValueKind, MAX_COUNT, STDOUT_HINT,
 };
 use crate::ffi::hdf5::FillTime;
 use crate::terms::FillSettings;
 
-/// What the command line asked for, checked but not yet defaulted or clamped. Zero in a
-/// size field means "not given" (spec §1.5 rule 4).
-///
-/// Sizes are in bytes. Produced by [`crate::cli::parse`], or by the C API through the
-/// same table ([`DEFS`]) or its typed setters, which check values with the same rules.
+/// What the command line or the C API asked for, checked but not yet defaulted or
+/// clamped. Sizes are in bytes; zero in a size field means "not given" (spec §1.5 rule 4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// `-A`: selected APIs (empty = all).
@@ -131,16 +119,14 @@ impl Default for Options {
 pub struct Def {
     /// The short letter (`-e`), if any.
     pub short: Option<char>,
-    /// The full long name, without `--` (`num-bytes`); the 1.10.8 release accepts exactly
-    /// this.
+    /// The full long name, without `--` (`num-bytes`), as the 1.10.8 release takes it.
     pub long: &'static str,
     /// The length of the shortest accepted abbreviation of [`Def::long`] (`num-b`: 5), an
     /// extension; the help text shows it as `--num-b[ytes]`.
     pub min: usize,
     /// What the option takes and does.
     pub action: Action,
-    /// The help text's description: lines without indentation, at most 71 columns wide
-    /// (the help text indents them by 8), joined by `\n`.
+    /// The help text's description: lines of at most 71 columns, joined by `\n`.
     pub help: &'static str,
 }
 
@@ -156,18 +142,16 @@ pub enum Action {
         /// Parse and store the value.
         apply: fn(&mut Options, &str) -> Result<(), ValueError>,
     },
-    /// It takes a file name (a value of kind [`ValueKind::File`] or
-    /// [`ValueKind::Destination`]); `apply` receives the argument's bytes as given, so a
-    /// name that is not UTF-8 names exactly that file.
+    /// It takes a file name; `apply` receives the argument's bytes as given (a name that
+    /// is not UTF-8 names exactly that file).
     Name {
         /// What the value is.
         kind: ValueKind,
         /// Store the name, or return the reason for refusing it.
         apply: fn(&mut Options, &OsStr) -> Result<(), ValueError>,
     },
-    /// It takes a value only in the attached form `--name=VALUE` (an optional value, as
-    /// getopt's `optional_argument`); `apply` receives `None` for a bare `--name`.
-    /// Long form only.
+    /// It takes a value only attached, `--name=VALUE` (getopt's `optional_argument`);
+    /// `apply` receives `None` for a bare `--name`. Long form only.
     Optional {
         /// What the value is.
         kind: ValueKind,
@@ -195,15 +179,13 @@ pub enum Switch {
     },
 }
 
-/// How a flag the C tool lacks shows when it is on: one line of the parameter block
-/// (after the storage options' lines) and one field of every results record, value
-/// `on` (after the storage fields). Off, it shows nowhere, so the report and the
-/// results files of a run without it are those of a run before it existed.
+/// How a flag the C tool lacks shows when it is on: one line of the parameter block and
+/// one field `on` of every results record, after the storage options'. Off, it shows
+/// nowhere.
 pub struct Shown {
     /// Whether the flag is on in `o`.
     pub on: fn(&Options) -> bool,
-    /// The parameter-block line, without the `rank R: ` prefix (`Name=on (what it
-    /// does)`).
+    /// The parameter-block line without `rank R: ` (`Name=on (what it does)`).
     pub line: &'static str,
     /// The field's name in the JSON and CSV results (`name`).
     pub key: &'static str,
@@ -286,8 +268,7 @@ pub fn by_long(name: &str) -> Option<&'static Def> {
     DEFS.iter().find(|d| d.matches_long(name))
 }
 
-/// Store the value `checked` in `field`, or refuse it with the reason (a rule's
-/// refusal as the command line words it, [`super::values::ValueError::reason`]).
+/// Store the value `checked` in `field`, or refuse it with the reason.
 fn put<T>(field: &mut T, checked: Result<T, ValueError>) -> Result<(), ValueError> {
     *field = checked?;
     Ok(())
@@ -320,10 +301,8 @@ const fn name(
     Action::Name { kind, apply }
 }
 
-/// Every option, in the order of the help text. Two names share at most a prefix
-/// shorter than the larger of their minimum abbreviations (`--al` is `--align`,
-/// `--allo` is `--alloc-time`), so a long spelling matches at most one entry (checked
-/// by unit tests).
+/// Every option, in the order of the help text. A long spelling matches at most one
+/// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
 pub static DEFS: [Def; 42] = [
     Def {
         short: Some('h'),
@@ -430,13 +409,7 @@ pub static DEFS: [Def; 42] = [
         long: "debug",
         min: 2,
         action: value(ValueKind::DebugList, |o, v| {
-            let d = parse_debug_list(v)?;
-            if let Some(level) = d.level {
-                o.debug.level = debug_level(i64::try_from(level).unwrap_or(i64::MAX))?;
-            }
-            o.debug.raw |= d.raw;
-            o.debug.times |= d.times;
-            o.debug.verify |= d.verify;
+            o.debug = parse_debug_list(v, o.debug)?;
             Ok(())
         }),
         help: "Debug flags separated by commas (see below). [default: none]",

@@ -13,11 +13,9 @@ use super::values::ApiSet;
 use crate::terms::Api;
 
 /// The resolved configuration the engine runs: the options as given, and the values
-/// h5perf defaults or clamps (spec §1.9), resolved once. Sizes in bytes.
-///
-/// The fields below are the resolved values; they shadow the given values of the same
-/// name. Everything else is read from the given [`Options`] through `Deref`
-/// (`p.collective`, `p.storage.fsync`, `p.json`): nothing is copied field by field.
+/// h5perf defaults or clamps (spec §1.9), resolved once. Sizes in bytes. The fields
+/// below shadow the given values of the same name; everything else is read from the
+/// given [`Options`] through `Deref` (`p.collective`, `p.storage.fsync`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Params {
     /// The options as given (checked, not defaulted).
@@ -137,10 +135,9 @@ impl Params {
         v
     }
 
-    /// The parameter-block lines of the options the C tool lacks that were given,
-    /// without the `rank R: ` prefix: the storage options' (with what the run found out,
-    /// `facts`), then the line of each shown flag that is on ([`Shown`]), in table
-    /// order. Empty without them: the C tool's parameter block.
+    /// The parameter-block lines (without `rank R: `) of the options the C tool lacks:
+    /// the storage options' (with what the run found out, `facts`), then each shown
+    /// flag's that is on ([`Shown`]). Empty without them.
     pub fn report_lines(&self, facts: &StorageFacts) -> Vec<String> {
         let mut lines = self.storage.report_lines(facts);
         lines.extend(shown_on(&DEFS, self).map(|s| s.line.to_string()));
@@ -149,7 +146,7 @@ impl Params {
 
     /// The results-file fields (name, value) of the options the C tool lacks: the
     /// storage fields when a storage option was given, then `key` = `on` for each shown
-    /// flag that is on ([`Shown`]). Empty without them: the fields of today's files.
+    /// flag that is on ([`Shown`]).
     pub fn result_fields(&self) -> Vec<(&'static str, String)> {
         let mut fields = Vec::new();
         if self.storage.any() {
@@ -164,18 +161,12 @@ impl Params {
     }
 
     /// Check every (process count, transfer size) combination the run will sweep,
-    /// before any I/O (spec §4, §6.6, §10, §11.9): `world_size` bounds the process
-    /// counts; each of the engine's checks is made for each combination, plus what the
-    /// engine could not run: 2D regions that do not tile into transfers, MPI `int`
-    /// counts and strides above `INT_MAX`, HDF5 1.10 transfers above `INT_MAX` bytes,
-    /// HDF5 chunks of 4 GiB or more, transfer buffers larger than `mem_bytes` (the
-    /// machine's memory), file offsets beyond `i64`; last, fill settings (`--fill-value`,
-    /// `--fill-time`, `--alloc-time`) that HDF5 refuses for the run's datasets, with
-    /// HDF5's reason (asked of HDF5 in an in-memory file, no I/O); then the storage
-    /// options' combinations ([`crate::config::StorageOptions::problems`]; what depends on the machine,
-    /// such as the direct-I/O alignment, is checked later, before any data file is
-    /// opened). Returns one message per distinct problem, in the order found; empty when
-    /// the run can go ahead.
+    /// before any I/O (spec §4, §6.6, §10, §11.9): the engine's checks, then what it
+    /// could not run (2D regions that do not tile, MPI counts and HDF5 1.10 transfers
+    /// above `INT_MAX`, HDF5 chunks of 4 GiB, buffers larger than `mem_bytes`, file
+    /// offsets beyond `i64`), with `world_size` bounding the process counts; then fill
+    /// settings HDF5 refuses (its reason, asked in an in-memory file) and the storage
+    /// options' combinations. One message per distinct problem, in the order found.
     pub fn problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
         let mut out = self.engine_problems(world_size, mem_bytes);
         if let Some(m) = self.fill.refusal(self.chunk, self.dim2d) {

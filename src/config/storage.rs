@@ -1,14 +1,11 @@
 //! The storage options (issue 13), which make the numbers measure the storage rather than
-//! the page cache of the nodes: `--fsync`, `--direct`, `--reorder[=SHIFT]`,
-//! `--read-only`, `--drop-caches`. What was asked ([`StorageOptions`]), the combinations
-//! refused before anything runs ([`StorageOptions::problems`]), what the run found out
-//! about the machine ([`StorageFacts`], filled in by `benchmark::storage`), and how the
-//! report and the results files show them. None of them given, nothing changes: the
-//! report is the C tool's.
+//! the page cache: what was asked ([`StorageOptions`]; what each does is its help text
+//! in the option table), the combinations refused before anything runs, what the run
+//! found out about the machine ([`StorageFacts`]), and how the report and the results
+//! files show them. None given, the report is the C tool's.
 
 /// `--reorder[=SHIFT]`: in the read phase rank r reads the part that rank
-/// `(r + SHIFT) mod N` wrote (IOR's `-C`/`-Q`), so that its data comes from another
-/// node's writes instead of its own page cache.
+/// `(r + SHIFT) mod N` wrote (IOR's `-C`/`-Q`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reorder {
     /// `--reorder`: SHIFT is the number of ranks on the node of rank 0 (from
@@ -22,21 +19,15 @@ pub enum Reorder {
 /// The storage options as given. The default (nothing given) is the C tool's run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StorageOptions {
-    /// `--fsync`: at the end of each file's write phase, before the close, force the data
-    /// to stable storage (POSIX `fsync`, MPI-IO `MPI_File_sync`, PHDF5 `H5Fflush`, which
-    /// the MPI-IO driver turns into `MPI_File_sync`). Counted in "Write" and "Write
-    /// Open-Close", not in "Raw Data Write".
+    /// `--fsync`: sync each file written before closing it.
     pub fsync: bool,
     /// `--direct`: POSIX data files opened with `O_DIRECT` (POSIX only).
     pub direct: bool,
     /// `--reorder[=SHIFT]`.
     pub reorder: Option<Reorder>,
-    /// `--read-only`: no write phase; read the files an earlier run with the same
-    /// parameters left (`HDF5_NOCLEANUP`), and never delete them.
+    /// `--read-only`: no write phase; read (and keep) the files of an earlier run.
     pub read_only: bool,
-    /// `--drop-caches`: after the write phase and before the read phase of every file,
-    /// outside every timer, one rank per node calls `sync` and writes `3` to
-    /// `/proc/sys/vm/drop_caches`.
+    /// `--drop-caches`: drop the page cache of every node before each read phase.
     pub drop_caches: bool,
 }
 
@@ -60,13 +51,11 @@ impl StorageOptions {
         *self != StorageOptions::default()
     }
 
-    /// The combinations refused before anything runs, one message each (without the
-    /// `h5perf: ` prefix): a storage option together with `-w` or with another option
-    /// that leaves it nothing to do, `--direct` with MPI-IO or PHDF5, `--reorder` when
-    /// no process count has a second rank to read from, and an explicit SHIFT that is a
-    /// multiple of a process count (every rank would read its own part).
-    /// `non_posix` names the selected APIs other than POSIX (`mpiio`, `phdf5`);
-    /// `proc_counts` are the run's process counts.
+    /// The combinations refused before anything runs, one message each (without
+    /// `h5perf: `): a storage option with `-w` or with another that leaves it nothing to
+    /// do, `--direct` with the APIs `non_posix` (`mpiio`, `phdf5`), `--reorder` when no
+    /// process count of `proc_counts` has a second rank, or with a SHIFT that is a
+    /// multiple of one.
     pub fn problems(
         &self,
         non_posix: &[&str],
@@ -162,9 +151,8 @@ impl StorageOptions {
         }
     }
 
-    /// The parameter-report lines (without the `rank R: ` prefix), printed after the
-    /// fill lines, just before `Env HDF5_PARAPREFIX=`, one per option given; none when
-    /// no storage option was given (the C tool's report).
+    /// The parameter-block lines (without `rank R: `), one per option given, printed
+    /// before `Env HDF5_PARAPREFIX=`.
     pub fn report_lines(&self, facts: &StorageFacts) -> Vec<String> {
         let mut v = Vec::new();
         if self.read_only {

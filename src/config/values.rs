@@ -1,16 +1,9 @@
 //! The values of the options: their parsers (spec §1.5–§1.8, made strict as spec §11
-//! asks) — sizes with K/M/G suffixes, whole numbers, the `-A` API list, the `-D` debug
-//! list, boolean words and the fill words — with the quoting of values in messages;
-//! what a value is ([`ValueKind`]); the value types [`ApiSet`] and [`struct@Debug`];
-//! and the rules a value must obey (sizes at most `i64::MAX` bytes, counts at least 1,
-//! the debug level, non-empty file names).
-//!
-//! Each parser returns the value or a reason that does not name the option; the
-//! command line prints it after `invalid value 'V' for -e/--num-bytes: `. Parsers check
-//! the syntax; the rules check the value itself. The option table
-//! ([`crate::config::options::DEFS`]) and the C API's typed setters ([`crate::capi`])
-//! both apply the rules, each wording the refusal [`ValueError`] in its own way; a
-//! parser's refusal is a [`ValueError`] too, its reason alone.
+//! asks), what a value is ([`ValueKind`]), the value types [`ApiSet`] and
+//! [`struct@Debug`], and the rules a value must obey, shared by the option table and the
+//! C API's typed setters (each words a refusal, [`ValueError`], in its own way). A
+//! parser's reason does not name the option; the command line prints it after
+//! `invalid value 'V' for -e/--num-bytes: `.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -41,17 +34,14 @@ fn trim_blanks(s: &str) -> &str {
     s.trim_matches([' ', '\t'])
 }
 
-/// Parse a size (spec §1.5, made strict): optional leading spaces/tabs, optional `+`,
-/// decimal digits (leading zeros are still decimal), optional spaces/tabs, optional one
-/// suffix letter `K`/`k` (×1024), `M`/`m` (×1048576) or `G`/`g` (×1073741824), optional
-/// trailing spaces/tabs. The result is in bytes and at most [`MAX_SIZE`]
-/// (`i64::MAX`); zero is accepted (callers decide what it means).
+/// Parse a size in bytes (spec §1.5, made strict): decimal digits with an optional `+`,
+/// one optional suffix `K`, `M` or `G` (either case, ×2^10, ×2^20, ×2^30), blanks around
+/// them; at most [`MAX_SIZE`]; zero is accepted (callers decide what it means).
 ///
 /// # Errors
-/// A reason (without option name) for: an empty or blank value, a negative or fractional
-/// number, no digits, an unknown suffix (the reason contains the C tool's phrase
-/// `Illegal size specifier 'Q'`), anything after the suffix, or a value above
-/// `i64::MAX` bytes (checked after the multiplication too).
+/// A reason for an empty, negative or fractional value, no digits, an unknown suffix
+/// (the C tool's phrase `Illegal size specifier 'Q'`), anything after the suffix, or a
+/// value above [`MAX_SIZE`].
 pub fn parse_size(s: &str) -> Result<u64, ValueError> {
     let t = s.trim_start_matches([' ', '\t']);
     if trim_blanks(t).is_empty() {
@@ -106,12 +96,11 @@ pub fn parse_size(s: &str) -> Result<u64, ValueError> {
         .ok_or_else(too_large)
 }
 
-/// Parse a whole number (spec §1.6, made strict): optional surrounding spaces/tabs,
-/// optional `+`, decimal digits only, at most `max`.
+/// Parse a whole number (spec §1.6, made strict): decimal digits with an optional `+`,
+/// blanks around them, at most `max`.
 ///
 /// # Errors
-/// A reason for an empty value, a negative or fractional number, anything else that is
-/// not decimal digits, or a number above `max`.
+/// A reason for an empty, negative or fractional value, other text, or above `max`.
 pub fn parse_int(s: &str, max: u64) -> Result<u64, ValueError> {
     let t = trim_blanks(s);
     if t.is_empty() {
@@ -199,36 +188,24 @@ pub fn parse_api_list(v: &str) -> Result<Vec<Api>, ValueError> {
     Ok(out)
 }
 
-/// The result of one `-D` value.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct DebugList {
-    /// The last level given, as written (saturated at `u64::MAX`); clamping to 4 is
-    /// [`debug_level`]'s.
-    pub level: Option<u64>,
-    /// `r` was given.
-    pub raw: bool,
-    /// `t` was given.
-    pub times: bool,
-    /// `v` was given.
-    pub verify: bool,
-}
-
 /// Parse a debug list (spec §1.8): levels and the letters `r`, `t`, `v`, separated by
-/// commas.
+/// commas, added to the settings `d`: the last level wins (above
+/// [`MAX_DEBUG_LEVEL`] counts as it), letters add up.
 ///
 /// # Errors
 /// A reason for an empty list or entry, or an entry that is neither a number nor one of
 /// the letters.
-pub fn parse_debug_list(v: &str) -> Result<DebugList, ValueError> {
+pub fn parse_debug_list(v: &str, mut d: Debug) -> Result<Debug, ValueError> {
     const HINT: &str = "(expected a level 0-4 or the letters r, t, v, separated by commas)";
-    let mut d = DebugList::default();
     for (raw, tok) in split_list(v).map_err(|e| format!("{e} {HINT}"))? {
         let bad = || format!("invalid debug flag '{}' {HINT}", printable(raw));
         if tok.len() > 1 || tok.starts_with(|c: char| c.is_ascii_digit()) {
             if !tok.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(ValueError::from(bad()));
             }
-            d.level = Some(tok.parse::<u64>().unwrap_or(u64::MAX));
+            // only digits: a number that does not parse is above the highest level
+            let level = tok.parse::<u64>().unwrap_or(u64::MAX);
+            d.level = level.min(u64::from(MAX_DEBUG_LEVEL)) as u8;
         } else {
             match tok.as_str() {
                 "r" => d.raw = true,
@@ -290,7 +267,7 @@ pub fn quote(s: &str) -> String {
 
 /// `s` with control characters escaped (`\n`, `\t`, `\u{1b}`), so messages stay on one
 /// line.
-fn printable(s: &str) -> String {
+pub(crate) fn printable(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_control() {
@@ -428,11 +405,8 @@ pub struct Debug {
     pub verify: bool,
 }
 
-/// Why a rule refused a value (a size, a count, a debug level, a file name).
-///
-/// The two front ends word it differently: the command line appends [`ValueError::reason`]
-/// to `invalid value 'V' for -a/--align: `; the C API prints the whole sentence of the
-/// [`fmt::Display`] form (`HDF5 alignment must be at least 1`) after `h5perf: `.
+/// Why a rule refused a value (a size, a count, a debug level, a file name): the command
+/// line prints [`ValueError::reason`], the C API the sentence of [`fmt::Display`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValueError {
     /// What the value is, in words (`HDF5 alignment`, `number of files`); empty until
@@ -462,8 +436,7 @@ enum Problem {
 }
 
 impl ValueError {
-    /// The refusal with the value named `what` (`block size`) for the whole sentence of
-    /// the [`fmt::Display`] form, which the C API's typed setters print.
+    /// The refusal with the value named `what` (`block size`), for [`fmt::Display`].
     pub fn named(self, what: &'static str) -> ValueError {
         ValueError { what, ..self }
     }

@@ -95,41 +95,26 @@ impl Cell {
     }
 }
 
-/// The cells of the serial table in the document's order (81).
-pub(super) fn serial_cells() -> Vec<Cell> {
+/// The cells of `table` in the document's order: the serial table's 81, the parallel
+/// table's 27 (the allocation time left to HDF5, as in the benchmark).
+pub(super) fn cells(table: Table) -> Vec<Cell> {
+    let allocs = match table {
+        Table::Serial => AllocTime::TABLE.map(Some).to_vec(),
+        Table::Parallel => vec![None],
+    };
     let mut v = Vec::new();
     for kind in FillKind::ALL {
         for time in FillTime::ALL {
-            for alloc in AllocTime::TABLE {
+            for &alloc in &allocs {
                 for storage in Storage::ALL {
                     v.push(Cell {
-                        table: Table::Serial,
+                        table,
                         kind,
                         time: Some(time),
-                        alloc: Some(alloc),
+                        alloc,
                         storage,
                     });
                 }
-            }
-        }
-    }
-    v
-}
-
-/// The cells of the parallel table in the document's order (27); the allocation time
-/// is left to HDF5, as in the benchmark.
-pub(super) fn parallel_cells() -> Vec<Cell> {
-    let mut v = Vec::new();
-    for kind in FillKind::ALL {
-        for time in FillTime::ALL {
-            for storage in Storage::ALL {
-                v.push(Cell {
-                    table: Table::Parallel,
-                    kind,
-                    time: Some(time),
-                    alloc: None,
-                    storage,
-                });
             }
         }
     }
@@ -145,14 +130,14 @@ mod tests {
     fn cells_read_the_documents_tables() {
         use Storage::*;
         // nine default marks: the If Set rows' default allocation per storage
-        let stars = serial_cells()
+        let stars = cells(Table::Serial)
             .iter()
             .filter(|c| c.document().default_mark)
             .count();
         assert_eq!(stars, 9);
         // every incremental contiguous cell is "Same as Late"; every compact cell but
         // early is an error
-        for c in serial_cells() {
+        for c in cells(Table::Serial) {
             let d = c.document().outcome;
             if c.storage == Contiguous && c.alloc == Some(AllocTime::Incr) {
                 assert_eq!(d, FillOutcome::SameAsLate, "{}", c.name());
@@ -161,6 +146,9 @@ mod tests {
                 assert_eq!(d, FillOutcome::Error, "{}", c.name());
             }
         }
-        assert_eq!((serial_cells().len(), parallel_cells().len()), (81, 27));
+        assert_eq!(
+            (cells(Table::Serial).len(), cells(Table::Parallel).len()),
+            (81, 27)
+        );
     }
 }

@@ -212,14 +212,22 @@ pub(super) fn classify(o: &Observation) -> Verdict {
 
 /// Test helpers, shared with the tests of the findings.
 #[cfg(test)]
-pub mod tests {
+pub(super) use tests::{census, obs};
+
+#[cfg(test)]
+mod tests {
     use super::*;
     use crate::fill_behaviour::cells::{SIDE, USER_FILL};
 
     const D: u64 = SIDE * SIDE;
 
     /// A census of the given counts.
-    pub fn census(fill: u64, marker: u64, zero: u64, other: u64) -> Census {
+    pub(in crate::fill_behaviour) fn census(
+        fill: u64,
+        marker: u64,
+        zero: u64,
+        other: u64,
+    ) -> Census {
         Census {
             fill,
             marker,
@@ -230,7 +238,7 @@ pub mod tests {
 
     /// An observation of nothing (no error, nothing allocated or written) for a cell
     /// of `storage` and fill value `kind`.
-    pub fn obs(storage: Storage, kind: FillKind) -> Observation {
+    pub(in crate::fill_behaviour) fn obs(storage: Storage, kind: FillKind) -> Observation {
         Observation {
             storage,
             fill_byte: match kind {

@@ -170,16 +170,9 @@ fn decode(code: &str) -> DocCell {
     }
 }
 
-fn kind_index(k: FillKind) -> usize {
-    FillKind::ALL.iter().position(|x| *x == k).unwrap_or(0)
-}
-
-fn time_index(t: FillTime) -> usize {
-    FillTime::ALL.iter().position(|x| *x == t).unwrap_or(0)
-}
-
-fn storage_index(s: Storage) -> usize {
-    Storage::ALL.iter().position(|x| *x == s).unwrap_or(0)
+/// The position of `x` in `all` (a row or column of the tables).
+fn index<T: PartialEq>(all: &[T], x: T) -> usize {
+    all.iter().position(|a| *a == x).unwrap_or(0)
 }
 
 /// The document's serial cell. `alloc` is early, incremental or late
@@ -196,12 +189,14 @@ pub(super) fn document_serial(
         AllocTime::Incr => 1,
         AllocTime::Late | AllocTime::Default => 2,
     };
-    decode(SERIAL_DOC[kind_index(kind) * 9 + time_index(time) * 3 + a][storage_index(s)])
+    let row = index(&FillKind::ALL, kind) * 9 + index(&FillTime::ALL, time) * 3 + a;
+    decode(SERIAL_DOC[row][index(&Storage::ALL, s)])
 }
 
 /// The document's parallel cell.
 pub(super) fn document_parallel(kind: FillKind, time: FillTime, s: Storage) -> DocCell {
-    decode(PARALLEL_DOC[kind_index(kind) * 3 + time_index(time)][storage_index(s)])
+    let row = index(&FillKind::ALL, kind) * 3 + index(&FillTime::ALL, time);
+    decode(PARALLEL_DOC[row][index(&Storage::ALL, s)])
 }
 
 #[cfg(test)]

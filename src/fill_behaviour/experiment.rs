@@ -1,11 +1,10 @@
 //! The experiment's I/O: for each cell, a scratch file with marker bytes behind HDF5's
 //! allocated space, the dataset created and written with the cell's settings (serial on
-//! rank 0 alone, or parallel on every rank), the bytes written (`/proc/self/io`) and the
-//! storage read back from the file after each step; then the mode itself ([`run_mode`]):
-//! both tables and the checks observed, the report printed by rank 0.
+//! rank 0 alone, or parallel on every rank), the bytes written and the storage read back
+//! after each step; and the mode itself ([`run_mode`]).
 
 use std::ffi::CStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::agreement::{agree, agree_value};
 use crate::datadir::cleanup::{self, Slot};
@@ -16,7 +15,7 @@ use crate::ffi::mpi::{Comm, Info, Op};
 use crate::ffi::posix::{self, FileStat};
 use crate::output::sink::write_stdout;
 
-use super::cells::{parallel_cells, serial_cells, Cell, Table, CHUNK, SIDE};
+use super::cells::{cells, Cell, Table, CHUNK, SIDE};
 use super::classify::{Census, Observation, Snapshot, MARKER};
 use super::doc::Storage;
 use super::findings::{results, AllocCheck, Defaults, Findings};
@@ -181,12 +180,9 @@ fn snapshot(
             if root {
                 for ch in chunks {
                     let buf = read_file(path, made, ch.addr, ch.size)?;
+                    // one chunk holds the origin, and so the test's block
                     if written && ch.offset.iter().all(|o| *o == 0) {
-                        let c = census_outside_block(&buf, CHUNK, true, fill)?;
-                        snap.buffer.fill += c.fill;
-                        snap.buffer.marker += c.marker;
-                        snap.buffer.zero += c.zero;
-                        snap.buffer.other += c.other;
+                        snap.buffer = census_outside_block(&buf, CHUNK, true, fill)?;
                     } else {
                         snap.storage.add(&buf, fill);
                     }
@@ -308,13 +304,9 @@ fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
     Ok(obs)
 }
 
-/// Make HDF5 write out what it holds for the dataset (its object header, compact data,
-/// raw data it fills), so that the bytes written and the file's contents show it.
-/// Serial: `H5Dflush`. Parallel, chosen by the HDF5 release the build found
-/// (`build.rs`): up to 1.10.x `H5Dflush` (measured on 1.10.8); from 1.12 on the
-/// collective `H5Fflush` of the file, because HDF5 refuses `H5Dflush` on a file opened
-/// with the MPI-IO driver there ("H5Oflush isn't supported for parallel", measured on
-/// 1.14.5).
+/// Make HDF5 write out what it holds for the dataset, so that the bytes written and the
+/// file's contents show it: `H5Dflush`, or in parallel from HDF5 1.12 on the collective
+/// `H5Fflush` (see [`METHOD`] and the README).
 fn flush(scope: Scope<'_>, file: &H5File, ds: &Dataset) -> Result<()> {
     match scope {
         Scope::Serial => ds.flush(),
@@ -347,12 +339,8 @@ fn parallel_flush(file: &H5File, _ds: &Dataset) -> Result<()> {
 }
 
 /// True when this rank writes the test's block: the root always; in parallel every
-/// rank too for compact data from HDF5 1.12 on. Compact data lives in the object header,
-/// which is metadata: a write changes it on the ranks that write only, and the
-/// collective flush of the file ([`flush`]) then hangs on mismatched metadata (measured
-/// with 2 ranks on 1.14.5), so there every rank writes the same bytes to the same
-/// place, as parallel HDF5 asks of metadata. Up to 1.10.x the root writes alone, as
-/// measured on 1.10.8.
+/// rank too for compact data from HDF5 1.12 on (metadata, which every rank must change
+/// alike: the collective flush hangs otherwise, measured with 2 ranks on 1.14.5).
 fn writes_block(scope: Scope<'_>, storage: Storage) -> Result<bool> {
     let every_rank = cfg!(hdf5_1_12) && storage == Storage::Compact;
     Ok(every_rank || scope.root()?)
@@ -382,11 +370,6 @@ fn library_defaults() -> Result<Defaults> {
     })
 }
 
-/// `dir/name`, or `name` for the current directory (empty `dir`).
-fn join(dir: &Path, name: &str) -> PathBuf {
-    dir.join(name)
-}
-
 /// Remove a scratch file if it is one of this user's own regular files (never a link
 /// or another user's file planted under its name, which a cell refused) and forget it
 /// ([`cleanup::unregister`]).
@@ -413,15 +396,12 @@ const SERIAL_SCRATCH: &str = "#h5perf_fill_serial.h5";
 const PARALLEL_SCRATCH: &str = "#h5perf_fill_parallel.h5";
 
 /// Run every experiment on `world` (collective) and return the findings on every rank
-/// (observed contents only on rank 0). Scratch files `#h5perf_fill_serial.h5` and
-/// `#h5perf_fill_parallel.h5` are made in the data directory (`HDF5_PARAPREFIX`, spec
-/// §5.1), under its lock ([`dir_lock`]), and removed whatever happens (also when a cell
-/// fails, e.g. on a full disk; the signal handlers and the reaper remove them when the
-/// process is interrupted, crashes or is killed).
+/// (observed contents only on rank 0), in scratch files of the data directory, under
+/// its lock ([`dir_lock`]), removed whatever happens.
 ///
 /// Errors: the data directory is in use by another run; a failure other than HDF5
-/// refusing a cell's settings (file creation, I/O, `/proc/self/io`), agreed on by all
-/// ranks; a scratch file that cannot be removed.
+/// refusing a cell's settings, agreed on by all ranks; a scratch file that cannot be
+/// removed.
 fn observe(world: &Comm) -> Result<Findings> {
     // HDF5 prints nothing while h5perf runs; errors come back from its error stack
     let _quiet = hdf5::Quiet::new();
@@ -440,11 +420,11 @@ fn observe(world: &Comm) -> Result<Findings> {
                 std::io::Write::write_all(&mut std::io::stderr(), format!("{note}\n").as_bytes());
         }
     }
-    let serial_path = join(&dir, SERIAL_SCRATCH);
-    let parallel_path = join(&dir, PARALLEL_SCRATCH);
+    let serial_path = dir.join(SERIAL_SCRATCH);
+    let parallel_path = dir.join(PARALLEL_SCRATCH);
     let defaults = Scope::Parallel(world).agree(library_defaults())?;
 
-    let scells = serial_cells();
+    let scells = cells(Table::Serial);
     let sobs: Result<Vec<Observation>> = if rank == 0 {
         let r: Result<Vec<Observation>> = scells
             .iter()
@@ -503,7 +483,7 @@ type ParallelObservations = (
 /// Run the parallel cells and the allocation check of the parallel table in the scratch
 /// file `parallel_path` (collective; errors agreed).
 fn parallel_observations(world: &Comm, parallel_path: &Path) -> Result<ParallelObservations> {
-    let pcells = parallel_cells();
+    let pcells = cells(Table::Parallel);
     let mut pobs = Vec::with_capacity(pcells.len());
     for c in &pcells {
         pobs.push(run_cell(Scope::Parallel(world), parallel_path, c)?);
@@ -524,11 +504,9 @@ fn parallel_observations(world: &Comm, parallel_path: &Path) -> Result<ParallelO
 }
 
 /// The `--fill-behaviour` mode on `world` (collective): observes both tables and the
-/// checks (`observe`), then rank 0 prints the report (`Findings::render`) on standard
-/// output. Differences from the document are findings:
-/// the result is `Ok` unless `strict` is set and something differs, which gives an
-/// [`Error::Invalid`] naming the number of differences (exit status 1 after a normal MPI
-/// shut-down).
+/// checks, then rank 0 prints the report on standard output. Differences are findings:
+/// `Ok` unless `strict` is set and something differs, which gives an [`Error::Invalid`]
+/// naming the number of differences (exit status 1).
 ///
 /// Errors: a failure other than HDF5 refusing a cell's settings (the data directory,
 /// file creation, I/O, `/proc/self/io`), agreed on by all ranks; writing the report.

@@ -419,8 +419,8 @@ fn time_label(t: FillTime) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fill_behaviour::cells::{parallel_cells, serial_cells, SIDE};
-    use crate::fill_behaviour::classify::tests::{census, obs};
+    use crate::fill_behaviour::cells::{cells, SIDE};
+    use crate::fill_behaviour::classify::{census, obs};
 
     const D: u64 = SIDE * SIDE;
 
@@ -501,7 +501,7 @@ mod tests {
     }
 
     fn findings_with(serial_fill_create: bool) -> Findings {
-        let scells = serial_cells();
+        let scells = cells(Table::Serial);
         let sobs: Vec<Observation> = scells
             .iter()
             .map(|c| {
@@ -564,7 +564,7 @@ mod tests {
                 o
             })
             .collect();
-        let pcells = parallel_cells();
+        let pcells = cells(Table::Parallel);
         let pobs: Vec<Observation> = pcells
             .iter()
             .map(|c| {
