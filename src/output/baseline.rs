@@ -133,7 +133,7 @@ pub fn compare(
 
 #[cfg(test)]
 mod tests {
-    use super::super::results::testing::run_set;
+    use super::super::results::run_set;
     use super::*;
     use crate::config::Api;
     use crate::measure::Phase;

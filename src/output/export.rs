@@ -220,9 +220,9 @@ pub const FIELDS: [&str; 51] = [
 ];
 
 /// Index in [`FIELDS`] of the first parameter field (`num_bytes`).
-const FIRST_PARAM: usize = 13;
+pub(crate) const FIRST_PARAM: usize = 13;
 /// Index in [`FIELDS`] of the first run field (`h5perf_version`).
-const FIRST_META: usize = 26;
+pub(crate) const FIRST_META: usize = 26;
 /// Index in [`FIELDS`] of the first spread field (`std_time_s`).
 const FIRST_SPREAD: usize = 32;
 /// Index in [`FIELDS`] of the first run-metadata field (`complete`).

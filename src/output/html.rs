@@ -621,7 +621,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
 #[cfg(test)]
 mod tests {
     use super::super::baseline::compare;
-    use super::super::results::testing::run_set;
+    use super::super::results::run_set;
     use super::*;
 
     fn run(procs: &[u32], sizes: &[u64], samples: bool) -> ResultSet {

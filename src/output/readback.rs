@@ -12,16 +12,16 @@ use std::ffi::{OsStr, OsString};
 
 use crate::config::{Api, Params};
 use crate::error::{path_text, Error, Result};
+use crate::measure::{Phase, Record};
+
+use super::export::{self, RunMeta, FIELDS, FIRST_META, FIRST_PARAM};
+use super::json_text::{self, Json};
+use super::results::{Cell, CellKey, RankSample, ResultSet, RUN_FIELDS};
 
 /// A results file that cannot be read back: the complete message.
 fn bad(msg: String) -> Error {
     Error::Results(msg)
 }
-use crate::measure::{Phase, Record};
-
-use super::export::{self, RunMeta, FIELDS};
-use super::json_text::{self, Json};
-use super::results::{Cell, CellKey, RankSample, ResultSet, RUN_FIELDS};
 
 /// The results of a run that just ended, as a later `--from` reads its `--csv` and
 /// `--rank-csv` files ([`export::result_set`]).
@@ -245,14 +245,38 @@ fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<()> {
     Ok(())
 }
 
-/// The parameter field names of a record in [`FIELDS`] (`num_bytes` … `alloc_time`).
-fn param_fields() -> &'static [&'static str] {
-    let a = FIELDS.iter().position(|f| *f == "num_bytes").unwrap_or(0);
-    let b = FIELDS
-        .iter()
-        .position(|f| *f == "h5perf_version")
-        .unwrap_or(a);
-    &FIELDS[a..b]
+/// The header and the rows of a CSV document.
+fn csv_table(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+    let mut rows = parse_csv(text)?;
+    if rows.is_empty() {
+        return Err(bad("empty CSV".to_string()));
+    }
+    let header = rows.remove(0);
+    Ok((header, rows))
+}
+
+/// Where CSV row `i` (from 0, after the header) is, and its field getter.
+///
+/// # Errors
+/// The row is not as long as the header.
+fn csv_row<'a>(
+    header: &'a [String],
+    row: &'a [String],
+    i: usize,
+) -> Result<(String, impl Fn(&str) -> Option<String> + 'a)> {
+    let at = format!("row {}", i + 2);
+    if row.len() != header.len() {
+        return Err(bad(format!(
+            "{at}: {} fields, the header has {}",
+            row.len(),
+            header.len()
+        )));
+    }
+    let get = |name: &str| {
+        let c = header.iter().position(|h| h == name)?;
+        Some(row[c].clone()).filter(|v| !v.is_empty())
+    };
+    Ok((at, get))
 }
 
 /// The results of a `--csv` document (its header first).
@@ -261,11 +285,8 @@ fn param_fields() -> &'static [&'static str] {
 /// No header, a field missing, a row of the wrong length, a value that is not a number
 /// where one is needed, two rows of one measurement.
 pub fn results_from_csv(text: &str) -> Result<ResultSet> {
-    let rows = parse_csv(text)?;
-    let Some((header, rows)) = rows.split_first() else {
-        return Err(bad("empty CSV".to_string()));
-    };
-    let col = |name: &str| header.iter().position(|h| h == name);
+    let (header, rows) = csv_table(text)?;
+    let has = |name: &str| header.iter().any(|h| h == name);
     for f in [
         "nprocs",
         "xfer_size",
@@ -274,12 +295,12 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
         "avg_mibps",
         "std_mibps",
     ] {
-        if col(f).is_none() {
+        if !has(f) {
             return Err(bad(format!("the CSV header has no column {f}")));
         }
     }
     let mut set = ResultSet::default();
-    let params: Vec<&str> = param_fields()
+    let params: Vec<&str> = FIELDS[FIRST_PARAM..FIRST_META]
         .iter()
         .copied()
         .chain(
@@ -288,18 +309,10 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
                 .map(String::as_str)
                 .filter(|h| crate::config::params::result_keys().any(|k| k == *h)),
         )
-        .filter(|f| col(f).is_some())
+        .filter(|f| has(f))
         .collect();
     for (i, row) in rows.iter().enumerate() {
-        let at = format!("row {}", i + 2);
-        if row.len() != header.len() {
-            return Err(bad(format!(
-                "{at}: {} fields, the header has {}",
-                row.len(),
-                header.len()
-            )));
-        }
-        let get = |name: &str| col(name).map(|c| row[c].clone()).filter(|v| !v.is_empty());
+        let (at, get) = csv_row(&header, row, i)?;
         if i == 0 {
             set.run = RUN_FIELDS
                 .iter()
@@ -320,22 +333,10 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
 /// # Errors
 /// As [`results_from_csv`].
 pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>> {
-    let rows = parse_csv(text)?;
-    let Some((header, rows)) = rows.split_first() else {
-        return Err(bad("empty CSV".to_string()));
-    };
-    let col = |name: &str| header.iter().position(|h| h == name);
+    let (header, rows) = csv_table(text)?;
     let mut out = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
-        let at = format!("row {}", i + 2);
-        if row.len() != header.len() {
-            return Err(bad(format!(
-                "{at}: {} fields, the header has {}",
-                row.len(),
-                header.len()
-            )));
-        }
-        let get = |name: &str| col(name).map(|c| row[c].clone()).filter(|v| !v.is_empty());
+        let (at, get) = csv_row(&header, row, i)?;
         out.push(RankSample {
             key: key_of(&get, &at)?,
             iteration: num(&get, "iteration", &at)?,
@@ -393,7 +394,7 @@ pub fn results_from_json(text: &str) -> Result<ResultSet> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::results::testing::run_set;
+    use super::super::results::run_set;
     use super::*;
 
     #[test]

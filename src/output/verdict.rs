@@ -317,7 +317,7 @@ impl Verdict {
 #[cfg(test)]
 mod tests {
     use super::super::baseline::compare;
-    use super::super::results::testing::run_set;
+    use super::super::results::run_set;
     use super::*;
     use crate::config::Api;
     use crate::measure::Phase;
