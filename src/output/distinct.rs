@@ -26,13 +26,11 @@ struct Output<'a> {
     name: &'a OsStr,
 }
 
-/// Refuse outputs that would overwrite each other, a data file or an input, compared
-/// as files (device and inode of an existing file, or of the directory a file will be
-/// created in and its name; symbolic links followed), not as spellings: the `-o`
-/// report and the `--json`, `--csv`, `--rank-csv`, `--html` files (not `-`, not a
-/// device, FIFO or socket, which are written through) must be different files, none of them a data file `#pio_tmp_N.posix|.mpio|.h5` of the run
-/// in `dir` (the data directory; empty for the current one) nor the `--baseline` file
-/// of `a`, which is read. Touches no file.
+/// Refuse outputs that would overwrite each other, a data file or the `--baseline`,
+/// compared as files ([`FileKey`]), not as spellings: the `-o` report and the `--json`,
+/// `--csv`, `--rank-csv`, `--html` files (not `-` nor a special file, written through),
+/// the data files `#pio_tmp_N.*` of the run in `dir` (empty: the current directory).
+/// Touches no file.
 ///
 /// # Errors
 /// The refusal ([`Error::Invalid`]), one line naming both options and files.
@@ -97,10 +95,9 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The data file of the run that the output `name` (key `key`) is, if any: the name
-/// leads (links followed) to `#pio_tmp_N<suffix>` of a selected API, `N` of
-/// `1..=num_files`, in the data directory `dir` (`dir_meta` its `stat`); or the output
-/// is an existing file with more than one name and one of them is such a data file.
+/// The data file of the run that the output `name` (key `key`) is, if any: by its name
+/// (links followed) in the data directory `dir` (`dir_meta` its `stat`), or as another
+/// name (a hard link) of one.
 fn data_file_of(
     p: &Params,
     dir: &Path,

@@ -1,25 +1,11 @@
-//! The HTML page of a run (`--html FILE`): one self-contained file — inline CSS, inline
-//! SVG charts ([`super::svg`]), no script, no external resource (its Content Security
-//! Policy forbids every fetch) — with the run's metadata, the verdict, the charts and a
-//! summary table, laid out to print on A4. Written as polyglot markup: the page is
-//! well-formed XML as well as HTML. Pure formatting: no I/O.
-//!
-//! The charts:
-//! * throughput against transfer size: one chart per API and phase, a line per process
-//!   count, one point per (transfer size, process count) at the mean throughput with a
-//!   bar from the minimum to the maximum, the lines solid and told apart by colour and
-//!   marker shape; the bounds of the criteria of that API and phase as red dashed lines
-//!   where they apply (across the chart, or a short segment at a `@xfer=` criterion's
-//!   size); measurements that fail a check ringed in red;
-//! * throughput against processes, when several process counts ran: one chart per
-//!   phase, a line per API, at the largest transfer size (with one API, the bounds of
-//!   the criteria of that size, a `@procs=` one as a segment at its count);
-//! * per-rank times of the slowest step ([`ResultSet::slowest_step`]) when per-rank
-//!   samples exist: one chart per API, a line per phase, each rank's largest time over
-//!   the iterations; the slowest rank of each line has the larger marker.
-//!
-//! Everything on the page comes from the [`ResultSet`] (and the verdict made from it),
-//! so a page made from a run's results files (`--from`) is the page the run made.
+//! The HTML page of a run (`--html FILE`): one self-contained file (inline CSS and SVG
+//! charts, no script, no external resource; well-formed XML as well as HTML) with the
+//! run's metadata, the verdict, the charts and a summary table, laid out to print on A4:
+//! throughput against transfer size (a chart per API and phase, a line per process
+//! count), against processes (a chart per phase, a line per API, at the largest
+//! transfer size) and the per-rank times of the slowest step
+//! ([`ResultSet::slowest_step`]). Everything comes from the [`ResultSet`] and its
+//! verdict, so a page made with `--from` is the page the run made. No I/O.
 
 use std::fmt::Write as _;
 
@@ -59,8 +45,7 @@ fn api_title(a: Api) -> &'static str {
     }
 }
 
-/// The phases in chart order: write and read side by side, raw, then the data phase,
-/// then open-close.
+/// The phases in chart order: write and read side by side.
 const CHART_ORDER: [Phase; 6] = [
     Phase::RawWrite,
     Phase::RawRead,
@@ -98,13 +83,10 @@ fn log2(v: f64) -> f64 {
     v.max(1.0).log2()
 }
 
-/// The bounds drawn on a chart of (api, phase) whose points are the measured ones of
-/// `steps` (x position, processes, transfer size): those of the criteria about it, in
-/// MiB/s, labelled with the criterion, each where it applies — across the chart when
-/// the criterion selects a point at every x position, else at the x positions it
-/// selects (a `@xfer=` criterion on a chart against transfer size, a `@procs=` one on
-/// a chart against processes); a criterion that selects no point of the chart (such as
-/// one of another transfer size than the chart's) is not drawn.
+/// The bounds (MiB/s) of the criteria about (api, phase) on a chart of the measured
+/// points among `steps` (x position, processes, transfer size): across the chart when a
+/// criterion selects a point at every x position, else at those it selects; not drawn
+/// when it selects none.
 fn bounds(
     run: &ResultSet,
     criteria: &[Criterion],
@@ -196,8 +178,8 @@ fn size_chart(
     }
 }
 
-/// The point of cell `c` at `x` on a throughput chart: the mean throughput (MiB/s) with
-/// its min–max bar, ringed when `flagged` holds the cell (a failed check).
+/// The point of cell `c` at `x`: the mean throughput (MiB/s), its min–max bar, ringed
+/// when `flagged` holds it.
 fn throughput_point(c: &Cell, x: f64, title: String, flagged: &[CellKey]) -> Point {
     Point {
         x,
@@ -373,8 +355,8 @@ fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
 /// Regressions listed in the verdict table; further ones are folded (`<details>`).
 const SHOWN_REGRESSIONS: usize = 10;
 
-/// The verdict section: the badge, the summary, the table (criteria, the baseline's
-/// row and the worst regressions, the others folded), the notes.
+/// The verdict section: the badge, the summary, the table (further regressions
+/// folded), the notes.
 fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
     out.push_str("<section id=\"verdict\"><h2>Verdict</h2>\n");
     let Some(v) = verdict else {
@@ -497,8 +479,7 @@ fn run_section(out: &mut String, run: &ResultSet) {
     out.push_str("</p></section>\n");
 }
 
-/// The summary table: one row per (API, processes, transfer size), the mean ± standard
-/// deviation of each phase.
+/// The summary table: per (API, processes, transfer size) each phase's mean ± sd.
 fn summary_section(out: &mut String, run: &ResultSet, flagged: &[CellKey]) {
     let phases = run.phases();
     out.push_str("<section id=\"summary\"><h2>Summary (mean ± standard deviation over the iterations, MiB/s)</h2>\n<table><tr><th>API</th><th>Processes</th><th>Transfer size</th>");
