@@ -366,7 +366,10 @@ fn record_values<'a>(
 /// The (record, phase index in [`Phase::ALL`]) pairs to write, in order: all phases of
 /// each record, without the read phases of a record that has none, and without the
 /// write phases of a `--read-only` run (`p`).
-fn rows<'r>(p: &Params, records: &'r [Record]) -> impl Iterator<Item = (&'r Record, usize)> {
+pub(crate) fn rows<'r>(
+    p: &Params,
+    records: &'r [Record],
+) -> impl Iterator<Item = (&'r Record, usize)> {
     let has_write = !p.storage.read_only;
     records.iter().flat_map(move |r| {
         (0..Phase::ALL.len())
