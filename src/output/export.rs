@@ -384,13 +384,6 @@ pub(crate) fn rows<'r>(
     })
 }
 
-/// Number of output records (JSON array entries, CSV rows after the header) that
-/// [`to_json`] and [`to_csv`] write for `records` of a run with parameters `p`: 6 per
-/// record with read phases, 3 per record without (or, with `--read-only`, 3).
-pub fn record_count(p: &Params, records: &[Record]) -> usize {
-    rows(p, records).count()
-}
-
 /// The per-rank samples of `records` (those that have them), in `--rank-csv` order:
 /// by record, iteration, phase, rank.
 fn samples(meta: &RunMeta, p: &Params, records: &[Record]) -> Vec<RankSample> {
@@ -526,23 +519,19 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         out.push_str(",\n");
     }
     // the hints as an object, the hosts as an array of objects
-    out.push_str("  \"mpi_info\": {");
-    for (i, (k, v)) in meta.mpi_info.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        json_string(&mut out, k);
-        out.push(':');
-        json_string(&mut out, v);
-    }
-    out.push_str("},\n  \"hosts\": [");
+    out.push_str("  \"mpi_info\": ");
+    let (keys, hints): (Vec<&str>, Vec<Value<'_>>) = meta
+        .mpi_info
+        .iter()
+        .map(|(k, v)| (k.as_str(), text(v)))
+        .unzip();
+    json_object(&mut out, &keys, &hints);
+    out.push_str(",\n  \"hosts\": [");
     for (i, (h, n)) in meta.hosts.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str("{\"name\":");
-        json_string(&mut out, h);
-        let _ = write!(out, ",\"ranks\":{n}}}");
+        json_object(&mut out, &["name", "ranks"], &[text(h), Int(u64::from(*n))]);
     }
     out.push_str("],\n  \"gather_time_s\": ");
     json_value(&mut out, &Float(meta.gather_time_s));
@@ -790,7 +779,7 @@ mod tests {
 
         let rs = j["records"].as_array().unwrap();
         assert_eq!(rs.len(), 2 * 2 * 3 * 6);
-        assert_eq!(record_count(&p, &recs), rs.len());
+        assert_eq!(rows(&p, &recs).count(), rs.len());
         let mut k = 0;
         for r in &recs {
             for (i, ph) in Phase::ALL.iter().enumerate() {
@@ -864,7 +853,7 @@ mod tests {
                 "write_open_close"
             ]
         );
-        assert_eq!(record_count(&p, &recs), 6);
+        assert_eq!(rows(&p, &recs).count(), 6);
         assert_eq!(parse_csv(&to_csv(&m, &p, &recs)).len(), 1 + 6);
     }
 
@@ -890,7 +879,7 @@ mod tests {
         let rs = j["records"].as_array().unwrap();
         let phases: Vec<&str> = rs.iter().map(|r| r["phase"].as_str().unwrap()).collect();
         assert_eq!(phases, ["raw_read", "read", "read_open_close"]);
-        assert_eq!(record_count(&p, &recs), 3);
+        assert_eq!(rows(&p, &recs).count(), 3);
         assert_eq!(rs[0]["drop_caches"], "on");
         assert_eq!(rs[0].as_object().unwrap().len(), FIELDS.len() + 5);
         // CSV: the existing columns keep their places, the storage ones follow

@@ -123,6 +123,37 @@ fn bounds(
         .collect()
 }
 
+/// The lines of a throughput chart: per line its name and the keys of its points, each
+/// measured one at `x(cell)` with the tooltip `title(cell)`; lines without points left out.
+fn lines(
+    run: &ResultSet,
+    lines: Vec<(String, Vec<CellKey>)>,
+    x: impl Fn(&Cell) -> f64,
+    title: impl Fn(&Cell) -> String,
+    flagged: &[CellKey],
+) -> Vec<Series> {
+    let point = |c: &Cell| Point {
+        x: x(c),
+        y: c.avg_mibps,
+        lo: c.min_mibps,
+        hi: c.max_mibps,
+        title: title(c),
+        mark: if flagged.contains(&c.key) {
+            Mark::Failed
+        } else {
+            Mark::Plain
+        },
+    };
+    lines
+        .into_iter()
+        .map(|(name, keys)| Series {
+            name,
+            points: keys.iter().filter_map(|k| run.cell(k)).map(point).collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
+}
+
 /// The chart of throughput against transfer size of (api, phase).
 fn size_chart(
     run: &ResultSet,
@@ -131,30 +162,28 @@ fn size_chart(
     criteria: &[Criterion],
     flagged: &[CellKey],
 ) -> Chart {
-    let sizes = run.sizes();
-    let series = run
-        .procs()
-        .into_iter()
-        .map(|n| Series {
-            name: procs_text(n),
-            points: sizes
-                .iter()
-                .filter_map(|&x| run.cell(&CellKey::new(n, x, api, phase)))
-                .map(|c| {
-                    let title = format!(
-                        "{}, {}: mean {} MiB/s (min {}, max {}, sd {})",
-                        procs_text(n),
-                        size_text(c.key.xfer_size),
-                        figure(c.avg_mibps),
-                        figure(c.min_mibps),
-                        figure(c.max_mibps),
-                        figure(c.std_mibps)
-                    );
-                    throughput_point(c, log2(c.key.xfer_size as f64), title, flagged)
-                })
-                .collect(),
-        })
-        .filter(|s: &Series| !s.points.is_empty())
+    let (sizes, procs) = (run.sizes(), run.procs());
+    let keys = |n| {
+        sizes
+            .iter()
+            .map(|&x| CellKey::new(n, x, api, phase))
+            .collect()
+    };
+    let title = |c: &Cell| {
+        format!(
+            "{}, {}: mean {} MiB/s (min {}, max {}, sd {})",
+            procs_text(c.key.nprocs),
+            size_text(c.key.xfer_size),
+            figure(c.avg_mibps),
+            figure(c.min_mibps),
+            figure(c.max_mibps),
+            figure(c.std_mibps)
+        )
+    };
+    let named = procs.iter().map(|&n| (procs_text(n), keys(n))).collect();
+    let steps: Vec<(f64, u32, u64)> = procs
+        .iter()
+        .flat_map(|&n| sizes.iter().map(move |&x| (log2(x as f64), n, x)))
         .collect();
     Chart {
         id: format!("size-{}-{}", api.name(), phase.key().replace('_', "-")),
@@ -163,35 +192,9 @@ fn size_chart(
         x_label: "Transfer size, bytes (log scale)".to_string(),
         y_label: "Throughput (MiB/s)".to_string(),
         x_ticks: ticks(&sizes, 6, |x| log2(x as f64), size_text),
-        series,
-        bounds: bounds(
-            run,
-            criteria,
-            api,
-            phase,
-            &run.procs()
-                .into_iter()
-                .flat_map(|n| sizes.iter().map(move |&x| (log2(x as f64), n, x)))
-                .collect::<Vec<_>>(),
-        ),
+        series: lines(run, named, |c| log2(c.key.xfer_size as f64), title, flagged),
+        bounds: bounds(run, criteria, api, phase, &steps),
         bars: true,
-    }
-}
-
-/// The point of cell `c` at `x`: the mean throughput (MiB/s), its min–max bar, ringed
-/// when `flagged` holds it.
-fn throughput_point(c: &Cell, x: f64, title: String, flagged: &[CellKey]) -> Point {
-    Point {
-        x,
-        y: c.avg_mibps,
-        lo: c.min_mibps,
-        hi: c.max_mibps,
-        title,
-        mark: if flagged.contains(&c.key) {
-            Mark::Failed
-        } else {
-            Mark::Plain
-        },
     }
 }
 
@@ -203,31 +206,27 @@ fn procs_chart(
     criteria: &[Criterion],
     flagged: &[CellKey],
 ) -> Chart {
-    let procs = run.procs();
-    let series = run
-        .apis()
-        .into_iter()
-        .map(|api| Series {
-            name: api_title(api).to_string(),
-            points: procs
-                .iter()
-                .filter_map(|&n| run.cell(&CellKey::new(n, xfer, api, phase)))
-                .map(|c| {
-                    let title = format!(
-                        "{} {}: mean {} MiB/s (min {}, max {})",
-                        api_title(api),
-                        procs_text(c.key.nprocs),
-                        figure(c.avg_mibps),
-                        figure(c.min_mibps),
-                        figure(c.max_mibps)
-                    );
-                    throughput_point(c, log2(f64::from(c.key.nprocs)), title, flagged)
-                })
-                .collect(),
-        })
-        .filter(|s: &Series| !s.points.is_empty())
+    let (procs, apis) = (run.procs(), run.apis());
+    let keys = |api| {
+        procs
+            .iter()
+            .map(|&n| CellKey::new(n, xfer, api, phase))
+            .collect()
+    };
+    let title = |c: &Cell| {
+        format!(
+            "{} {}: mean {} MiB/s (min {}, max {})",
+            api_title(c.key.api()),
+            procs_text(c.key.nprocs),
+            figure(c.avg_mibps),
+            figure(c.min_mibps),
+            figure(c.max_mibps)
+        )
+    };
+    let named = apis
+        .iter()
+        .map(|&a| (api_title(a).to_string(), keys(a)))
         .collect();
-    let apis = run.apis();
     let drawn: Vec<Bound> = if apis.len() == 1 {
         let steps: Vec<(f64, u32, u64)> = procs
             .iter()
@@ -244,7 +243,13 @@ fn procs_chart(
         x_label: "Processes (log scale)".to_string(),
         y_label: "Throughput (MiB/s)".to_string(),
         x_ticks: ticks(&procs, 8, |n| log2(f64::from(n)), |n| n.to_string()),
-        series,
+        series: lines(
+            run,
+            named,
+            |c| log2(f64::from(c.key.nprocs)),
+            title,
+            flagged,
+        ),
         bounds: drawn,
         bars: true,
     }
