@@ -106,48 +106,30 @@ fn data_file_of(
     key: &FileKey,
 ) -> Option<PathBuf> {
     let dir_meta = dir_meta?;
+    let wanted = |n: &OsStr| {
+        data_file_number(n.as_bytes()).filter(|&(f, api)| f <= p.num_files && p.apis.contains(api))
+    };
+    let data_name =
+        |(f, api): (u64, Api)| crate::datadir::data_file_name(dir, f, api.suffix()).ok();
     let target = paths::resolve_links(name);
-    let in_dir = target
-        .parent()
-        .map(|d| {
-            if d.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                d
-            }
-        })
-        .and_then(|d| std::fs::metadata(d).ok())
-        .is_some_and(|m| m.dev() == dir_meta.dev() && m.ino() == dir_meta.ino());
-    if in_dir {
-        if let Some((f, api)) = target
-            .file_name()
-            .and_then(|n| data_file_number(n.as_bytes()))
-        {
-            if f <= p.num_files && p.apis.contains(api) {
-                return crate::datadir::data_file_name(dir, f, api.suffix()).ok();
-            }
-        }
+    let in_dir = std::fs::metadata(paths::dir_of(&target))
+        .is_ok_and(|m| m.dev() == dir_meta.dev() && m.ino() == dir_meta.ino());
+    if let Some(d) = target.file_name().and_then(wanted).filter(|_| in_dir) {
+        return data_name(d);
     }
     // another name of the same file (a hard link) among the data files in the directory
     let FileKey::Inode(id) = *key else {
         return None;
     };
-    let links = std::fs::metadata(name).map_or(1, |m| m.nlink());
-    if links < 2 {
+    if std::fs::metadata(name).map_or(1, |m| m.nlink()) < 2 {
         return None;
     }
-    let entries = std::fs::read_dir(dir_or_current(dir)).ok()?;
-    for e in entries.flatten() {
-        let file = e.file_name();
-        let Some((f, api)) = data_file_number(file.as_bytes()) else {
+    for e in std::fs::read_dir(dir_or_current(dir)).ok()?.flatten() {
+        let Some(d) = wanted(&e.file_name()) else {
             continue;
         };
-        if f > p.num_files || !p.apis.contains(api) {
-            continue;
-        }
-        let m = e.metadata().ok()?;
-        if crate::ffi::posix::FileId::of(&m) == id {
-            return crate::datadir::data_file_name(dir, f, api.suffix()).ok();
+        if crate::ffi::posix::FileId::of(&e.metadata().ok()?) == id {
+            return data_name(d);
         }
     }
     None

@@ -275,44 +275,39 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
         if of_phase.is_empty() {
             continue;
         }
-        let worst: Vec<Option<(f64, &str, u32)>> = ranks
+        // each rank's largest time (the first of equals) and its number of iterations
+        let worst: Vec<(u32, &RankSample, u32)> = ranks
             .iter()
-            .map(|&r| {
-                let t: Vec<&&&RankSample> = of_phase.iter().filter(|s| s.rank == r).collect();
-                let n = u32::try_from(t.len()).unwrap_or(u32::MAX);
-                t.iter()
-                    .map(|s| (s.time_s, s.host.as_str()))
-                    .reduce(|a, b| if b.0 > a.0 { b } else { a })
-                    .map(|(v, h)| (v, h, n))
+            .filter_map(|&r| {
+                let times = of_phase.iter().filter(|s| s.rank == r);
+                let n = u32::try_from(times.clone().count()).unwrap_or(u32::MAX);
+                let max = times.reduce(|a, b| if b.time_s > a.time_s { b } else { a })?;
+                Some((r, **max, n))
             })
             .collect();
         let top = worst
             .iter()
-            .enumerate()
-            .filter_map(|(r, w)| w.map(|w| (r, w.0)))
-            .reduce(|a, b| if b.1 > a.1 { b } else { a })
-            .map(|(r, _)| r);
+            .reduce(|a, b| if b.1.time_s > a.1.time_s { b } else { a })
+            .map(|w| w.0);
         let points = worst
             .iter()
-            .enumerate()
-            .filter_map(|(r, w)| {
-                w.map(|(t, host, n)| Point {
-                    x: r as f64,
-                    y: t,
-                    lo: t,
-                    hi: t,
-                    title: format!(
-                        "rank {r} ({host}): {} s in {} (largest of {n} iteration{})",
-                        figure(t),
-                        phase.title(),
-                        if n == 1 { "" } else { "s" }
-                    ),
-                    mark: if Some(r) == top {
-                        Mark::Top
-                    } else {
-                        Mark::Plain
-                    },
-                })
+            .map(|&(r, s, n)| Point {
+                x: f64::from(r),
+                y: s.time_s,
+                lo: s.time_s,
+                hi: s.time_s,
+                title: format!(
+                    "rank {r} ({}): {} s in {} (largest of {n} iteration{})",
+                    s.host,
+                    figure(s.time_s),
+                    phase.title(),
+                    if n == 1 { "" } else { "s" }
+                ),
+                mark: if Some(r) == top {
+                    Mark::Top
+                } else {
+                    Mark::Plain
+                },
             })
             .collect();
         series.push(Series {

@@ -20,6 +20,14 @@ pub fn resolve_links(path: &Path) -> PathBuf {
     follow_links(path, None).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// The directory of `path`: its parent, `.` for a bare name.
+pub fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
 /// [`resolve_links`], refusing on the way, when `euid` is given, a link in a sticky or
 /// world-writable directory that belongs neither to `euid` nor to the directory's owner:
 /// the rule of the kernel's `fs.protected_symlinks`, applied whatever the setting,
@@ -33,12 +41,7 @@ fn follow_links(path: &Path, euid: Option<u32>) -> std::result::Result<PathBuf, 
         if !link.file_type().is_symlink() {
             break;
         }
-        let parent = p.parent().unwrap_or(Path::new(""));
-        let dir = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
+        let dir = dir_of(&p);
         if let (Some(euid), Ok(d)) = (euid, std::fs::metadata(dir)) {
             let sticky = d.mode() & 0o1000 != 0;
             let shared = sticky || d.mode() & 0o002 != 0;
@@ -57,7 +60,7 @@ fn follow_links(path: &Path, euid: Option<u32>) -> std::result::Result<PathBuf, 
         p = if target.is_absolute() {
             target
         } else {
-            parent.join(target)
+            p.parent().unwrap_or(Path::new("")).join(target)
         };
     }
     Ok(p)
@@ -192,13 +195,8 @@ impl FileKey {
             return FileKey::Inode(FileId::of(&m));
         }
         let target = resolve_links(path);
-        if let (Some(name), Some(dir)) = (target.file_name(), target.parent()) {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            if let Ok(m) = std::fs::metadata(dir) {
+        if let Some(name) = target.file_name() {
+            if let Ok(m) = std::fs::metadata(dir_of(&target)) {
                 return FileKey::New {
                     dir: FileId::of(&m),
                     name: name.to_os_string(),
@@ -262,11 +260,7 @@ pub fn replace(tmp: &Path, path: &Path) -> Result<()> {
         errno: e.raw_os_error().unwrap_or(0),
         path: Some(path_text(path.as_os_str())),
     })?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if let Ok(d) = std::fs::File::open(dir) {
+    if let Ok(d) = std::fs::File::open(dir_of(path)) {
         let _ = d.sync_all();
     }
     Ok(())
