@@ -241,14 +241,9 @@ enum Value<'a> {
 
 use Value::{Float, Int};
 
-/// A text value borrowed from `s`.
-fn text(s: &str) -> Value<'_> {
-    Value::Text(Cow::Borrowed(s))
-}
-
-/// An owned text value.
-fn owned(s: String) -> Value<'static> {
-    Value::Text(Cow::Owned(s))
+/// A text value: borrowed from a `&str`, owning a `String`.
+fn text<'a>(s: impl Into<Cow<'a, str>>) -> Value<'a> {
+    Value::Text(s.into())
 }
 
 impl Value<'_> {
@@ -271,7 +266,7 @@ fn param_fields(p: &Params) -> (Vec<&'static str>, Vec<Value<'static>>) {
     let fill_value = match p.fill.value {
         None => text("default"),
         Some(FillValue::Undefined) => text("undefined"),
-        Some(FillValue::Byte(b)) => owned(b.to_string()),
+        Some(FillValue::Byte(b)) => text(b.to_string()),
     };
     let mut values = vec![
         Int(p.num_bytes),
@@ -291,7 +286,7 @@ fn param_fields(p: &Params) -> (Vec<&'static str>, Vec<Value<'static>>) {
     let mut names = FIELDS[FIRST_PARAM..FIRST_META].to_vec();
     for (k, v) in p.result_fields() {
         names.push(k);
-        values.push(owned(v));
+        values.push(text(v));
     }
     (names, values)
 }
@@ -317,8 +312,8 @@ fn run_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_RUN] {
         text(&m.command_line),
         text(&m.data_dir),
         text(&m.fs_type),
-        owned(m.mpi_info_text()),
-        owned(m.hosts_text()),
+        text(m.mpi_info_text()),
+        text(m.hosts_text()),
     ]
 }
 

@@ -213,13 +213,12 @@ fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey> {
 
 /// One measurement from its fields.
 fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
-    let slowest = match (get("slowest_rank"), get("slowest_host")) {
-        (Some(r), h) => Some((
-            r.parse()
-                .map_err(|_| bad(format!("{at}: slowest_rank is not a number: '{r}'")))?,
-            h.unwrap_or_default(),
+    let slowest = match get("slowest_rank") {
+        Some(_) => Some((
+            num(get, "slowest_rank", at)?,
+            get("slowest_host").unwrap_or_default(),
         )),
-        (None, _) => None,
+        None => None,
     };
     Ok(Cell {
         key: key_of(get, at)?,

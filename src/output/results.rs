@@ -179,18 +179,12 @@ impl ResultSet {
 
     /// The process counts measured, smallest first.
     pub fn procs(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self.cells.iter().map(|c| c.key.nprocs).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
+        sorted(self.cells.iter().map(|c| c.key.nprocs))
     }
 
     /// The transfer sizes measured (bytes), smallest first.
     pub fn sizes(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self.cells.iter().map(|c| c.key.xfer_size).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
+        sorted(self.cells.iter().map(|c| c.key.xfer_size))
     }
 
     /// The (processes, transfer size) step with per-rank samples that took longest,
@@ -201,34 +195,39 @@ impl ResultSet {
     /// close, both directions); the first of equals in run order. `None` without
     /// samples.
     pub fn slowest_step(&self) -> Option<(u32, u64)> {
-        let mut best: Option<((u32, u64), f64)> = None;
+        let step = |k: &CellKey| (k.nprocs, k.xfer_size);
         let mut steps: Vec<(u32, u64)> = Vec::new();
         for c in &self.cells {
-            let s = (c.key.nprocs, c.key.xfer_size);
-            if !steps.contains(&s) {
+            let s = step(&c.key);
+            if !steps.contains(&s) && self.samples.iter().any(|r| step(&r.key) == s) {
                 steps.push(s);
             }
         }
-        steps.retain(|&s| {
-            self.samples
-                .iter()
-                .any(|r| (r.key.nprocs, r.key.xfer_size) == s)
-        });
         let most = steps.iter().map(|s| s.0).max();
-        for s in steps.into_iter().filter(|s| Some(s.0) == most) {
-            let t: f64 = self
-                .cells
-                .iter()
-                .filter(|c| (c.key.nprocs, c.key.xfer_size) == s)
-                .filter(|c| matches!(c.key.phase(), Phase::WriteOpenClose | Phase::ReadOpenClose))
+        let open_close =
+            |c: &&Cell| matches!(c.key.phase, Phase::WriteOpenClose | Phase::ReadOpenClose);
+        let time = |s| -> f64 {
+            let cells = self.cells.iter().filter(|c| step(&c.key) == s);
+            cells
+                .filter(open_close)
                 .map(|c| c.avg_time_s * f64::from(c.iterations))
-                .sum();
-            if best.is_none_or(|(_, b)| t > b) {
-                best = Some((s, t));
-            }
-        }
-        best.map(|(s, _)| s)
+                .sum()
+        };
+        steps
+            .into_iter()
+            .filter(|s| Some(s.0) == most)
+            .map(|s| (s, time(s)))
+            .reduce(|a, b| if b.1 > a.1 { b } else { a })
+            .map(|(s, _)| s)
     }
+}
+
+/// The distinct values of `v`, smallest first.
+fn sorted<T: Ord>(v: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = v.collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// A size in bytes in words: `8 KiB`, `1 MiB`, `2 GiB` for exact multiples, else
