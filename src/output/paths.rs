@@ -123,11 +123,12 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// What the output name `name` is: its symbolic links are checked ([`follow_links`]);
-/// nothing there or a regular file is [`Target::Replace`]; anything else but a
-/// directory is opened write-only (`O_NOCTTY`, no `O_CREAT`, no `O_TRUNC`; a FIFO waits
-/// for its reader) and decided again on the descriptor (`fstat`), so that a name that
-/// changes in between cannot turn a regular file into a written-through one.
+/// What the output name `name` is: its symbolic links are followed and checked (the
+/// kernel's `protected_symlinks` rule, [`Refusal::ForeignLink`]); nothing there or a
+/// regular file is [`Target::Replace`]; anything else but a directory is opened
+/// write-only (`O_NOCTTY`, no `O_CREAT`, no `O_TRUNC`; a FIFO waits for its reader) and
+/// decided again on the descriptor (`fstat`), so that a name that changes in between
+/// cannot turn a regular file into a written-through one.
 ///
 /// # Errors
 /// The [`Refusal`] (a directory, the refused link, the `open` error), for the caller to
