@@ -422,54 +422,55 @@ fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
 
 /// The run's metadata and parameters.
 fn run_section(out: &mut String, run: &ResultSet) {
-    let f = |n: &str| run.run_field(n).to_string();
-    let or = |s: String, d: &str| if s.is_empty() { d.to_string() } else { s };
+    let f = |n: &str| run.run_field(n);
+    let complete = match f("complete") {
+        "true" => "yes",
+        "false" => "no: the run did not finish every step, or -D v found wrong bytes",
+        other => other,
+    };
+    let hints = f("mpi_info").replace(';', ", ");
     let rows = [
-        (
-            "Command line",
-            format!("<code>{}</code>", esc(&f("command_line"))),
-        ),
-        ("Started", esc(&f("start_time"))),
-        ("Ended", esc(&f("end_time"))),
-        (
-            "Complete",
-            esc(&match f("complete").as_str() {
-                "true" => "yes".to_string(),
-                "false" => {
-                    "no: the run did not finish every step, or -D v found wrong bytes".to_string()
-                }
-                other => other.to_string(),
-            }),
-        ),
+        ("Command line", f("command_line").to_string()),
+        ("Started", f("start_time").to_string()),
+        ("Ended", f("end_time").to_string()),
+        ("Complete", complete.to_string()),
         (
             "Versions",
-            esc(&format!(
+            format!(
                 "h5perf {}, HDF5 {}, {}",
                 f("h5perf_version"),
                 f("hdf5_version"),
                 f("mpi_version").lines().next().unwrap_or("")
-            )),
+            ),
         ),
         (
             "Processes",
-            esc(&format!(
+            format!(
                 "{} on {} host(s): {}",
                 f("world_size"),
                 f("hostname_count"),
                 f("hosts").replace(';', ", ")
-            )),
+            ),
         ),
         (
             "Data directory",
-            esc(&format!("{} ({})", f("data_dir"), f("fs_type"))),
+            format!("{} ({})", f("data_dir"), f("fs_type")),
         ),
         (
             "MPI-IO hints",
-            esc(&or(f("mpi_info").replace(';', ", "), "none")),
+            if hints.is_empty() {
+                "none".to_string()
+            } else {
+                hints
+            },
         ),
     ];
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
     for (k, v) in rows {
+        let v = match k {
+            "Command line" => format!("<code>{}</code>", esc(&v)),
+            _ => esc(&v),
+        };
         let _ = write!(out, "<tr><th>{k}</th><td>{v}</td></tr>");
     }
     out.push_str("</table>\n<p class=\"params\">");

@@ -1,12 +1,7 @@
-//! Reading h5perf's own results files back into a [`ResultSet`] (for `--baseline` and
-//! `--from`): the `--csv` and `--json` documents ([`super::export`]) and the
-//! `--rank-csv` samples. Fields are found by name, so extra columns or a different
-//! column order do not matter; the fields the verdict and the page need must be there.
-//!
-//! A document is recognised by its first line — `{` for JSON, the header
-//! `nprocs,xfer_size,buf_bytes,…` or `nprocs,xfer_size,api,iteration,…` for CSV — or,
-//! in a capture of standard output (`--json -`, `--csv -` after the text report), by
-//! the first line that is one of these.
+//! Reading h5perf's own results files back into a [`ResultSet`] (`--baseline`, `--from`):
+//! `--csv`, `--json` and `--rank-csv`, fields found by name. A document is recognised by
+//! its first line (`{`, or the CSV header), also after the text report in a capture of
+//! standard output (`--json -`, `--csv -`).
 
 use std::ffi::{OsStr, OsString};
 
@@ -98,7 +93,7 @@ pub fn read_results(names: &[OsString]) -> Result<ResultSet> {
     Ok(set)
 }
 
-/// The document in `text` (see the module documentation).
+/// The document in `text`.
 ///
 /// # Errors
 /// Not a results document, or a malformed one (the reason names the row or position).

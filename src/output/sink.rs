@@ -46,9 +46,8 @@ enum To {
         dest: PathBuf,
         /// The temporary file beside it (`.NAME.h5perf-tmp.PID`).
         tmp: PathBuf,
-        /// The report: the temporary file, opened for appending by every rank (so
-        /// blocks of different ranks do not clobber each other); `None` for a
-        /// document, whose every version is a temporary file of its own.
+        /// The report's temporary file, opened for appending by every rank; `None` for
+        /// a document (each version is a new temporary file).
         open: Option<Fd>,
         /// Whether this rank made the temporary file (and renames or removes it).
         owner: bool,
