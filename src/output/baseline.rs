@@ -1,14 +1,8 @@
-//! Comparison with the results of an earlier run (`--baseline FILE`, `--tolerance PCT`):
-//! every measurement of the same (processes, transfer size, API, phase) in both runs is
-//! compared by its mean throughput ("Average Throughput", `avg_mibps`). No I/O.
-//!
-//! A measurement is a regression when it is worse than the baseline's by more than the
-//! tolerance **and** by more than twice the combined standard deviation of the two runs,
-//! `2·sqrt(s_run² + s_base²)` (the standard deviation of the difference of two
-//! independent quantities; `std_mibps`, over the iterations), so that noise is not
-//! called a regression. Equivalently, the run's value must be at least
-//! `base − max(tolerance·base, 2·sqrt(s_run² + s_base²))`. With one iteration the
-//! standard deviations are 0 and the tolerance alone decides.
+//! Comparison with the results of an earlier run (`--baseline FILE`, `--tolerance PCT`)
+//! by the mean throughput (`avg_mibps`) of every measurement in both. A regression is
+//! worse than the baseline by more than the tolerance and by more than twice the
+//! combined standard deviation, `2·sqrt(s_run² + s_base²)` (see [`bound`]), so that noise
+//! is not called a regression. No I/O.
 
 use super::results::{CellKey, ResultSet};
 
@@ -133,7 +127,7 @@ pub fn compare(
 
 #[cfg(test)]
 mod tests {
-    use super::super::results::testing::run_set;
+    use super::super::results::run_set;
     use super::*;
     use crate::config::Api;
     use crate::measure::Phase;

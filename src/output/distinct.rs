@@ -26,13 +26,11 @@ struct Output<'a> {
     name: &'a OsStr,
 }
 
-/// Refuse outputs that would overwrite each other, a data file or an input, compared
-/// as files (device and inode of an existing file, or of the directory a file will be
-/// created in and its name; symbolic links followed), not as spellings: the `-o`
-/// report and the `--json`, `--csv`, `--rank-csv`, `--html` files (not `-`, not a
-/// device, FIFO or socket, which are written through) must be different files, none of them a data file `#pio_tmp_N.posix|.mpio|.h5` of the run
-/// in `dir` (the data directory; empty for the current one) nor the `--baseline` file
-/// of `a`, which is read. Touches no file.
+/// Refuse outputs that would overwrite each other, a data file or the `--baseline`,
+/// compared as files ([`FileKey`]), not as spellings: the `-o` report and the `--json`,
+/// `--csv`, `--rank-csv`, `--html` files (not `-` nor a special file, written through),
+/// the data files `#pio_tmp_N.*` of the run in `dir` (empty: the current directory).
+/// Touches no file.
 ///
 /// # Errors
 /// The refusal ([`Error::Invalid`]), one line naming both options and files.
@@ -97,10 +95,9 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The data file of the run that the output `name` (key `key`) is, if any: the name
-/// leads (links followed) to `#pio_tmp_N<suffix>` of a selected API, `N` of
-/// `1..=num_files`, in the data directory `dir` (`dir_meta` its `stat`); or the output
-/// is an existing file with more than one name and one of them is such a data file.
+/// The data file of the run that the output `name` (key `key`) is, if any: by its name
+/// (links followed) in the data directory `dir` (`dir_meta` its `stat`), or as another
+/// name (a hard link) of one.
 fn data_file_of(
     p: &Params,
     dir: &Path,
@@ -109,48 +106,30 @@ fn data_file_of(
     key: &FileKey,
 ) -> Option<PathBuf> {
     let dir_meta = dir_meta?;
+    let wanted = |n: &OsStr| {
+        data_file_number(n.as_bytes()).filter(|&(f, api)| f <= p.num_files && p.apis.contains(api))
+    };
+    let data_name =
+        |(f, api): (u64, Api)| crate::datadir::data_file_name(dir, f, api.suffix()).ok();
     let target = paths::resolve_links(name);
-    let in_dir = target
-        .parent()
-        .map(|d| {
-            if d.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                d
-            }
-        })
-        .and_then(|d| std::fs::metadata(d).ok())
-        .is_some_and(|m| m.dev() == dir_meta.dev() && m.ino() == dir_meta.ino());
-    if in_dir {
-        if let Some((f, api)) = target
-            .file_name()
-            .and_then(|n| data_file_number(n.as_bytes()))
-        {
-            if f <= p.num_files && p.apis.contains(api) {
-                return crate::datadir::data_file_name(dir, f, api.suffix()).ok();
-            }
-        }
+    let in_dir = std::fs::metadata(paths::dir_of(&target))
+        .is_ok_and(|m| m.dev() == dir_meta.dev() && m.ino() == dir_meta.ino());
+    if let Some(d) = target.file_name().and_then(wanted).filter(|_| in_dir) {
+        return data_name(d);
     }
     // another name of the same file (a hard link) among the data files in the directory
     let FileKey::Inode(id) = *key else {
         return None;
     };
-    let links = std::fs::metadata(name).map_or(1, |m| m.nlink());
-    if links < 2 {
+    if std::fs::metadata(name).map_or(1, |m| m.nlink()) < 2 {
         return None;
     }
-    let entries = std::fs::read_dir(dir_or_current(dir)).ok()?;
-    for e in entries.flatten() {
-        let file = e.file_name();
-        let Some((f, api)) = data_file_number(file.as_bytes()) else {
+    for e in std::fs::read_dir(dir_or_current(dir)).ok()?.flatten() {
+        let Some(d) = wanted(&e.file_name()) else {
             continue;
         };
-        if f > p.num_files || !p.apis.contains(api) {
-            continue;
-        }
-        let m = e.metadata().ok()?;
-        if crate::ffi::posix::FileId::of(&m) == id {
-            return crate::datadir::data_file_name(dir, f, api.suffix()).ok();
+        if crate::ffi::posix::FileId::of(&e.metadata().ok()?) == id {
+            return data_name(d);
         }
     }
     None

@@ -1,85 +1,18 @@
-//! Machine-readable results: the `--json FILE` and `--csv FILE` outputs.
+//! Machine-readable results: `--json` ([`to_json`]), `--csv` ([`to_csv`]) and `--rank-csv`
+//! ([`to_rank_csv`]), and the run's [`ResultSet`] ([`result_set`]). The fields, their units
+//! and the documents' shapes are those of the README ("Machine-readable results"):
+//! one record per (processes, transfer size, API, phase) written, with the fields of
+//! [`FIELDS`] in that order, then the fields of the storage options when one was given.
 //!
-//! Both hold the same flat records, one per (processes, transfer size, API, phase) of the
-//! run, in run order and, within a [`Record`], in [`Phase::ALL`] order. Read phases are
-//! left out for a write-only run (`-w`); the raw-data phases are always included (they
-//! are measured even when the text report shows them only with `-D r`). Every record
-//! carries the same fields, listed in [`FIELDS`] (the CSV header, and the keys of a JSON
-//! record, in that order):
-//!
-//! * the measurement: `nprocs`, `xfer_size` (bytes), `buf_bytes` (bytes), `api`
-//!   (`posix`, `mpiio`, `phdf5`), `phase` ([`Phase::key`]), `bytes` (bytes per phase and
-//!   iteration), `iterations`, `min_time_s`, `avg_time_s`, `max_time_s` (seconds),
-//!   `max_mibps`, `avg_mibps`, `min_mibps` (MiB/s = 2^20 bytes per second);
-//! * the parameters: `num_bytes` (bytes per process per dataset), `block_size` (bytes),
-//!   `num_files`, `num_dsets`, `geometry` (`1D`, `2D`), `pattern` (`contiguous`,
-//!   `interleaved`), `io_method` (`independent`, `collective`), `storage`
-//!   (`contiguous`, `chunked`), `align` (bytes), `threshold` (bytes), and the PHDF5
-//!   dataset fill settings `fill_value` (`default`, `undefined` or the byte, `0`..`255`,
-//!   as text), `fill_time` (`default`, `never`, `ifset`, `alloc`) and `alloc_time`
-//!   (`default`, `early`, `incr`, `late`), where `default` means the option was not
-//!   given (spec-compatible run, HDF5's defaults);
-//! * the run: `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`,
-//!   `hostname_count`, `timestamp` (RFC 3339, UTC, the start);
-//! * the spread: `std_time_s`, `std_mibps` (sample standard deviations over iterations),
-//!   `max_gbps`, `avg_gbps`, `min_gbps` (GB/s = 10^9 bytes per second), and from the
-//!   per-rank times `slowest_rank`, `slowest_host`, `slowest_time_s` (= `max_time_s`),
-//!   `fastest_rank`, `fastest_host`, `fastest_time_s` (`null`/empty when not gathered);
-//! * the run metadata ([`RunMeta`]): `complete` (`true`/`false`), `start_time`,
-//!   `end_time`, `command_line`, `data_dir`, `fs_type`, `mpi_info` (`key=value;…`) and
-//!   `hosts` (`name:ranks;…`) — at the top of the JSON `mpi_info` is an object and
-//!   `hosts` an array of `{"name","ranks"}` objects;
-//! * only when a storage option was given, after all of these (so that the fields above
-//!   keep their places): `fsync`, `direct`, `read_only`, `drop_caches` (`on`, `off`) and
-//!   `reorder` (`off`, `node` for the default shift, or the shift); they also end the
-//!   JSON `"parameters"` object. A `--read-only` run has no write phases.
-//!
-//! The numbers are those the text report prints: its throughput line of the same
-//! (processes, transfer size, API, phase) shows `format!("{:6.2}", max_mibps)` and, with
-//! `-D t`, `format!("{:7.3}", min_time_s)`, and so on. Floating-point values are written
-//! in full precision (Rust's shortest round-trip form, e.g. `0.1`, `1234.5`, `0`), never
-//! in exponent form; a value that is not finite (which the engine never produces) would
-//! be written as `null` in JSON and as an empty field in CSV.
-//!
-//! JSON ([`to_json`]): one object. Its first keys are the run fields, then
-//! `"parameters"` (an object of the parameter fields) and `"records"` (an array of
-//! objects, one a line, each with all fields of [`FIELDS`], so a record stands alone):
-//!
-//! ```text
-//! {
-//!   "h5perf_version": "0.1.0",
-//!   "hdf5_version": "1.10.8",
-//!   "mpi_version": "Open MPI v4.1.4, ...",
-//!   "world_size": 2,
-//!   "hostname_count": 1,
-//!   "timestamp": "2027-01-01T00:00:00Z",
-//!   "parameters": {"num_bytes":65536,"block_size":16384,...,"threshold":1},
-//!   "records": [
-//!     {"nprocs":2,"xfer_size":16384,...,"timestamp":"2027-01-01T00:00:00Z"},
-//!     {"nprocs":2,...}
-//!   ]
-//! }
-//! ```
-//!
-//! The document's first line is `{` alone and its last line `}` alone; no other line is
-//! `{` alone, so when the JSON follows the text report on standard output (`--json -`) a
-//! reader finds it at the first line that is exactly `{` and reads to the end.
-//!
-//! CSV ([`to_csv`]): RFC 4180 with `\n` line ends — the header row [`FIELDS`], then
-//! one row per record; a field containing a comma, a double quote, CR or LF is quoted
-//! (`"` doubled inside). With `--csv -` the CSV follows the text report on standard
-//! output and starts at the line beginning with `nprocs,xfer_size,`.
-//!
-//! Writing ([`Sink::document`](super::sink::Sink::document), [`Sink::replace`](super::sink::Sink::replace)):
-//! `-` is standard output, written once at the end; anything else a file checked by
-//! `create` before the run (so that an unwritable name is refused before any I/O, while
-//! a file of an earlier run is left alone) and replaced atomically by `Sink::replace` after each step and at the end.
-//!
-//! `--rank-csv` ([`to_rank_csv`]): every rank's own time per (record, iteration, phase).
-
-use std::fmt::Write as _;
+//! JSON: one object, `{` alone on its first line and `}` alone on its last (so that a
+//! reader finds it after the text report on standard output), the run fields, then
+//! `"parameters"` and `"records"` (one record a line). CSV: RFC 4180 with `\n` line ends,
+//! the header [`FIELDS`] first. Floats are written in Rust's shortest round-trip form, never
+//! in exponent form; a value that is not finite (never produced) as `null` in JSON and as
+//! an empty CSV field.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use crate::config::Params;
 /// Re-exported from [`crate::datadir::host`], where the data-directory lock uses them too.
@@ -104,39 +37,34 @@ pub struct RunMeta {
     pub world_size: u32,
     /// Distinct host names among the processes of `MPI_COMM_WORLD`.
     pub hostname_count: u32,
-    /// When the run started, RFC 3339 in UTC (`YYYY-MM-DDTHH:MM:SSZ`, see
-    /// [`rfc3339_utc`]).
+    /// When the run started, RFC 3339 in UTC ([`rfc3339_utc`]).
     pub timestamp: String,
     /// Whether the run finished every step (false in the files rewritten after each
     /// step, and after a run that failed or read back wrong bytes).
     pub complete: bool,
-    /// When the run ended (complete) or the files were last rewritten (not complete),
-    /// RFC 3339 in UTC.
+    /// When the run ended or the files were last rewritten, RFC 3339 in UTC.
     pub end_time: String,
-    /// The command line as given, words quoted for a POSIX shell where needed
-    /// (`h5perf -e 1M --json r.json`); for the C API `h5perf_run`.
+    /// The command line, words quoted for a POSIX shell where needed ([`shell_line`]).
     pub command_line: String,
-    /// The resolved data directory (absolute; `.` resolved to the working directory).
+    /// The resolved data directory (absolute).
     pub data_dir: String,
-    /// The file system holding it, by name (`statfs(2)`; `lustre`, `gpfs`, `ext4`, …,
-    /// or the magic number in hexadecimal).
+    /// The file system holding it, by name (`statfs(2)`: `lustre`, `ext4`, …, or the
+    /// magic number in hexadecimal).
     pub fs_type: String,
     /// The `HDF5_MPI_INFO` hints as (key, value) pairs, in the order given.
     pub mpi_info: Vec<(String, String)>,
     /// The host names with their numbers of ranks, in the order of their first rank.
     pub hosts: Vec<(String, u32)>,
-    /// The host name of each rank of the communicator, by rank (for the slowest and
-    /// fastest host).
+    /// The host name of each rank of the communicator, by rank.
     pub rank_hosts: Vec<String>,
-    /// Seconds rank 0 spent gathering every rank's times after each iteration (outside
-    /// every timer), over the whole run: set at the end (0 in the files rewritten after
-    /// each step). JSON only (top level, `gather_time_s`), for `make bench`.
+    /// Seconds rank 0 spent gathering every rank's times over the whole run (outside
+    /// every timer; 0 until the end). JSON only (`gather_time_s`), for `make bench`.
     pub gather_time_s: f64,
 }
 
 impl RunMeta {
-    /// The run's metadata (collective: the host names of every rank are gathered; the
-    /// other fields are the same on every rank). Not complete until the run ends.
+    /// The run's metadata (collective: the host names of every rank are gathered). Not
+    /// complete until the run ends.
     ///
     /// # Errors
     /// A broadcast fails.
@@ -188,21 +116,19 @@ impl RunMeta {
 
     /// `mpi_info` as one text field: `key=value` pairs joined by `;`.
     pub fn mpi_info_text(&self) -> String {
-        self.mpi_info
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(";")
+        joined(&self.mpi_info, '=')
     }
 
     /// `hosts` as one text field: `name:ranks` joined by `;`.
     pub fn hosts_text(&self) -> String {
-        self.hosts
-            .iter()
-            .map(|(h, n)| format!("{h}:{n}"))
-            .collect::<Vec<_>>()
-            .join(";")
+        joined(&self.hosts, ':')
     }
+}
+
+/// `pairs` as one text field: `a=b;c=d` (`sep` `=`) or `n1:3;n2:1` (`sep` `:`).
+fn joined<V: std::fmt::Display>(pairs: &[(String, V)], sep: char) -> String {
+    let items: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}{sep}{v}")).collect();
+    items.join(";")
 }
 
 /// (name, ranks) of each distinct host in `rank_hosts`, in the order of first rank.
@@ -235,9 +161,10 @@ pub fn shell_line(args: &[String]) -> String {
         .join(" ")
 }
 
-/// The field names of a record, in output order: the CSV header and the keys of every
-/// JSON record. Units: `*_size`, `*_bytes`, `bytes`, `num_bytes`, `block_size`, `align`,
-/// `threshold` in bytes; `*_time_s` in seconds; `*_mibps` in MiB/s.
+/// The field names of a record, in output order (the CSV header, the keys of every JSON
+/// record): the measurement, the parameters (from `num_bytes`), the run (from
+/// `h5perf_version`), the spread (from `std_time_s`) and the run metadata (from
+/// `complete`). Sizes in bytes, times in seconds, `*_mibps` in MiB/s, `*_gbps` in GB/s.
 pub const FIELDS: [&str; 51] = [
     "nprocs",
     "xfer_size",
@@ -293,9 +220,9 @@ pub const FIELDS: [&str; 51] = [
 ];
 
 /// Index in [`FIELDS`] of the first parameter field (`num_bytes`).
-const FIRST_PARAM: usize = 13;
+pub(crate) const FIRST_PARAM: usize = 13;
 /// Index in [`FIELDS`] of the first run field (`h5perf_version`).
-const FIRST_META: usize = 26;
+pub(crate) const FIRST_META: usize = 26;
 /// Index in [`FIELDS`] of the first spread field (`std_time_s`).
 const FIRST_SPREAD: usize = 32;
 /// Index in [`FIELDS`] of the first run-metadata field (`complete`).
@@ -304,115 +231,79 @@ const FIRST_RUN: usize = 43;
 /// One field value.
 #[derive(Debug, Clone, PartialEq)]
 enum Value<'a> {
-    /// A whole number.
     Int(u64),
-    /// A measured figure (seconds or MiB/s).
     Float(f64),
-    /// Text.
     Text(Cow<'a, str>),
-    /// true or false.
     Bool(bool),
     /// Not known (JSON `null`, an empty CSV field).
     Null,
 }
 
-/// A text value borrowed from `s`.
-fn text(s: &str) -> Value<'_> {
-    Value::Text(Cow::Borrowed(s))
+use Value::{Float, Int};
+
+/// A text value: borrowed from a `&str`, owning a `String`.
+fn text<'a>(s: impl Into<Cow<'a, str>>) -> Value<'a> {
+    Value::Text(s.into())
 }
 
-/// The values of the parameter fields, in [`FIELDS`] order.
-fn param_values(p: &Params) -> [Value<'static>; FIRST_META - FIRST_PARAM] {
+impl Value<'_> {
+    /// The value as a CSV field holds it (empty when not known or not finite).
+    fn text(&self) -> String {
+        match self {
+            Int(n) => n.to_string(),
+            Float(x) => float_text(*x).unwrap_or_default(),
+            Value::Text(s) => s.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => String::new(),
+        }
+    }
+}
+
+/// The parameter fields' names and values (those of [`FIELDS`], then the storage
+/// options' when given, [`Params::result_fields`]).
+fn param_fields(p: &Params) -> (Vec<&'static str>, Vec<Value<'static>>) {
     let pick = |on: bool, yes: &'static str, no: &'static str| text(if on { yes } else { no });
     let fill_value = match p.fill.value {
         None => text("default"),
         Some(FillValue::Undefined) => text("undefined"),
-        Some(FillValue::Byte(b)) => Value::Text(Cow::Owned(b.to_string())),
+        Some(FillValue::Byte(b)) => text(b.to_string()),
     };
-    [
-        Value::Int(p.num_bytes),
-        Value::Int(p.blk_size),
-        Value::Int(p.num_files),
-        Value::Int(p.num_dsets),
+    let mut values = vec![
+        Int(p.num_bytes),
+        Int(p.blk_size),
+        Int(p.num_files),
+        Int(p.num_dsets),
         pick(p.dim2d, "2D", "1D"),
         pick(p.interleaved, "interleaved", "contiguous"),
         pick(p.collective, "collective", "independent"),
         pick(p.chunk, "chunked", "contiguous"),
-        Value::Int(p.h5_align),
-        Value::Int(p.h5_thresh),
+        Int(p.h5_align),
+        Int(p.h5_thresh),
         fill_value,
         text(p.fill.time.map_or("default", FillTime::name)),
         text(p.fill.alloc.map_or("default", AllocTime::name)),
-    ]
+    ];
+    let mut names = FIELDS[FIRST_PARAM..FIRST_META].to_vec();
+    for (k, v) in p.result_fields() {
+        names.push(k);
+        values.push(text(v));
+    }
+    (names, values)
 }
 
-/// The values of the run fields, in [`FIELDS`] order.
+/// The values of the run fields (`h5perf_version` … `timestamp`), in [`FIELDS`] order.
 fn meta_values(m: &RunMeta) -> [Value<'_>; FIRST_SPREAD - FIRST_META] {
     [
         text(&m.h5perf_version),
         text(&m.hdf5_version),
         text(&m.mpi_version),
-        Value::Int(u64::from(m.world_size)),
-        Value::Int(u64::from(m.hostname_count)),
+        Int(u64::from(m.world_size)),
+        Int(u64::from(m.hostname_count)),
         text(&m.timestamp),
     ]
 }
 
-/// The values of all fields of one output record, in [`FIELDS`] order.
-fn record_values<'a>(m: &'a RunMeta, p: &Params, r: &Record, ph: Phase) -> Vec<Value<'a>> {
-    let s = r.phase(ph);
-    let mut v = vec![
-        Value::Int(u64::from(r.nprocs)),
-        Value::Int(r.xfer_size),
-        Value::Int(r.buf_bytes),
-        text(r.api.name()),
-        text(ph.key()),
-        Value::Int(r.bytes),
-        Value::Int(u64::from(r.iterations)),
-        Value::Float(s.min_time),
-        Value::Float(s.avg_time),
-        Value::Float(s.max_time),
-        Value::Float(s.max_mibps),
-        Value::Float(s.avg_mibps),
-        Value::Float(s.min_mibps),
-    ];
-    v.extend(param_values(p));
-    v.extend(meta_values(m));
-    v.extend(spread_values(m, r, ph));
-    v.extend(run_values(m));
-    debug_assert_eq!(v.len(), FIELDS.len());
-    v.extend(storage_values(p));
-    v
-}
-
-/// The values of the spread fields of (record, phase), in [`FIELDS`] order.
-fn spread_values<'a>(m: &'a RunMeta, r: &Record, ph: Phase) -> Vec<Value<'a>> {
-    let s = r.phase(ph);
-    let e = r.extremes[Phase::ALL.iter().position(|x| *x == ph).unwrap_or(0)];
-    let mut v = vec![
-        Value::Float(s.std_time),
-        Value::Float(s.std_mibps),
-        Value::Float(s.max_gbps),
-        Value::Float(s.avg_gbps),
-        Value::Float(s.min_gbps),
-    ];
-    if e.known {
-        v.extend([
-            Value::Int(u64::from(e.slowest_rank)),
-            text(m.host_of(e.slowest_rank)),
-            Value::Float(e.slowest_time),
-            Value::Int(u64::from(e.fastest_rank)),
-            text(m.host_of(e.fastest_rank)),
-            Value::Float(e.fastest_time),
-        ]);
-    } else {
-        v.extend(std::iter::repeat_n(Value::Null, 6));
-    }
-    v
-}
-
-/// The values of the run-metadata fields of a record, in [`FIELDS`] order (the
-/// `HDF5_MPI_INFO` hints and the hosts as one text field each).
+/// The values of the run-metadata fields (`complete` … `hosts`), in [`FIELDS`] order.
 fn run_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_RUN] {
     [
         Value::Bool(m.complete),
@@ -421,49 +312,139 @@ fn run_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_RUN] {
         text(&m.command_line),
         text(&m.data_dir),
         text(&m.fs_type),
-        Value::Text(Cow::Owned(m.mpi_info_text())),
-        Value::Text(Cow::Owned(m.hosts_text())),
+        text(m.mpi_info_text()),
+        text(m.hosts_text()),
     ]
 }
 
-/// The values of the fields of the options the C tool lacks ([`Params::result_fields`]:
-/// none without them).
-fn storage_values(p: &Params) -> Vec<Value<'static>> {
-    p.result_fields()
-        .into_iter()
-        .map(|(_, v)| Value::Text(Cow::Owned(v)))
-        .collect()
+/// The values of all fields of the record of phase `pi` (of [`Phase::ALL`]) of `r`, in
+/// [`FIELDS`] order, then those of the storage options (`params`).
+fn record_values<'a>(
+    m: &'a RunMeta,
+    params: &[Value<'a>],
+    r: &Record,
+    pi: usize,
+) -> Vec<Value<'a>> {
+    let (s, e) = (&r.phases[pi], &r.extremes[pi]);
+    let mut v = vec![
+        Int(u64::from(r.nprocs)),
+        Int(r.xfer_size),
+        Int(r.buf_bytes),
+        text(r.api.name()),
+        text(Phase::ALL[pi].key()),
+        Int(r.bytes),
+        Int(u64::from(r.iterations)),
+    ];
+    v.extend([s.min_time, s.avg_time, s.max_time].map(Float));
+    v.extend([s.max_mibps, s.avg_mibps, s.min_mibps].map(Float));
+    v.extend(params[..FIRST_META - FIRST_PARAM].iter().cloned());
+    v.extend(meta_values(m));
+    v.extend([s.std_time, s.std_mibps].map(Float));
+    v.extend([s.max_gbps, s.avg_gbps, s.min_gbps].map(Float));
+    if e.known {
+        v.extend([
+            Int(u64::from(e.slowest_rank)),
+            text(m.host_of(e.slowest_rank)),
+            Float(e.slowest_time),
+            Int(u64::from(e.fastest_rank)),
+            text(m.host_of(e.fastest_rank)),
+            Float(e.fastest_time),
+        ]);
+    } else {
+        v.extend(std::iter::repeat_n(Value::Null, 6));
+    }
+    v.extend(run_values(m));
+    v.extend(params[FIRST_META - FIRST_PARAM..].iter().cloned());
+    v
 }
 
-/// The names of those fields.
-fn storage_names(p: &Params) -> Vec<&'static str> {
-    p.result_fields().into_iter().map(|(k, _)| k).collect()
-}
-
-/// The field names of a record: [`FIELDS`], then the fields of the options the C tool
-/// lacks.
-fn field_names(p: &Params) -> Vec<&'static str> {
-    FIELDS.iter().copied().chain(storage_names(p)).collect()
-}
-
-/// The (record, phase) pairs to write, in order: all phases of each record, without
-/// the read phases of a record that has none, and without the write phases of a
-/// `--read-only` run (`p`).
-fn rows<'r>(p: &Params, records: &'r [Record]) -> impl Iterator<Item = (&'r Record, Phase)> {
+/// The (record, phase index in [`Phase::ALL`]) pairs to write, in order: all phases of
+/// each record, without the read phases of a record that has none, and without the
+/// write phases of a `--read-only` run (`p`).
+pub(crate) fn rows<'r>(
+    p: &Params,
+    records: &'r [Record],
+) -> impl Iterator<Item = (&'r Record, usize)> {
     let has_write = !p.storage.read_only;
     records.iter().flat_map(move |r| {
-        Phase::ALL
-            .into_iter()
-            .filter(move |ph| if ph.is_read() { r.has_read } else { has_write })
-            .map(move |ph| (r, ph))
+        (0..Phase::ALL.len())
+            .filter(move |&i| {
+                if Phase::ALL[i].is_read() {
+                    r.has_read
+                } else {
+                    has_write
+                }
+            })
+            .map(move |i| (r, i))
     })
 }
 
-/// Number of output records (JSON array entries, CSV rows after the header) that
-/// [`to_json`] and [`to_csv`] write for `records` of a run with parameters `p`: 6 per
-/// record with read phases, 3 per record without (or, with `--read-only`, 3).
-pub fn record_count(p: &Params, records: &[Record]) -> usize {
-    rows(p, records).count()
+/// The per-rank samples of `records` (those that have them), in `--rank-csv` order:
+/// by record, iteration, phase, rank.
+fn samples(meta: &RunMeta, p: &Params, records: &[Record]) -> Vec<RankSample> {
+    let mut out = Vec::new();
+    for r in records.iter().filter(|r| r.has_samples()) {
+        for it in 0..r.iterations {
+            for (_, pi) in rows(p, std::slice::from_ref(r)) {
+                out.extend((0..r.nprocs).map(|rank| RankSample {
+                    key: CellKey::new(r.nprocs, r.xfer_size, r.api, Phase::ALL[pi]),
+                    iteration: it + 1,
+                    rank,
+                    host: meta.host_of(rank).to_string(),
+                    time_s: r.sample(it, rank, pi).unwrap_or(0.0),
+                }));
+            }
+        }
+    }
+    out
+}
+
+/// The run's results as a [`ResultSet`] made from the records themselves, holding the
+/// values a later `--from` reads back from this run's `--csv` and `--rank-csv` files.
+pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
+    // RUN_FIELDS: the versions, sizes and start of meta_values, then run_values
+    let run = meta_values(meta)[..5]
+        .iter()
+        .chain(&run_values(meta))
+        .map(Value::text)
+        .collect();
+    let (names, values) = param_fields(p);
+    let cells = rows(p, records)
+        .map(|(r, pi)| {
+            let (s, e) = (&r.phases[pi], &r.extremes[pi]);
+            Cell {
+                key: CellKey::new(r.nprocs, r.xfer_size, r.api, Phase::ALL[pi]),
+                bytes: r.bytes,
+                iterations: r.iterations,
+                min_time_s: s.min_time,
+                avg_time_s: s.avg_time,
+                max_time_s: s.max_time,
+                max_mibps: s.max_mibps,
+                avg_mibps: s.avg_mibps,
+                min_mibps: s.min_mibps,
+                std_mibps: s.std_mibps,
+                slowest: e
+                    .known
+                    .then(|| (e.slowest_rank, meta.host_of(e.slowest_rank).to_string())),
+            }
+        })
+        .collect();
+    ResultSet {
+        run,
+        parameters: names
+            .into_iter()
+            .zip(values)
+            .map(|(n, v)| (n.to_string(), v.text()))
+            .collect(),
+        cells,
+        samples: samples(meta, p, records),
+    }
+}
+
+/// A finite `f64` in Rust's shortest round-trip decimal form (`0`, `0.1`, `2500`), or
+/// `None` for NaN and infinities.
+fn float_text(x: f64) -> Option<String> {
+    x.is_finite().then(|| format!("{x}"))
 }
 
 /// `s` as a JSON string literal: quotes, backslashes and control characters escaped.
@@ -487,97 +468,13 @@ fn json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// A finite `f64` in Rust's shortest round-trip decimal form (`0`, `0.1`, `2500`), or
-/// `None` for NaN and infinities.
-impl Value<'_> {
-    /// The value as a CSV field holds it (empty when not known or not finite).
-    fn text(&self) -> String {
-        match self {
-            Value::Int(n) => n.to_string(),
-            Value::Float(x) => float_text(*x).unwrap_or_default(),
-            Value::Text(s) => s.to_string(),
-            Value::Bool(b) => b.to_string(),
-            Value::Null => String::new(),
-        }
-    }
-}
-
-/// The run's results as a [`ResultSet`] made from the records themselves, holding the
-/// values a later `--from` reads back from this run's `--csv` and `--rank-csv` files
-/// (`crate::output::readback`): the run fields and the parameters as those files'
-/// text, one [`Cell`] per (record, phase) written, the per-rank samples when gathered.
-pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
-    let run = run_values(meta);
-    let base = meta_values(meta);
-    // RUN_FIELDS: the versions, sizes and start of meta_values, then run_values
-    let mut run_text: Vec<String> = base[..5].iter().map(Value::text).collect();
-    run_text.extend(run.iter().map(Value::text));
-    let values = param_values(p).into_iter().chain(storage_values(p));
-    let param_names = FIELDS[FIRST_PARAM..FIRST_META]
-        .iter()
-        .copied()
-        .chain(storage_names(p));
-    let cells = rows(p, records)
-        .map(|(r, ph)| {
-            let s = r.phase(ph);
-            let e = r.extremes[Phase::ALL.iter().position(|x| *x == ph).unwrap_or(0)];
-            Cell {
-                key: CellKey::new(r.nprocs, r.xfer_size, r.api, ph),
-                bytes: r.bytes,
-                iterations: r.iterations,
-                min_time_s: s.min_time,
-                avg_time_s: s.avg_time,
-                max_time_s: s.max_time,
-                max_mibps: s.max_mibps,
-                avg_mibps: s.avg_mibps,
-                min_mibps: s.min_mibps,
-                std_mibps: s.std_mibps,
-                slowest: e
-                    .known
-                    .then(|| (e.slowest_rank, meta.host_of(e.slowest_rank).to_string())),
-            }
-        })
-        .collect();
-    let mut samples = Vec::new();
-    for r in records.iter().filter(|r| r.has_samples()) {
-        for it in 0..r.iterations {
-            for (pi, ph) in rows(p, std::slice::from_ref(r))
-                .map(|(_, ph)| (Phase::ALL.iter().position(|x| *x == ph).unwrap_or(0), ph))
-            {
-                samples.extend((0..r.nprocs).map(|rank| RankSample {
-                    key: CellKey::new(r.nprocs, r.xfer_size, r.api, ph),
-                    iteration: it + 1,
-                    rank,
-                    host: meta.host_of(rank).to_string(),
-                    time_s: r.sample(it, rank, pi).unwrap_or(0.0),
-                }));
-            }
-        }
-    }
-    ResultSet {
-        run: run_text,
-        parameters: param_names
-            .zip(values)
-            .map(|(n, v)| (n.to_string(), v.text()))
-            .collect(),
-        cells,
-        samples,
-    }
-}
-
-fn float_text(x: f64) -> Option<String> {
-    x.is_finite().then(|| format!("{x}"))
-}
-
+/// `v` as JSON.
 fn json_value(out: &mut String, v: &Value<'_>) {
     match v {
-        Value::Int(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::Float(x) => out.push_str(float_text(*x).as_deref().unwrap_or("null")),
         Value::Text(s) => json_string(out, s),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Null => out.push_str("null"),
+        Float(x) if !x.is_finite() => out.push_str("null"),
+        v => out.push_str(&v.text()),
     }
 }
 
@@ -595,9 +492,10 @@ fn json_object(out: &mut String, names: &[&str], values: &[Value<'_>]) {
     out.push('}');
 }
 
-/// The results as one JSON document (see the module documentation for its shape),
-/// ending with a newline. `records` are the run's records in run order (world rank 0's
-/// [`crate::benchmark::run::RunOutcome::records`]); `p` the resolved parameters; `meta` the run.
+/// The results as one JSON document (see the module documentation), ending with a
+/// newline. `records` are the run's records in run order (world rank 0's
+/// [`crate::benchmark::run::RunOutcome::records`]); `p` the resolved parameters; `meta`
+/// the run.
 pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let mut out = String::from("{\n");
     let top = FIELDS[FIRST_META..FIRST_SPREAD]
@@ -616,43 +514,30 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         out.push_str(",\n");
     }
     // the hints as an object, the hosts as an array of objects
-    out.push_str("  \"mpi_info\": {");
-    for (i, (k, v)) in meta.mpi_info.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        json_string(&mut out, k);
-        out.push(':');
-        json_string(&mut out, v);
-    }
-    out.push_str("},\n  \"hosts\": [");
+    out.push_str("  \"mpi_info\": ");
+    let (keys, hints): (Vec<&str>, Vec<Value<'_>>) = meta
+        .mpi_info
+        .iter()
+        .map(|(k, v)| (k.as_str(), text(v)))
+        .unzip();
+    json_object(&mut out, &keys, &hints);
+    out.push_str(",\n  \"hosts\": [");
     for (i, (h, n)) in meta.hosts.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str("{\"name\":");
-        json_string(&mut out, h);
-        let _ = write!(out, ",\"ranks\":{n}}}");
+        json_object(&mut out, &["name", "ranks"], &[text(h), Int(u64::from(*n))]);
     }
     out.push_str("],\n  \"gather_time_s\": ");
-    json_value(&mut out, &Value::Float(meta.gather_time_s));
-    out.push_str(",\n");
-    out.push_str("  \"parameters\": ");
-    let param_names: Vec<&str> = FIELDS[FIRST_PARAM..FIRST_META]
-        .iter()
-        .copied()
-        .chain(storage_names(p))
-        .collect();
-    let params: Vec<Value<'_>> = param_values(p)
-        .into_iter()
-        .chain(storage_values(p))
-        .collect();
+    json_value(&mut out, &Float(meta.gather_time_s));
+    out.push_str(",\n  \"parameters\": ");
+    let (param_names, params) = param_fields(p);
     json_object(&mut out, &param_names, &params);
     out.push_str(",\n  \"records\": [");
-    let names = field_names(p);
-    for (i, (r, ph)) in rows(p, records).enumerate() {
+    let names = field_names(&param_names);
+    for (i, (r, pi)) in rows(p, records).enumerate() {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-        json_object(&mut out, &names, &record_values(meta, p, r, ph));
+        json_object(&mut out, &names, &record_values(meta, &params, r, pi));
     }
     out.push_str(if records.is_empty() {
         "]\n}\n"
@@ -660,6 +545,13 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         "\n  ]\n}\n"
     });
     out
+}
+
+/// The field names of a record: [`FIELDS`], then those of the storage options among
+/// the parameters `param_names`.
+fn field_names<'a>(param_names: &[&'a str]) -> Vec<&'a str> {
+    let storage = &param_names[FIRST_META - FIRST_PARAM..];
+    FIELDS.iter().chain(storage).copied().collect()
 }
 
 /// One CSV field (RFC 4180): quoted when it contains a comma, a double quote, CR or
@@ -674,26 +566,18 @@ fn csv_field(out: &mut String, s: &str) {
     }
 }
 
-/// The results as CSV (see the module documentation): the header row [`FIELDS`], then
-/// one row per (record, phase), every line ending with `\n`. Arguments as for
-/// [`to_json`].
+/// The results as CSV (see the module documentation): the header row, then one row
+/// per (record, phase), every line ending with `\n`. Arguments as for [`to_json`].
 pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
-    let mut out = field_names(p).join(",");
+    let (param_names, params) = param_fields(p);
+    let mut out = field_names(&param_names).join(",");
     out.push('\n');
-    for (r, ph) in rows(p, records) {
-        for (i, v) in record_values(meta, p, r, ph).iter().enumerate() {
+    for (r, pi) in rows(p, records) {
+        for (i, v) in record_values(meta, &params, r, pi).iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            match v {
-                Value::Int(n) => {
-                    let _ = write!(out, "{n}");
-                }
-                Value::Float(x) => out.push_str(float_text(*x).as_deref().unwrap_or("")),
-                Value::Text(s) => csv_field(&mut out, s),
-                Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-                Value::Null => {}
-            }
+            csv_field(&mut out, &v.text());
         }
         out.push('\n');
     }
@@ -725,43 +609,36 @@ pub const RANK_FIELDS: [&str; 11] = [
 /// The per-rank samples as CSV (`--rank-csv`): the header [`RANK_FIELDS`], then one
 /// row per (record, iteration, phase, rank) in that order, for the records' phases as
 /// in [`to_csv`]. `iteration` counts from 1; `rank` is the rank in the step's
-/// communicator (the world rank for the program) and `host` its host; `time_s` the
-/// rank's own accumulated time of the phase in the iteration (seconds), `bytes` what
-/// the rank moved in it (the record's bytes / processes), `mibps` and `gbps` their
-/// quotient (0 for a zero time). Records without samples give no rows.
+/// communicator and `host` its host; `time_s` the rank's own accumulated time of the
+/// phase in the iteration (seconds), `bytes` what the rank moved in it (the record's
+/// bytes / processes), `mibps` and `gbps` their quotient (0 for a zero time). Records
+/// without samples give no rows.
 pub fn to_rank_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let mut out = RANK_FIELDS.join(",");
     out.push('\n');
-    for r in records.iter().filter(|r| r.has_samples()) {
-        let phases: Vec<(usize, Phase)> = rows(p, std::slice::from_ref(r))
-            .map(|(_, ph)| (Phase::ALL.iter().position(|x| *x == ph).unwrap_or(0), ph))
-            .collect();
+    let f = |x: f64| float_text(x).unwrap_or_default();
+    for r in records {
         let bytes = r.bytes / u64::from(r.nprocs.max(1));
-        for it in 0..r.iterations {
-            for (pi, ph) in &phases {
-                for rank in 0..r.nprocs {
-                    let t = r.sample(it, rank, *pi).unwrap_or(0.0);
-                    let _ = write!(
-                        out,
-                        "{},{},{},{},{},{},",
-                        r.nprocs,
-                        r.xfer_size,
-                        r.api.name(),
-                        it + 1,
-                        ph.key(),
-                        rank
-                    );
-                    csv_field(&mut out, meta.host_of(rank));
-                    let f = |x: f64| float_text(x).unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        ",{},{bytes},{},{}",
-                        f(t),
-                        f(crate::measure::timer::mbps(bytes, t)),
-                        f(crate::measure::timer::gbps(bytes, t))
-                    );
-                }
-            }
+        for s in samples(meta, p, std::slice::from_ref(r)) {
+            let k = s.key;
+            let _ = write!(
+                out,
+                "{},{},{},{},{},{},",
+                k.nprocs,
+                k.xfer_size,
+                r.api.name(),
+                s.iteration,
+                k.phase().key(),
+                s.rank
+            );
+            csv_field(&mut out, &s.host);
+            let _ = writeln!(
+                out,
+                ",{},{bytes},{},{}",
+                f(s.time_s),
+                f(crate::measure::timer::mbps(bytes, s.time_s)),
+                f(crate::measure::timer::gbps(bytes, s.time_s))
+            );
         }
     }
     out
@@ -897,7 +774,7 @@ mod tests {
 
         let rs = j["records"].as_array().unwrap();
         assert_eq!(rs.len(), 2 * 2 * 3 * 6);
-        assert_eq!(record_count(&p, &recs), rs.len());
+        assert_eq!(rows(&p, &recs).count(), rs.len());
         let mut k = 0;
         for r in &recs {
             for (i, ph) in Phase::ALL.iter().enumerate() {
@@ -971,7 +848,7 @@ mod tests {
                 "write_open_close"
             ]
         );
-        assert_eq!(record_count(&p, &recs), 6);
+        assert_eq!(rows(&p, &recs).count(), 6);
         assert_eq!(parse_csv(&to_csv(&m, &p, &recs)).len(), 1 + 6);
     }
 
@@ -997,7 +874,7 @@ mod tests {
         let rs = j["records"].as_array().unwrap();
         let phases: Vec<&str> = rs.iter().map(|r| r["phase"].as_str().unwrap()).collect();
         assert_eq!(phases, ["raw_read", "read", "read_open_close"]);
-        assert_eq!(record_count(&p, &recs), 3);
+        assert_eq!(rows(&p, &recs).count(), 3);
         assert_eq!(rs[0]["drop_caches"], "on");
         assert_eq!(rs[0].as_object().unwrap().len(), FIELDS.len() + 5);
         // CSV: the existing columns keep their places, the storage ones follow

@@ -1,25 +1,11 @@
-//! The HTML page of a run (`--html FILE`): one self-contained file — inline CSS, inline
-//! SVG charts ([`super::svg`]), no script, no external resource (its Content Security
-//! Policy forbids every fetch) — with the run's metadata, the verdict, the charts and a
-//! summary table, laid out to print on A4. Written as polyglot markup: the page is
-//! well-formed XML as well as HTML. Pure formatting: no I/O.
-//!
-//! The charts:
-//! * throughput against transfer size: one chart per API and phase, a line per process
-//!   count, one point per (transfer size, process count) at the mean throughput with a
-//!   bar from the minimum to the maximum, the lines solid and told apart by colour and
-//!   marker shape; the bounds of the criteria of that API and phase as red dashed lines
-//!   where they apply (across the chart, or a short segment at a `@xfer=` criterion's
-//!   size); measurements that fail a check ringed in red;
-//! * throughput against processes, when several process counts ran: one chart per
-//!   phase, a line per API, at the largest transfer size (with one API, the bounds of
-//!   the criteria of that size, a `@procs=` one as a segment at its count);
-//! * per-rank times of the slowest step ([`ResultSet::slowest_step`]) when per-rank
-//!   samples exist: one chart per API, a line per phase, each rank's largest time over
-//!   the iterations; the slowest rank of each line has the larger marker.
-//!
-//! Everything on the page comes from the [`ResultSet`] (and the verdict made from it),
-//! so a page made from a run's results files (`--from`) is the page the run made.
+//! The HTML page of a run (`--html FILE`): one self-contained file (inline CSS and SVG
+//! charts, no script, no external resource; well-formed XML as well as HTML) with the
+//! run's metadata, the verdict, the charts and a summary table, laid out to print on A4:
+//! throughput against transfer size (a chart per API and phase, a line per process
+//! count), against processes (a chart per phase, a line per API, at the largest
+//! transfer size) and the per-rank times of the slowest step
+//! ([`ResultSet::slowest_step`]). Everything comes from the [`ResultSet`] and its
+//! verdict, so a page made with `--from` is the page the run made. No I/O.
 
 use std::fmt::Write as _;
 
@@ -59,8 +45,7 @@ fn api_title(a: Api) -> &'static str {
     }
 }
 
-/// The phases in chart order: write and read side by side, raw, then the data phase,
-/// then open-close.
+/// The phases in chart order: write and read side by side.
 const CHART_ORDER: [Phase; 6] = [
     Phase::RawWrite,
     Phase::RawRead,
@@ -98,13 +83,10 @@ fn log2(v: f64) -> f64 {
     v.max(1.0).log2()
 }
 
-/// The bounds drawn on a chart of (api, phase) whose points are the measured ones of
-/// `steps` (x position, processes, transfer size): those of the criteria about it, in
-/// MiB/s, labelled with the criterion, each where it applies — across the chart when
-/// the criterion selects a point at every x position, else at the x positions it
-/// selects (a `@xfer=` criterion on a chart against transfer size, a `@procs=` one on
-/// a chart against processes); a criterion that selects no point of the chart (such as
-/// one of another transfer size than the chart's) is not drawn.
+/// The bounds (MiB/s) of the criteria about (api, phase) on a chart of the measured
+/// points among `steps` (x position, processes, transfer size): across the chart when a
+/// criterion selects a point at every x position, else at those it selects; not drawn
+/// when it selects none.
 fn bounds(
     run: &ResultSet,
     criteria: &[Criterion],
@@ -141,6 +123,37 @@ fn bounds(
         .collect()
 }
 
+/// The lines of a throughput chart: per line its name and the keys of its points, each
+/// measured one at `x(cell)` with the tooltip `title(cell)`; lines without points left out.
+fn lines(
+    run: &ResultSet,
+    lines: Vec<(String, Vec<CellKey>)>,
+    x: impl Fn(&Cell) -> f64,
+    title: impl Fn(&Cell) -> String,
+    flagged: &[CellKey],
+) -> Vec<Series> {
+    let point = |c: &Cell| Point {
+        x: x(c),
+        y: c.avg_mibps,
+        lo: c.min_mibps,
+        hi: c.max_mibps,
+        title: title(c),
+        mark: if flagged.contains(&c.key) {
+            Mark::Failed
+        } else {
+            Mark::Plain
+        },
+    };
+    lines
+        .into_iter()
+        .map(|(name, keys)| Series {
+            name,
+            points: keys.iter().filter_map(|k| run.cell(k)).map(point).collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
+}
+
 /// The chart of throughput against transfer size of (api, phase).
 fn size_chart(
     run: &ResultSet,
@@ -149,30 +162,28 @@ fn size_chart(
     criteria: &[Criterion],
     flagged: &[CellKey],
 ) -> Chart {
-    let sizes = run.sizes();
-    let series = run
-        .procs()
-        .into_iter()
-        .map(|n| Series {
-            name: procs_text(n),
-            points: sizes
-                .iter()
-                .filter_map(|&x| run.cell(&CellKey::new(n, x, api, phase)))
-                .map(|c| {
-                    let title = format!(
-                        "{}, {}: mean {} MiB/s (min {}, max {}, sd {})",
-                        procs_text(n),
-                        size_text(c.key.xfer_size),
-                        figure(c.avg_mibps),
-                        figure(c.min_mibps),
-                        figure(c.max_mibps),
-                        figure(c.std_mibps)
-                    );
-                    throughput_point(c, log2(c.key.xfer_size as f64), title, flagged)
-                })
-                .collect(),
-        })
-        .filter(|s: &Series| !s.points.is_empty())
+    let (sizes, procs) = (run.sizes(), run.procs());
+    let keys = |n| {
+        sizes
+            .iter()
+            .map(|&x| CellKey::new(n, x, api, phase))
+            .collect()
+    };
+    let title = |c: &Cell| {
+        format!(
+            "{}, {}: mean {} MiB/s (min {}, max {}, sd {})",
+            procs_text(c.key.nprocs),
+            size_text(c.key.xfer_size),
+            figure(c.avg_mibps),
+            figure(c.min_mibps),
+            figure(c.max_mibps),
+            figure(c.std_mibps)
+        )
+    };
+    let named = procs.iter().map(|&n| (procs_text(n), keys(n))).collect();
+    let steps: Vec<(f64, u32, u64)> = procs
+        .iter()
+        .flat_map(|&n| sizes.iter().map(move |&x| (log2(x as f64), n, x)))
         .collect();
     Chart {
         id: format!("size-{}-{}", api.name(), phase.key().replace('_', "-")),
@@ -181,35 +192,9 @@ fn size_chart(
         x_label: "Transfer size, bytes (log scale)".to_string(),
         y_label: "Throughput (MiB/s)".to_string(),
         x_ticks: ticks(&sizes, 6, |x| log2(x as f64), size_text),
-        series,
-        bounds: bounds(
-            run,
-            criteria,
-            api,
-            phase,
-            &run.procs()
-                .into_iter()
-                .flat_map(|n| sizes.iter().map(move |&x| (log2(x as f64), n, x)))
-                .collect::<Vec<_>>(),
-        ),
+        series: lines(run, named, |c| log2(c.key.xfer_size as f64), title, flagged),
+        bounds: bounds(run, criteria, api, phase, &steps),
         bars: true,
-    }
-}
-
-/// The point of cell `c` at `x` on a throughput chart: the mean throughput (MiB/s) with
-/// its min–max bar, ringed when `flagged` holds the cell (a failed check).
-fn throughput_point(c: &Cell, x: f64, title: String, flagged: &[CellKey]) -> Point {
-    Point {
-        x,
-        y: c.avg_mibps,
-        lo: c.min_mibps,
-        hi: c.max_mibps,
-        title,
-        mark: if flagged.contains(&c.key) {
-            Mark::Failed
-        } else {
-            Mark::Plain
-        },
     }
 }
 
@@ -221,31 +206,27 @@ fn procs_chart(
     criteria: &[Criterion],
     flagged: &[CellKey],
 ) -> Chart {
-    let procs = run.procs();
-    let series = run
-        .apis()
-        .into_iter()
-        .map(|api| Series {
-            name: api_title(api).to_string(),
-            points: procs
-                .iter()
-                .filter_map(|&n| run.cell(&CellKey::new(n, xfer, api, phase)))
-                .map(|c| {
-                    let title = format!(
-                        "{} {}: mean {} MiB/s (min {}, max {})",
-                        api_title(api),
-                        procs_text(c.key.nprocs),
-                        figure(c.avg_mibps),
-                        figure(c.min_mibps),
-                        figure(c.max_mibps)
-                    );
-                    throughput_point(c, log2(f64::from(c.key.nprocs)), title, flagged)
-                })
-                .collect(),
-        })
-        .filter(|s: &Series| !s.points.is_empty())
+    let (procs, apis) = (run.procs(), run.apis());
+    let keys = |api| {
+        procs
+            .iter()
+            .map(|&n| CellKey::new(n, xfer, api, phase))
+            .collect()
+    };
+    let title = |c: &Cell| {
+        format!(
+            "{} {}: mean {} MiB/s (min {}, max {})",
+            api_title(c.key.api()),
+            procs_text(c.key.nprocs),
+            figure(c.avg_mibps),
+            figure(c.min_mibps),
+            figure(c.max_mibps)
+        )
+    };
+    let named = apis
+        .iter()
+        .map(|&a| (api_title(a).to_string(), keys(a)))
         .collect();
-    let apis = run.apis();
     let drawn: Vec<Bound> = if apis.len() == 1 {
         let steps: Vec<(f64, u32, u64)> = procs
             .iter()
@@ -262,7 +243,13 @@ fn procs_chart(
         x_label: "Processes (log scale)".to_string(),
         y_label: "Throughput (MiB/s)".to_string(),
         x_ticks: ticks(&procs, 8, |n| log2(f64::from(n)), |n| n.to_string()),
-        series,
+        series: lines(
+            run,
+            named,
+            |c| log2(f64::from(c.key.nprocs)),
+            title,
+            flagged,
+        ),
         bounds: drawn,
         bars: true,
     }
@@ -288,44 +275,39 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
         if of_phase.is_empty() {
             continue;
         }
-        let worst: Vec<Option<(f64, &str, u32)>> = ranks
+        // each rank's largest time (the first of equals) and its number of iterations
+        let worst: Vec<(u32, &RankSample, u32)> = ranks
             .iter()
-            .map(|&r| {
-                let t: Vec<&&&RankSample> = of_phase.iter().filter(|s| s.rank == r).collect();
-                let n = u32::try_from(t.len()).unwrap_or(u32::MAX);
-                t.iter()
-                    .map(|s| (s.time_s, s.host.as_str()))
-                    .reduce(|a, b| if b.0 > a.0 { b } else { a })
-                    .map(|(v, h)| (v, h, n))
+            .filter_map(|&r| {
+                let times = of_phase.iter().filter(|s| s.rank == r);
+                let n = u32::try_from(times.clone().count()).unwrap_or(u32::MAX);
+                let max = times.reduce(|a, b| if b.time_s > a.time_s { b } else { a })?;
+                Some((r, **max, n))
             })
             .collect();
         let top = worst
             .iter()
-            .enumerate()
-            .filter_map(|(r, w)| w.map(|w| (r, w.0)))
-            .reduce(|a, b| if b.1 > a.1 { b } else { a })
-            .map(|(r, _)| r);
+            .reduce(|a, b| if b.1.time_s > a.1.time_s { b } else { a })
+            .map(|w| w.0);
         let points = worst
             .iter()
-            .enumerate()
-            .filter_map(|(r, w)| {
-                w.map(|(t, host, n)| Point {
-                    x: r as f64,
-                    y: t,
-                    lo: t,
-                    hi: t,
-                    title: format!(
-                        "rank {r} ({host}): {} s in {} (largest of {n} iteration{})",
-                        figure(t),
-                        phase.title(),
-                        if n == 1 { "" } else { "s" }
-                    ),
-                    mark: if Some(r) == top {
-                        Mark::Top
-                    } else {
-                        Mark::Plain
-                    },
-                })
+            .map(|&(r, s, n)| Point {
+                x: f64::from(r),
+                y: s.time_s,
+                lo: s.time_s,
+                hi: s.time_s,
+                title: format!(
+                    "rank {r} ({}): {} s in {} (largest of {n} iteration{})",
+                    s.host,
+                    figure(s.time_s),
+                    phase.title(),
+                    if n == 1 { "" } else { "s" }
+                ),
+                mark: if Some(r) == top {
+                    Mark::Top
+                } else {
+                    Mark::Plain
+                },
             })
             .collect();
         series.push(Series {
@@ -373,8 +355,8 @@ fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
 /// Regressions listed in the verdict table; further ones are folded (`<details>`).
 const SHOWN_REGRESSIONS: usize = 10;
 
-/// The verdict section: the badge, the summary, the table (criteria, the baseline's
-/// row and the worst regressions, the others folded), the notes.
+/// The verdict section: the badge, the summary, the table (further regressions
+/// folded), the notes.
 fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
     out.push_str("<section id=\"verdict\"><h2>Verdict</h2>\n");
     let Some(v) = verdict else {
@@ -440,54 +422,55 @@ fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
 
 /// The run's metadata and parameters.
 fn run_section(out: &mut String, run: &ResultSet) {
-    let f = |n: &str| run.run_field(n).to_string();
-    let or = |s: String, d: &str| if s.is_empty() { d.to_string() } else { s };
+    let f = |n: &str| run.run_field(n);
+    let complete = match f("complete") {
+        "true" => "yes",
+        "false" => "no: the run did not finish every step, or -D v found wrong bytes",
+        other => other,
+    };
+    let hints = f("mpi_info").replace(';', ", ");
     let rows = [
-        (
-            "Command line",
-            format!("<code>{}</code>", esc(&f("command_line"))),
-        ),
-        ("Started", esc(&f("start_time"))),
-        ("Ended", esc(&f("end_time"))),
-        (
-            "Complete",
-            esc(&match f("complete").as_str() {
-                "true" => "yes".to_string(),
-                "false" => {
-                    "no: the run did not finish every step, or -D v found wrong bytes".to_string()
-                }
-                other => other.to_string(),
-            }),
-        ),
+        ("Command line", f("command_line").to_string()),
+        ("Started", f("start_time").to_string()),
+        ("Ended", f("end_time").to_string()),
+        ("Complete", complete.to_string()),
         (
             "Versions",
-            esc(&format!(
+            format!(
                 "h5perf {}, HDF5 {}, {}",
                 f("h5perf_version"),
                 f("hdf5_version"),
                 f("mpi_version").lines().next().unwrap_or("")
-            )),
+            ),
         ),
         (
             "Processes",
-            esc(&format!(
+            format!(
                 "{} on {} host(s): {}",
                 f("world_size"),
                 f("hostname_count"),
                 f("hosts").replace(';', ", ")
-            )),
+            ),
         ),
         (
             "Data directory",
-            esc(&format!("{} ({})", f("data_dir"), f("fs_type"))),
+            format!("{} ({})", f("data_dir"), f("fs_type")),
         ),
         (
             "MPI-IO hints",
-            esc(&or(f("mpi_info").replace(';', ", "), "none")),
+            if hints.is_empty() {
+                "none".to_string()
+            } else {
+                hints
+            },
         ),
     ];
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
     for (k, v) in rows {
+        let v = match k {
+            "Command line" => format!("<code>{}</code>", esc(&v)),
+            _ => esc(&v),
+        };
         let _ = write!(out, "<tr><th>{k}</th><td>{v}</td></tr>");
     }
     out.push_str("</table>\n<p class=\"params\">");
@@ -497,8 +480,7 @@ fn run_section(out: &mut String, run: &ResultSet) {
     out.push_str("</p></section>\n");
 }
 
-/// The summary table: one row per (API, processes, transfer size), the mean ± standard
-/// deviation of each phase.
+/// The summary table: per (API, processes, transfer size) each phase's mean ± sd.
 fn summary_section(out: &mut String, run: &ResultSet, flagged: &[CellKey]) {
     let phases = run.phases();
     out.push_str("<section id=\"summary\"><h2>Summary (mean ± standard deviation over the iterations, MiB/s)</h2>\n<table><tr><th>API</th><th>Processes</th><th>Transfer size</th>");
@@ -621,7 +603,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
 #[cfg(test)]
 mod tests {
     use super::super::baseline::compare;
-    use super::super::results::testing::run_set;
+    use super::super::results::run_set;
     use super::*;
 
     fn run(procs: &[u32], sizes: &[u64], samples: bool) -> ResultSet {

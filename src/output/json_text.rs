@@ -1,7 +1,6 @@
-//! A small JSON reader (RFC 8259) for reading h5perf's own `--json` results back
-//! ([`super::readback`]): values, objects in document order, numbers kept as the text
-//! they were written as (so that a number reads back exactly as a CSV field would).
-//! No I/O.
+//! A small JSON reader (RFC 8259) for h5perf's own `--json` results ([`super::readback`]):
+//! objects keep their members in document order, numbers the text they were written as
+//! (so that a number reads back exactly as a CSV field would). No I/O.
 
 use crate::error::{Error, Result};
 
@@ -47,15 +46,10 @@ impl Json {
 /// # Errors
 /// What is wrong and where (`line 3, column 7: expected ':'`).
 pub fn parse(text: &str) -> Result<Json> {
-    let mut p = Parser {
-        s: text.as_bytes(),
-        i: 0,
-        text,
-    };
-    p.blank();
+    let mut p = Parser { text, i: 0 };
     let v = p.value(0)?;
     p.blank();
-    if p.i < p.s.len() {
+    if p.i < text.len() {
         return Err(p.error("text after the end of the JSON document"));
     }
     Ok(v)
@@ -65,149 +59,126 @@ pub fn parse(text: &str) -> Result<Json> {
 const MAX_DEPTH: usize = 64;
 
 struct Parser<'a> {
-    s: &'a [u8],
-    i: usize,
     text: &'a str,
+    i: usize,
 }
 
 impl Parser<'_> {
     fn error(&self, what: &str) -> Error {
-        let before = &self.text.as_bytes()[..self.i.min(self.s.len())];
+        let before = &self.text.as_bytes()[..self.i.min(self.text.len())];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
         Error::Results(format!("line {line}, column {col}: {what}"))
     }
 
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.i).copied()
+    }
+
+    /// Skip blanks, then take `b` if it is next.
+    fn eat(&mut self, b: u8) -> bool {
+        self.blank();
+        let next = self.peek() == Some(b);
+        self.i += usize::from(next);
+        next
+    }
+
     fn blank(&mut self) {
-        while self
-            .s
-            .get(self.i)
-            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.i += 1;
         }
     }
 
-    fn expect(&mut self, b: u8) -> Result<()> {
-        if self.s.get(self.i) == Some(&b) {
+    /// Skip the digits ahead; there must be one at least.
+    fn digits(&mut self) -> Result<()> {
+        let from = self.i;
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
             self.i += 1;
+        }
+        if self.i > from {
             Ok(())
         } else {
-            Err(self.error(&format!("expected '{}'", b as char)))
+            Err(self.error("malformed number"))
         }
     }
 
     fn value(&mut self, depth: usize) -> Result<Json> {
+        self.blank();
         if depth > MAX_DEPTH {
             return Err(self.error("nested too deeply"));
         }
-        match self.s.get(self.i) {
-            Some(b'{') => self.object(depth),
-            Some(b'[') => self.array(depth),
+        let rest = &self.text[self.i..];
+        for (word, v) in [
+            ("true", Json::Bool(true)),
+            ("false", Json::Bool(false)),
+            ("null", Json::Null),
+        ] {
+            if rest.starts_with(word) {
+                self.i += word.len();
+                return Ok(v);
+            }
+        }
+        match self.peek() {
+            Some(b'{') => self.members(depth, b'}'),
+            Some(b'[') => self.members(depth, b']'),
             Some(b'"') => self.string().map(Json::Str),
-            Some(b't') => self.word("true", Json::Bool(true)),
-            Some(b'f') => self.word("false", Json::Bool(false)),
-            Some(b'n') => self.word("null", Json::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(_) => Err(self.error("expected a value")),
             None => Err(self.error("unexpected end of the document")),
         }
     }
 
-    fn word(&mut self, w: &str, v: Json) -> Result<Json> {
-        if self.s[self.i..].starts_with(w.as_bytes()) {
-            self.i += w.len();
-            Ok(v)
+    /// An object (`close` is `}`) or an array (`]`), from its opening bracket.
+    fn members(&mut self, depth: usize, close: u8) -> Result<Json> {
+        self.i += 1;
+        let (mut members, mut items) = (Vec::new(), Vec::new());
+        if !self.eat(close) {
+            loop {
+                if close == b']' {
+                    items.push(self.value(depth + 1)?);
+                } else {
+                    self.blank();
+                    if self.peek() != Some(b'"') {
+                        return Err(self.error("expected a member name"));
+                    }
+                    let k = self.string()?;
+                    if !self.eat(b':') {
+                        return Err(self.error("expected ':'"));
+                    }
+                    members.push((k, self.value(depth + 1)?));
+                }
+                if self.eat(close) {
+                    break;
+                }
+                if !self.eat(b',') {
+                    let close = char::from(close);
+                    return Err(self.error(&format!("expected ',' or '{close}'")));
+                }
+            }
+        }
+        Ok(if close == b']' {
+            Json::Arr(items)
         } else {
-            Err(self.error("expected a value"))
-        }
-    }
-
-    fn object(&mut self, depth: usize) -> Result<Json> {
-        self.i += 1;
-        let mut members = Vec::new();
-        self.blank();
-        if self.s.get(self.i) == Some(&b'}') {
-            self.i += 1;
-            return Ok(Json::Obj(members));
-        }
-        loop {
-            self.blank();
-            if self.s.get(self.i) != Some(&b'"') {
-                return Err(self.error("expected a member name"));
-            }
-            let k = self.string()?;
-            self.blank();
-            self.expect(b':')?;
-            self.blank();
-            let v = self.value(depth + 1)?;
-            members.push((k, v));
-            self.blank();
-            match self.s.get(self.i) {
-                Some(b',') => self.i += 1,
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(Json::Obj(members));
-                }
-                _ => return Err(self.error("expected ',' or '}'")),
-            }
-        }
-    }
-
-    fn array(&mut self, depth: usize) -> Result<Json> {
-        self.i += 1;
-        let mut items = Vec::new();
-        self.blank();
-        if self.s.get(self.i) == Some(&b']') {
-            self.i += 1;
-            return Ok(Json::Arr(items));
-        }
-        loop {
-            self.blank();
-            items.push(self.value(depth + 1)?);
-            self.blank();
-            match self.s.get(self.i) {
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(Json::Arr(items));
-                }
-                _ => return Err(self.error("expected ',' or ']'")),
-            }
-        }
+            Json::Obj(members)
+        })
     }
 
     fn number(&mut self) -> Result<Json> {
         let start = self.i;
-        let digits = |p: &mut Self| {
-            let from = p.i;
-            while p.s.get(p.i).is_some_and(u8::is_ascii_digit) {
-                p.i += 1;
-            }
-            p.i > from
-        };
-        if self.s.get(self.i) == Some(&b'-') {
+        self.i += usize::from(self.peek() == Some(b'-'));
+        if self.peek() == Some(b'0') {
             self.i += 1;
+        } else {
+            self.digits()?;
         }
-        if self.s.get(self.i) == Some(&b'0') {
+        if self.peek() == Some(b'.') {
             self.i += 1;
-        } else if !digits(self) {
-            return Err(self.error("malformed number"));
+            self.digits()?;
         }
-        if self.s.get(self.i) == Some(&b'.') {
+        if matches!(self.peek(), Some(b'e' | b'E')) {
             self.i += 1;
-            if !digits(self) {
-                return Err(self.error("malformed number"));
-            }
-        }
-        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            if !digits(self) {
-                return Err(self.error("malformed number"));
-            }
+            self.i += usize::from(matches!(self.peek(), Some(b'+' | b'-')));
+            self.digits()?;
         }
         Ok(Json::Num(self.text[start..self.i].to_string()))
     }
@@ -222,66 +193,63 @@ impl Parser<'_> {
         u32::from_str_radix(h, 16).map_err(|_| self.error("malformed \\u escape"))
     }
 
+    /// A `\u` escape after its `\u`: one code point, or a surrogate pair.
+    fn unicode(&mut self) -> Result<char> {
+        let hi = self.hex4()?;
+        let c = if (0xD800..0xDC00).contains(&hi) {
+            if !self.text[self.i..].starts_with("\\u") {
+                return Err(self.error("unpaired surrogate"));
+            }
+            self.i += 2;
+            let lo = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&lo) {
+                return Err(self.error("unpaired surrogate"));
+            }
+            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+        } else {
+            hi
+        };
+        char::from_u32(c).ok_or_else(|| self.error("unpaired surrogate"))
+    }
+
     fn string(&mut self) -> Result<String> {
         self.i += 1;
         let mut out = String::new();
         loop {
             let start = self.i;
             while self
-                .s
-                .get(self.i)
-                .is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20)
+                .peek()
+                .is_some_and(|b| b != b'"' && b != b'\\' && b >= 0x20)
             {
                 self.i += 1;
             }
             out.push_str(&self.text[start..self.i]);
-            match self.s.get(self.i) {
-                Some(b'"') => {
-                    self.i += 1;
-                    return Ok(out);
-                }
-                Some(b'\\') => {
-                    self.i += 1;
-                    let e = *self
-                        .s
-                        .get(self.i)
-                        .ok_or_else(|| self.error("unterminated string"))?;
-                    self.i += 1;
-                    match e {
-                        b'"' => out.push('"'),
-                        b'\\' => out.push('\\'),
-                        b'/' => out.push('/'),
-                        b'b' => out.push('\u{8}'),
-                        b'f' => out.push('\u{c}'),
-                        b'n' => out.push('\n'),
-                        b'r' => out.push('\r'),
-                        b't' => out.push('\t'),
-                        b'u' => {
-                            let hi = self.hex4()?;
-                            let c = if (0xD800..0xDC00).contains(&hi) {
-                                if !self.s[self.i..].starts_with(b"\\u") {
-                                    return Err(self.error("unpaired surrogate"));
-                                }
-                                self.i += 2;
-                                let lo = self.hex4()?;
-                                if !(0xDC00..0xE000).contains(&lo) {
-                                    return Err(self.error("unpaired surrogate"));
-                                }
-                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                            } else {
-                                hi
-                            };
-                            out.push(
-                                char::from_u32(c)
-                                    .ok_or_else(|| self.error("unpaired surrogate"))?,
-                            );
-                        }
-                        _ => return Err(self.error("unknown escape")),
-                    }
-                }
-                Some(_) => return Err(self.error("control character in a string")),
-                None => return Err(self.error("unterminated string")),
+            let Some(b) = self.peek() else {
+                return Err(self.error("unterminated string"));
+            };
+            self.i += 1;
+            if b == b'"' {
+                return Ok(out);
             }
+            if b != b'\\' {
+                self.i -= 1;
+                return Err(self.error("control character in a string"));
+            }
+            let e = self
+                .peek()
+                .ok_or_else(|| self.error("unterminated string"))?;
+            self.i += 1;
+            let c = match e {
+                b'"' | b'\\' | b'/' => char::from(e),
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => self.unicode()?,
+                _ => return Err(self.error("unknown escape")),
+            };
+            out.push(c);
         }
     }
 }

@@ -1,13 +1,7 @@
-//! Names of output files as files: what an output name is and how it is written
-//! ([`open_output`]: a new or regular file is replaced through a temporary file, anything
-//! else — a device, a FIFO, `/dev/stdout` — is written through as it is), where a name
-//! leads through symbolic links ([`resolve_links`]), what file it is or will be
-//! ([`FileKey`]), the temporary file beside it that a new version is written to
-//! ([`temp_beside`]), and the replacement of the file by that temporary file
-//! ([`replace`]), which keeps the replaced file's owner, group and mode and never
-//! replaces anything but a regular file.
-//!
-//! Everything works on bytes (`Path`): a name that is not UTF-8 is the file it spells.
+//! What an output name is as a file and how it is written ([`open_output`]; the README's
+//! "What each kind of output name gets"): a new or regular file is replaced through a
+//! temporary file beside it ([`temp_beside`], [`replace`]), anything else written
+//! through. Names are bytes (`Path`): a name that is not UTF-8 is the file it spells.
 
 use std::ffi::OsString;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -20,16 +14,45 @@ use crate::ffi::posix::FileId;
 const MAX_LINKS: usize = 40;
 
 /// `path` with every symbolic link at its last component followed (relative targets
-/// are taken from the link's directory), as far as the links lead: the file that
-/// writing "to `path`" reaches, existing or not. A name that is not a symbolic link
-/// is returned as is; after `MAX_LINKS` links the last name reached is returned (the
-/// later open fails with `ELOOP`).
+/// from the link's directory), existing or not; after `MAX_LINKS` links the last name
+/// reached (the later open fails with `ELOOP`).
 pub fn resolve_links(path: &Path) -> PathBuf {
+    follow_links(path, None).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The directory of `path`: its parent, `.` for a bare name.
+pub fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// [`resolve_links`], refusing on the way, when `euid` is given, a link in a sticky or
+/// world-writable directory that belongs neither to `euid` nor to the directory's owner:
+/// the rule of the kernel's `fs.protected_symlinks`, applied whatever the setting,
+/// because h5perf follows the link itself before a `rename` the kernel does not check.
+fn follow_links(path: &Path, euid: Option<u32>) -> std::result::Result<PathBuf, Refusal> {
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
-        let is_link = std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink());
-        if !is_link {
+        let Ok(link) = std::fs::symlink_metadata(&p) else {
             break;
+        };
+        if !link.file_type().is_symlink() {
+            break;
+        }
+        let dir = dir_of(&p);
+        if let (Some(euid), Ok(d)) = (euid, std::fs::metadata(dir)) {
+            let sticky = d.mode() & 0o1000 != 0;
+            let shared = sticky || d.mode() & 0o002 != 0;
+            if link.uid() != euid && shared && d.uid() != link.uid() {
+                return Err(Refusal::ForeignLink {
+                    owner: link.uid(),
+                    dir: path_text(dir.as_os_str()),
+                    sticky,
+                    euid,
+                });
+            }
         }
         let Ok(target) = std::fs::read_link(&p) else {
             break;
@@ -40,28 +63,25 @@ pub fn resolve_links(path: &Path) -> PathBuf {
             p.parent().unwrap_or(Path::new("")).join(target)
         };
     }
-    p
+    Ok(p)
 }
 
-/// What an output name is, found before anything is written
-/// ([`open_output`]).
+/// What an output name is ([`open_output`]).
 #[derive(Debug)]
 pub enum Target {
-    /// A new or regular file (nothing under the name, a regular file, or a symbolic
-    /// link of an allowed owner to either): written to a temporary file beside
-    /// `path` and renamed over it ([`replace`]).
+    /// A new or regular file: written to a temporary file beside `path` (the name with
+    /// its symbolic links followed) and renamed over it ([`replace`]).
     Replace {
-        /// The file replaced: the name with its symbolic links followed.
+        /// The file replaced.
         path: PathBuf,
     },
-    /// Anything else that can be opened for writing — a character or block device, a
-    /// FIFO, a socket's `/proc/self/fd/N`, a terminal, `/dev/stdout`: written through
-    /// this descriptor, opened without `O_CREAT` and without `O_TRUNC`, never replaced.
+    /// Anything else that can be opened for writing (a device, a FIFO, a terminal,
+    /// `/dev/stdout`): written through this descriptor, never replaced.
     Through(std::fs::File),
 }
 
-/// Why an output name cannot be written ([`open_output`]); its text is the reason a
-/// message gives after naming the option and the file.
+/// Why an output name cannot be written ([`open_output`]): the reason a message gives
+/// after naming the option and the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// The name is a directory.
@@ -103,27 +123,19 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// What the output name `name` is, and a descriptor to write through when it is not a
-/// regular file (the C tool's `fopen(name, "w")` semantics for devices and FIFOs):
-/// 1. every symbolic link on the way (the last component, followed link by link) is
-///    checked by the rule of the kernel's `protected_symlinks` (`proc_sys_fs(5)`): a
-///    link in a sticky or world-writable directory that belongs neither to the user
-///    running h5perf nor to the directory's owner is refused — a later `rename` would
-///    not go through the kernel's own check;
-/// 2. `stat` of the name: nothing there → [`Target::Replace`]; a directory → refused;
-///    a regular file → [`Target::Replace`];
-/// 3. anything else is opened write-only (`O_NOCTTY`, no `O_CREAT`, no `O_TRUNC`; a FIFO
-///    waits for its reader, as a shell redirection does), and the decision is made again
-///    on the opened descriptor (`fstat`), so a name that changes in between cannot turn
-///    a regular file into a written-through one: a descriptor that turns out to be a
-///    regular file is closed untouched and the file replaced as any regular file.
+/// What the output name `name` is: its symbolic links are followed and checked (the
+/// kernel's `protected_symlinks` rule, [`Refusal::ForeignLink`]); nothing there or a
+/// regular file is [`Target::Replace`]; anything else but a directory is opened
+/// write-only (`O_NOCTTY`, no `O_CREAT`, no `O_TRUNC`; a FIFO waits for its reader) and
+/// decided again on the descriptor (`fstat`), so that a name that changes in between
+/// cannot turn a regular file into a written-through one.
 ///
 /// # Errors
 /// The [`Refusal`] (a directory, the refused link, the `open` error), for the caller to
 /// name its option and file.
 pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
     let io = |e: std::io::Error| Refusal::Io(io_text(&e));
-    check_links(name)?;
+    let path = follow_links(name, Some(crate::ffi::posix::effective_uid()))?;
     if let Some(fd) = own_descriptor(name) {
         // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`: where this process's descriptor
         // goes (a regular file too), at its offset, as the shell's `>&N`
@@ -133,19 +145,16 @@ pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
         }
         return Ok(Target::Through(file));
     }
-    let replace = || Target::Replace {
-        path: resolve_links(name),
-    };
     let meta = match std::fs::metadata(name) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(replace()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Target::Replace { path }),
         Err(e) => return Err(io(e)),
     };
     if meta.is_dir() {
         return Err(Refusal::Directory);
     }
     if meta.is_file() {
-        return Ok(replace());
+        return Ok(Target::Replace { path });
     }
     let file = std::fs::OpenOptions::new()
         .write(true)
@@ -159,14 +168,13 @@ pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
     if opened.is_file() {
         // the name changed between the stat and the open: nothing was written
         drop(file);
-        return Ok(replace());
+        return Ok(Target::Replace { path });
     }
     Ok(Target::Through(file))
 }
 
 /// Whether `name` exists and is neither a regular file nor a directory (links
-/// followed): a device, a FIFO, a socket. Two outputs naming one such file do not
-/// overwrite each other.
+/// followed): a device, a FIFO, a socket.
 pub fn is_special(name: &Path) -> bool {
     own_descriptor(name).is_some()
         || std::fs::metadata(name).is_ok_and(|m| !m.is_file() && !m.is_dir())
@@ -183,11 +191,7 @@ fn own_descriptor(name: &Path) -> Option<i32> {
         if !std::fs::symlink_metadata(&p).ok()?.file_type().is_symlink() {
             return None;
         }
-        let parent = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let dir = std::fs::canonicalize(parent).ok()?;
+        let dir = std::fs::canonicalize(dir_of(&p)).ok()?;
         let parts: Vec<_> = dir.components().map(|c| c.as_os_str().to_owned()).collect();
         let ours = match parts
             .iter()
@@ -210,72 +214,22 @@ fn own_descriptor(name: &Path) -> Option<i32> {
     None
 }
 
-/// Refuse a symbolic link on the way from `name` (followed link by link, as
-/// [`resolve_links`]) that sits in a sticky or world-writable directory and belongs to
-/// neither the effective user nor the directory's owner: the rule of the kernel's
-/// `fs.protected_symlinks` (`proc_sys_fs(5)`), applied whatever the setting is,
-/// because h5perf follows the link itself before a `rename` that the kernel does not
-/// check.
-///
-/// # Errors
-/// The refused link.
-fn check_links(name: &Path) -> std::result::Result<(), Refusal> {
-    let euid = crate::ffi::posix::effective_uid();
-    let mut p = name.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        let Ok(link) = std::fs::symlink_metadata(&p) else {
-            return Ok(());
-        };
-        if !link.file_type().is_symlink() {
-            return Ok(());
-        }
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        if link.uid() != euid {
-            if let Ok(d) = std::fs::metadata(dir) {
-                let sticky = d.mode() & 0o1000 != 0;
-                let shared = sticky || d.mode() & 0o002 != 0;
-                if shared && d.uid() != link.uid() {
-                    return Err(Refusal::ForeignLink {
-                        owner: link.uid(),
-                        dir: path_text(dir.as_os_str()),
-                        sticky,
-                        euid,
-                    });
-                }
-            }
-        }
-        let Ok(target) = std::fs::read_link(&p) else {
-            return Ok(());
-        };
-        p = if target.is_absolute() {
-            target
-        } else {
-            dir.join(target)
-        };
-    }
-    Ok(())
-}
-
 /// What file a name is, or will be once created: the same key for two names means
 /// one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileKey {
-    /// An existing file: its identity (`stat`, links followed).
+    /// An existing file (`stat`, links followed).
     Inode(FileId),
-    /// A file yet to be created: the identity of the directory it will be created in
-    /// (links followed) and its name there, so `./x`, `x` and `d/../x` give the same
-    /// key.
+    /// A file yet to be created: the directory it will be created in (links followed)
+    /// and its name there, so `./x`, `x` and `d/../x` give the same key.
     New {
         /// The directory.
         dir: FileId,
-        /// The file's name in the directory (bytes).
+        /// The file's name in the directory.
         name: OsString,
     },
-    /// A name whose directory cannot be examined (missing, no permission): its
-    /// lexically normalised absolute name, the best that can be compared.
+    /// A name whose directory cannot be examined: its lexically normalised absolute
+    /// name.
     Name(PathBuf),
 }
 
@@ -286,13 +240,8 @@ impl FileKey {
             return FileKey::Inode(FileId::of(&m));
         }
         let target = resolve_links(path);
-        if let (Some(name), Some(dir)) = (target.file_name(), target.parent()) {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            if let Ok(m) = std::fs::metadata(dir) {
+        if let Some(name) = target.file_name() {
+            if let Ok(m) = std::fs::metadata(dir_of(&target)) {
                 return FileKey::New {
                     dir: FileId::of(&m),
                     name: name.to_os_string(),
@@ -320,9 +269,8 @@ fn normalise(path: &Path) -> PathBuf {
     out
 }
 
-/// The temporary file beside `path` that a new version of it is written to before it
-/// replaces `path` ([`replace`]): `.NAME.h5perf-tmp.PID` in the same directory (so the
-/// rename stays on one file system).
+/// The temporary file beside `path` that a new version of it is written to:
+/// `.NAME.h5perf-tmp.PID` in the same directory (so the rename stays on one file system).
 pub fn temp_beside(path: &Path) -> PathBuf {
     let mut name = OsString::from(".");
     name.push(path.file_name().unwrap_or("results".as_ref()));
@@ -333,18 +281,13 @@ pub fn temp_beside(path: &Path) -> PathBuf {
     }
 }
 
-/// Replace `path` by `tmp` (`rename`, atomic on one file system), then `fsync` their
-/// directory so the rename reaches the disk (best effort). If `path` exists, `tmp`
-/// first takes its mode, owner and group (as editors do; a user who may not give a
-/// file away keeps what `chown` allows), so the replaced file keeps who may read it.
-/// Hard links are not followed: the name gets the new file, other names of the old file
-/// keep the old bytes. Only a regular file is ever replaced: anything else under the
-/// name (a device, a FIFO, a symbolic link put there since the name was resolved) is
-/// refused and left as it is.
+/// Replace the regular file `path` (or nothing) by `tmp` (`rename`, then `fsync` of the
+/// directory, best effort); `tmp` first takes the replaced file's mode, owner and group
+/// (as far as `chown` allows).
 ///
 /// # Errors
-/// `path` is not a regular file, or the `rename` fails (the message names `path`);
-/// `tmp` is left for the caller.
+/// `path` is no longer a regular file (left as it is), or the `rename` fails; `tmp` is
+/// left for the caller.
 pub fn replace(tmp: &Path, path: &Path) -> Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(old) if old.is_file() => keep_owner_and_mode(tmp, &old),
@@ -362,11 +305,7 @@ pub fn replace(tmp: &Path, path: &Path) -> Result<()> {
         errno: e.raw_os_error().unwrap_or(0),
         path: Some(path_text(path.as_os_str())),
     })?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if let Ok(d) = std::fs::File::open(dir) {
+    if let Ok(d) = std::fs::File::open(dir_of(path)) {
         let _ = d.sync_all();
     }
     Ok(())

@@ -1,27 +1,22 @@
-//! Reading h5perf's own results files back into a [`ResultSet`] (for `--baseline` and
-//! `--from`): the `--csv` and `--json` documents ([`super::export`]) and the
-//! `--rank-csv` samples. Fields are found by name, so extra columns or a different
-//! column order do not matter; the fields the verdict and the page need must be there.
-//!
-//! A document is recognised by its first line — `{` for JSON, the header
-//! `nprocs,xfer_size,buf_bytes,…` or `nprocs,xfer_size,api,iteration,…` for CSV — or,
-//! in a capture of standard output (`--json -`, `--csv -` after the text report), by
-//! the first line that is one of these.
+//! Reading h5perf's own results files back into a [`ResultSet`] (`--baseline`, `--from`):
+//! `--csv`, `--json` and `--rank-csv`, fields found by name. A document is recognised by
+//! its first line (`{`, or the CSV header), also after the text report in a capture of
+//! standard output (`--json -`, `--csv -`).
 
 use std::ffi::{OsStr, OsString};
 
 use crate::config::{Api, Params};
 use crate::error::{path_text, Error, Result};
+use crate::measure::{Phase, Record};
+
+use super::export::{self, RunMeta, FIELDS, FIRST_META, FIRST_PARAM};
+use super::json_text::{self, Json};
+use super::results::{Cell, CellKey, RankSample, ResultSet, RUN_FIELDS};
 
 /// A results file that cannot be read back: the complete message.
 fn bad(msg: String) -> Error {
     Error::Results(msg)
 }
-use crate::measure::{Phase, Record};
-
-use super::export::{self, RunMeta, FIELDS};
-use super::json_text::{self, Json};
-use super::results::{Cell, CellKey, RankSample, ResultSet, RUN_FIELDS};
 
 /// The results of a run that just ended, as a later `--from` reads its `--csv` and
 /// `--rank-csv` files ([`export::result_set`]).
@@ -98,7 +93,7 @@ pub fn read_results(names: &[OsString]) -> Result<ResultSet> {
     Ok(set)
 }
 
-/// The document in `text` (see the module documentation).
+/// The document in `text`.
 ///
 /// # Errors
 /// Not a results document, or a malformed one (the reason names the row or position).
@@ -213,13 +208,12 @@ fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey> {
 
 /// One measurement from its fields.
 fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
-    let slowest = match (get("slowest_rank"), get("slowest_host")) {
-        (Some(r), h) => Some((
-            r.parse()
-                .map_err(|_| bad(format!("{at}: slowest_rank is not a number: '{r}'")))?,
-            h.unwrap_or_default(),
+    let slowest = match get("slowest_rank") {
+        Some(_) => Some((
+            num(get, "slowest_rank", at)?,
+            get("slowest_host").unwrap_or_default(),
         )),
-        (None, _) => None,
+        None => None,
     };
     Ok(Cell {
         key: key_of(get, at)?,
@@ -245,14 +239,38 @@ fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<()> {
     Ok(())
 }
 
-/// The parameter field names of a record in [`FIELDS`] (`num_bytes` … `alloc_time`).
-fn param_fields() -> &'static [&'static str] {
-    let a = FIELDS.iter().position(|f| *f == "num_bytes").unwrap_or(0);
-    let b = FIELDS
-        .iter()
-        .position(|f| *f == "h5perf_version")
-        .unwrap_or(a);
-    &FIELDS[a..b]
+/// The header and the rows of a CSV document.
+fn csv_table(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+    let mut rows = parse_csv(text)?;
+    if rows.is_empty() {
+        return Err(bad("empty CSV".to_string()));
+    }
+    let header = rows.remove(0);
+    Ok((header, rows))
+}
+
+/// Where CSV row `i` (from 0, after the header) is, and its field getter.
+///
+/// # Errors
+/// The row is not as long as the header.
+fn csv_row<'a>(
+    header: &'a [String],
+    row: &'a [String],
+    i: usize,
+) -> Result<(String, impl Fn(&str) -> Option<String> + 'a)> {
+    let at = format!("row {}", i + 2);
+    if row.len() != header.len() {
+        return Err(bad(format!(
+            "{at}: {} fields, the header has {}",
+            row.len(),
+            header.len()
+        )));
+    }
+    let get = |name: &str| {
+        let c = header.iter().position(|h| h == name)?;
+        Some(row[c].clone()).filter(|v| !v.is_empty())
+    };
+    Ok((at, get))
 }
 
 /// The results of a `--csv` document (its header first).
@@ -261,11 +279,8 @@ fn param_fields() -> &'static [&'static str] {
 /// No header, a field missing, a row of the wrong length, a value that is not a number
 /// where one is needed, two rows of one measurement.
 pub fn results_from_csv(text: &str) -> Result<ResultSet> {
-    let rows = parse_csv(text)?;
-    let Some((header, rows)) = rows.split_first() else {
-        return Err(bad("empty CSV".to_string()));
-    };
-    let col = |name: &str| header.iter().position(|h| h == name);
+    let (header, rows) = csv_table(text)?;
+    let has = |name: &str| header.iter().any(|h| h == name);
     for f in [
         "nprocs",
         "xfer_size",
@@ -274,12 +289,12 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
         "avg_mibps",
         "std_mibps",
     ] {
-        if col(f).is_none() {
+        if !has(f) {
             return Err(bad(format!("the CSV header has no column {f}")));
         }
     }
     let mut set = ResultSet::default();
-    let params: Vec<&str> = param_fields()
+    let params: Vec<&str> = FIELDS[FIRST_PARAM..FIRST_META]
         .iter()
         .copied()
         .chain(
@@ -288,18 +303,10 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
                 .map(String::as_str)
                 .filter(|h| crate::config::params::result_keys().any(|k| k == *h)),
         )
-        .filter(|f| col(f).is_some())
+        .filter(|f| has(f))
         .collect();
     for (i, row) in rows.iter().enumerate() {
-        let at = format!("row {}", i + 2);
-        if row.len() != header.len() {
-            return Err(bad(format!(
-                "{at}: {} fields, the header has {}",
-                row.len(),
-                header.len()
-            )));
-        }
-        let get = |name: &str| col(name).map(|c| row[c].clone()).filter(|v| !v.is_empty());
+        let (at, get) = csv_row(&header, row, i)?;
         if i == 0 {
             set.run = RUN_FIELDS
                 .iter()
@@ -320,22 +327,10 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
 /// # Errors
 /// As [`results_from_csv`].
 pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>> {
-    let rows = parse_csv(text)?;
-    let Some((header, rows)) = rows.split_first() else {
-        return Err(bad("empty CSV".to_string()));
-    };
-    let col = |name: &str| header.iter().position(|h| h == name);
+    let (header, rows) = csv_table(text)?;
     let mut out = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
-        let at = format!("row {}", i + 2);
-        if row.len() != header.len() {
-            return Err(bad(format!(
-                "{at}: {} fields, the header has {}",
-                row.len(),
-                header.len()
-            )));
-        }
-        let get = |name: &str| col(name).map(|c| row[c].clone()).filter(|v| !v.is_empty());
+        let (at, get) = csv_row(&header, row, i)?;
         out.push(RankSample {
             key: key_of(&get, &at)?,
             iteration: num(&get, "iteration", &at)?,
@@ -393,7 +388,7 @@ pub fn results_from_json(text: &str) -> Result<ResultSet> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::results::testing::run_set;
+    use super::super::results::run_set;
     use super::*;
 
     #[test]

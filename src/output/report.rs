@@ -10,17 +10,10 @@ use crate::measure::{ApiResults, Direction, Phase, PhaseStats, Record, TimeStats
 /// Size formatting rule of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` when
 /// the value is an exact multiple, else the plain number of bytes.
 pub fn fmt_size(v: i64) -> String {
-    const K: i64 = 1024;
-    const M: i64 = 1_048_576;
-    const G: i64 = 1_073_741_824;
-    if v >= K && v % K == 0 {
-        if v >= M && v % M == 0 {
-            if v >= G && v % G == 0 {
-                return format!("{}GB", v / G);
-            }
-            return format!("{}MB", v / M);
+    for (unit, shift) in [("GB", 30), ("MB", 20), ("KB", 10)] {
+        if v >= 1 << shift && v % (1 << shift) == 0 {
+            return format!("{}{unit}", v >> shift);
         }
-        return format!("{}KB", v / K);
     }
     format!("{v}")
 }
@@ -69,115 +62,70 @@ pub struct ParamEnv<'a> {
 pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
     let r = e.rank;
     let mut s = String::new();
-    let mut line = |t: String| {
-        let _ = writeln!(s, "rank {r}: {t}");
-    };
-    line("==== Parameters ====".into());
+    macro_rules! line {
+        ($($arg:tt)*) => {
+            let _ = writeln!(s, "rank {r}: {}", format_args!($($arg)*));
+        };
+    }
+    line!("==== Parameters ====");
     let apis: String = p.apis.iter().map(|a| format!("{} ", a.name())).collect();
-    line(format!("IO API={apis}"));
-    line(format!("Number of files={}", p.num_files));
-    line(format!("Number of datasets={}", p.num_dsets));
-    line(format!("Number of iterations={}", p.num_iters));
-    line(format!(
-        "Number of processes={}:{}",
-        p.min_procs, p.max_procs
-    ));
-    let (pmin, pmax) = (u64::from(p.min_procs), u64::from(p.max_procs));
-    let bpp = p.num_bytes;
-    let blk = p.blk_size;
+    line!("IO API={apis}");
+    line!("Number of files={}", p.num_files);
+    line!("Number of datasets={}", p.num_dsets);
+    line!("Number of iterations={}", p.num_iters);
+    line!("Number of processes={}:{}", p.min_procs, p.max_procs);
+    let (bpp, blk) = (p.num_bytes, p.blk_size);
+    // a figure at the smallest and the largest process count, `min:max`
+    let both = |f: &dyn Fn(u64) -> String| {
+        let (a, b) = (u64::from(p.min_procs), u64::from(p.max_procs));
+        format!("{}:{}", f(a), f(b))
+    };
+    let pick = |on: bool, yes: &'static str, no: &'static str| if on { yes } else { no };
     if p.dim2d {
-        let smin = bpp.saturating_mul(pmin);
-        let smax = bpp.saturating_mul(pmax);
-        line(format!(
-            "Number of bytes per process per dataset={}:{}",
-            sz(bpp.saturating_mul(bpp).saturating_mul(pmin)),
-            sz(bpp.saturating_mul(bpp).saturating_mul(pmax))
-        ));
-        line(format!(
-            "Size of dataset(s)={}x{}:{}x{}",
-            sz(smin),
-            sz(smin),
-            sz(smax),
-            sz(smax)
-        ));
-        let fsize = |s: u64| ((s as f64).powi(2) as u64).saturating_mul(p.num_dsets);
-        line(format!("File size={}:{}", sz(fsize(smin)), sz(fsize(smax))));
-        if p.interleaved {
-            line(format!(
-                "Transfer buffer size={}x{}:{}x{}",
-                sz(p.buf_min),
-                sz(blk),
-                sz(p.buf_max),
-                sz(blk)
-            ));
-        } else {
-            line(format!(
-                "Transfer buffer size={}x{}:{}x{}",
-                sz(blk),
-                sz(p.buf_min),
-                sz(blk),
-                sz(p.buf_max)
-            ));
-        }
-        line(format!("Block size={}x{}", sz(blk), sz(blk)));
+        let per_proc = both(&|n| sz(bpp.saturating_mul(bpp).saturating_mul(n)));
+        line!("Number of bytes per process per dataset={per_proc}");
+        let side = |n: u64| sz(bpp.saturating_mul(n));
+        let sides = both(&|n| format!("{}x{}", side(n), side(n)));
+        line!("Size of dataset(s)={sides}");
+        let file = |n: u64| {
+            let side = bpp.saturating_mul(n) as f64;
+            sz((side.powi(2) as u64).saturating_mul(p.num_dsets))
+        };
+        line!("File size={}", both(&file));
+        let buf = |b: u64| match p.interleaved {
+            true => format!("{}x{}", sz(b), sz(blk)),
+            false => format!("{}x{}", sz(blk), sz(b)),
+        };
+        line!("Transfer buffer size={}:{}", buf(p.buf_min), buf(p.buf_max));
+        line!("Block size={}x{}", sz(blk), sz(blk));
     } else {
-        line(format!(
-            "Number of bytes per process per dataset={}",
-            sz(bpp)
-        ));
-        line(format!(
-            "Size of dataset(s)={}:{}",
-            sz(bpp.saturating_mul(pmin)),
-            sz(bpp.saturating_mul(pmax))
-        ));
-        line(format!(
-            "File size={}:{}",
-            sz(bpp.saturating_mul(pmin).saturating_mul(p.num_dsets)),
-            sz(bpp.saturating_mul(pmax).saturating_mul(p.num_dsets))
-        ));
-        line(format!(
-            "Transfer buffer size={}:{}",
-            sz(p.buf_min),
-            sz(p.buf_max)
-        ));
-        line(format!("Block size={}", sz(blk)));
+        line!("Number of bytes per process per dataset={}", sz(bpp));
+        line!(
+            "Size of dataset(s)={}",
+            both(&|n| sz(bpp.saturating_mul(n)))
+        );
+        let file = |n: u64| sz(bpp.saturating_mul(n).saturating_mul(p.num_dsets));
+        line!("File size={}", both(&file));
+        line!("Transfer buffer size={}:{}", sz(p.buf_min), sz(p.buf_max));
+        line!("Block size={}", sz(blk));
     }
-    line(format!(
-        "Block Pattern in Dataset={}",
-        if p.interleaved {
-            "Interleaved"
-        } else {
-            "Contiguous"
-        }
-    ));
-    line(format!(
-        "I/O Method for MPI and HDF5={}",
-        if p.collective {
-            "Collective"
-        } else {
-            "Independent"
-        }
-    ));
-    line(format!("Geometry={}", if p.dim2d { "2D" } else { "1D" }));
-    line("VFL used for HDF5 I/O=MPI-IO driver".into());
-    line(format!(
+    let pattern = pick(p.interleaved, "Interleaved", "Contiguous");
+    line!("Block Pattern in Dataset={pattern}");
+    let method = pick(p.collective, "Collective", "Independent");
+    line!("I/O Method for MPI and HDF5={method}");
+    line!("Geometry={}", pick(p.dim2d, "2D", "1D"));
+    line!("VFL used for HDF5 I/O=MPI-IO driver");
+    line!(
         "Data storage method in HDF5={}",
-        if p.chunk { "Chunked" } else { "Contiguous" }
-    ));
-    // fill settings (not in the C tool): only when one was given
-    for l in p.fill.report_lines() {
-        line(l);
+        pick(p.chunk, "Chunked", "Contiguous")
+    );
+    // fill settings and storage options (not in the C tool): only those given
+    for l in p.fill.report_lines().iter().chain(e.storage) {
+        line!("{l}");
     }
-    // storage options (not in the C tool): only those given
-    for l in e.storage {
-        line(l.clone());
-    }
-    line(format!(
-        "Env HDF5_PARAPREFIX={}",
-        e.paraprefix.unwrap_or("not set")
-    ));
+    line!("Env HDF5_PARAPREFIX={}", e.paraprefix.unwrap_or("not set"));
     let _ = write!(s, "rank {r}: {}", e.info_dump);
-    let _ = writeln!(s, "rank {r}: ==== End of Parameters ====");
+    line!("==== End of Parameters ====");
     s.push('\n');
     s
 }
@@ -215,12 +163,12 @@ pub fn xfer_header_2d(q: &crate::pattern::Pattern2D, p: &Params) -> String {
 
 /// The `IO API = ...` line at indent 2 (spec §3).
 pub fn api_header(api: Api) -> String {
-    let name = match api {
-        Api::Posix => "POSIX",
-        Api::Mpiio => "MPIO",
-        Api::Phdf5 => "PHDF5 (w/MPI-IO driver)",
+    let driver = if api == Api::Phdf5 {
+        " (w/MPI-IO driver)"
+    } else {
+        ""
     };
-    format!("        IO API = {name}\n")
+    format!("        IO API = {}{driver}\n", summary_api_name(api))
 }
 
 /// The short name of an API in the summary table and the progress lines: `POSIX`,
@@ -244,38 +192,26 @@ pub fn summary_table(p: &Params, records: &[Record], host_of: &dyn Fn(u32) -> St
         "API     Procs       Xfer Phase              Max(MB/s) Mean(MB/s)  Min(MB/s)     StdDev  Slowest rank (host)
 ",
     );
-    for r in records {
-        let api = summary_api_name(r.api);
-        for (i, ph) in Phase::ALL.iter().enumerate() {
-            let ran = if ph.is_read() {
-                r.has_read
-            } else {
-                !p.storage.read_only
-            };
-            if !ran {
-                continue;
-            }
-            let s = &r.phases[i];
-            let e = &r.extremes[i];
-            let slow = if e.known {
-                format!("{} ({})", e.slowest_rank, host_of(e.slowest_rank))
-            } else {
-                "-".to_string()
-            };
-            let _ = writeln!(
-                out,
-                "{:<6} {:>6} {:>10} {:<17} {:>10.2} {:>10.2} {:>10.2} {:>10.2}  {}",
-                api,
-                r.nprocs,
-                sz(r.xfer_size),
-                ph.title(),
-                s.max_mibps,
-                s.avg_mibps,
-                s.min_mibps,
-                s.std_mibps,
-                slow
-            );
-        }
+    for (r, i) in super::export::rows(p, records) {
+        let (s, e) = (&r.phases[i], &r.extremes[i]);
+        let slow = if e.known {
+            format!("{} ({})", e.slowest_rank, host_of(e.slowest_rank))
+        } else {
+            "-".to_string()
+        };
+        let _ = writeln!(
+            out,
+            "{:<6} {:>6} {:>10} {:<17} {:>10.2} {:>10.2} {:>10.2} {:>10.2}  {}",
+            summary_api_name(r.api),
+            r.nprocs,
+            sz(r.xfer_size),
+            Phase::ALL[i].title(),
+            s.max_mibps,
+            s.avg_mibps,
+            s.min_mibps,
+            s.std_mibps,
+            slow
+        );
     }
     out
 }

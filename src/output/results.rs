@@ -1,11 +1,7 @@
-//! The results of a run as the results files hold them ([`ResultSet`]): what the
-//! verdict ([`super::verdict`]), the comparison with a baseline ([`super::baseline`]) and
-//! the HTML page ([`super::html`]) work from, whether the run just ended or its files are
-//! read back ([`super::readback`]).
-//!
-//! A run's own set is made from the very CSV text its `--csv` and `--rank-csv` files
-//! get ([`super::readback::of_run`]), so that a page made later from those files with `--from`
-//! is the page the run made, byte for byte. No I/O, no MPI.
+//! The results of a run as the results files hold them ([`ResultSet`]), whether the run
+//! just ended ([`super::export::result_set`]) or its files are read back
+//! ([`super::readback`]): what the verdict, the comparison with a baseline and the page
+//! work from, so that a page made later with `--from` is the page the run made. No I/O.
 
 use std::fmt;
 
@@ -14,50 +10,16 @@ use crate::config::Api;
 use crate::measure::Phase;
 
 /// What identifies one measurement: (processes, transfer size, API, phase).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellKey {
     /// Processes of the step.
     pub nprocs: u32,
     /// Transfer size of the step, bytes.
     pub xfer_size: u64,
-    /// The API (ordered as it runs).
-    pub api: ApiOrd,
-    /// The phase (ordered as the report prints them).
-    pub phase: PhaseOrd,
-}
-
-/// An [`Api`] ordered in execution order (for sorting keys).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ApiOrd(u8);
-
-/// A [`Phase`] ordered as in [`Phase::ALL`] (for sorting keys).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PhaseOrd(u8);
-
-impl ApiOrd {
     /// The API.
-    pub fn get(self) -> Api {
-        Api::ALL[usize::from(self.0)]
-    }
-}
-
-impl From<Api> for ApiOrd {
-    fn from(a: Api) -> ApiOrd {
-        ApiOrd(Api::ALL.iter().position(|x| *x == a).unwrap_or(0) as u8)
-    }
-}
-
-impl PhaseOrd {
+    api: Api,
     /// The phase.
-    pub fn get(self) -> Phase {
-        Phase::ALL[usize::from(self.0)]
-    }
-}
-
-impl From<Phase> for PhaseOrd {
-    fn from(p: Phase) -> PhaseOrd {
-        PhaseOrd(Phase::ALL.iter().position(|x| *x == p).unwrap_or(0) as u8)
-    }
+    phase: Phase,
 }
 
 impl CellKey {
@@ -66,19 +28,19 @@ impl CellKey {
         CellKey {
             nprocs,
             xfer_size,
-            api: api.into(),
-            phase: phase.into(),
+            api,
+            phase,
         }
     }
 
     /// The API.
     pub fn api(&self) -> Api {
-        self.api.get()
+        self.api
     }
 
     /// The phase.
     pub fn phase(&self) -> Phase {
-        self.phase.get()
+        self.phase
     }
 }
 
@@ -217,18 +179,12 @@ impl ResultSet {
 
     /// The process counts measured, smallest first.
     pub fn procs(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self.cells.iter().map(|c| c.key.nprocs).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
+        sorted(self.cells.iter().map(|c| c.key.nprocs))
     }
 
     /// The transfer sizes measured (bytes), smallest first.
     pub fn sizes(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self.cells.iter().map(|c| c.key.xfer_size).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
+        sorted(self.cells.iter().map(|c| c.key.xfer_size))
     }
 
     /// The (processes, transfer size) step with per-rank samples that took longest,
@@ -239,34 +195,39 @@ impl ResultSet {
     /// close, both directions); the first of equals in run order. `None` without
     /// samples.
     pub fn slowest_step(&self) -> Option<(u32, u64)> {
-        let mut best: Option<((u32, u64), f64)> = None;
+        let step = |k: &CellKey| (k.nprocs, k.xfer_size);
         let mut steps: Vec<(u32, u64)> = Vec::new();
         for c in &self.cells {
-            let s = (c.key.nprocs, c.key.xfer_size);
-            if !steps.contains(&s) {
+            let s = step(&c.key);
+            if !steps.contains(&s) && self.samples.iter().any(|r| step(&r.key) == s) {
                 steps.push(s);
             }
         }
-        steps.retain(|&s| {
-            self.samples
-                .iter()
-                .any(|r| (r.key.nprocs, r.key.xfer_size) == s)
-        });
         let most = steps.iter().map(|s| s.0).max();
-        for s in steps.into_iter().filter(|s| Some(s.0) == most) {
-            let t: f64 = self
-                .cells
-                .iter()
-                .filter(|c| (c.key.nprocs, c.key.xfer_size) == s)
-                .filter(|c| matches!(c.key.phase(), Phase::WriteOpenClose | Phase::ReadOpenClose))
+        let open_close =
+            |c: &&Cell| matches!(c.key.phase, Phase::WriteOpenClose | Phase::ReadOpenClose);
+        let time = |s| -> f64 {
+            let cells = self.cells.iter().filter(|c| step(&c.key) == s);
+            cells
+                .filter(open_close)
                 .map(|c| c.avg_time_s * f64::from(c.iterations))
-                .sum();
-            if best.is_none_or(|(_, b)| t > b) {
-                best = Some((s, t));
-            }
-        }
-        best.map(|(s, _)| s)
+                .sum()
+        };
+        steps
+            .into_iter()
+            .filter(|s| Some(s.0) == most)
+            .map(|s| (s, time(s)))
+            .reduce(|a, b| if b.1 > a.1 { b } else { a })
+            .map(|(s, _)| s)
     }
+}
+
+/// The distinct values of `v`, smallest first.
+fn sorted<T: Ord>(v: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = v.collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// A size in bytes in words: `8 KiB`, `1 MiB`, `2 GiB` for exact multiples, else
@@ -289,12 +250,15 @@ pub fn procs_text(n: u32) -> String {
     }
 }
 
+/// A run's results made through the real exporter, for the tests of this layer.
 #[cfg(test)]
-pub(crate) mod testing {
-    //! A run's results made through the real exporter, for the tests of this layer.
+pub(crate) use tests::run_set;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     use super::super::export::{self, RunMeta};
-    use super::*;
     use crate::config::{Options, Params};
     use crate::measure::{Extremes, PhaseStats, Record, TimeStats};
 
@@ -302,7 +266,7 @@ pub(crate) mod testing {
     /// 3 iterations and 2 ranks' samples per record when `samples`, whose mean
     /// throughput is `f(nprocs, xfer, api index, phase index)` MiB/s with a standard
     /// deviation of 1 % of it.
-    pub fn run_set(
+    pub(crate) fn run_set(
         procs: &[u32],
         sizes: &[u64],
         apis: &[Api],
@@ -397,12 +361,6 @@ pub(crate) mod testing {
         };
         (meta, p, records)
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::testing::run_set;
-    use super::*;
 
     #[test]
     fn a_runs_set_holds_every_record_phase_and_sample() {
@@ -462,10 +420,5 @@ mod tests {
         assert_eq!(procs_text(4), "4 processes");
         let k = CellKey::new(2, 1 << 20, Api::Mpiio, Phase::Write);
         assert_eq!(k.to_string(), "mpiio write, 2 processes, 1 MiB");
-        assert!(CellKey::new(1, 8, Api::Phdf5, Phase::Read) < k);
-        assert!(
-            CellKey::new(2, 1 << 20, Api::Posix, Phase::Read)
-                < CellKey::new(2, 1 << 20, Api::Mpiio, Phase::RawWrite)
-        );
     }
 }

@@ -1,19 +1,10 @@
 //! Where an output goes ([`Sink`]): standard output, nowhere, a name that is not a
-//! regular file (a device, a FIFO, `/dev/stdout`: written through, never replaced), or a
-//! regular file, new or not, replaced through a temporary file beside it
-//! ([`super::paths`]), so that a reader or a killed run sees the earlier version or a
-//! whole new one, never a part.
-//!
-//! Two ways to write, one per kind of output:
-//! * the report (`-o`, [`Sink::report`]) is appended block by block by every rank
-//!   ([`Sink::write`]) and published after the first finished step ([`Sink::publish`]).
-//!   A block's failure is not returned on the spot: the sink keeps the first one and
-//!   writes nothing more, and [`Sink::status`] hands it to the next agreement point,
-//!   which every rank reaches in the same order (returning it where it happened would
-//!   send the failing rank, usually rank 0 alone, to another agreement point than the
-//!   others and hang the job);
-//! * a results document or the page ([`Sink::document`]: `--json`, `--csv`,
-//!   `--rank-csv`, `--html`) is written whole each time by rank 0 ([`Sink::replace`]).
+//! regular file (written through), or a regular file, new or not, replaced through a
+//! temporary file beside it ([`super::paths`]), so that a reader or a killed run sees
+//! the earlier version or a whole new one, never a part. The report (`-o`,
+//! [`Sink::report`]) is appended block by block by every rank and published after the
+//! first finished step; a results document or the page ([`Sink::document`]) is written
+//! whole each time by rank 0 ([`Sink::replace`]).
 
 use std::cell::{Cell, RefCell};
 use std::ffi::OsStr;
@@ -55,9 +46,8 @@ enum To {
         dest: PathBuf,
         /// The temporary file beside it (`.NAME.h5perf-tmp.PID`).
         tmp: PathBuf,
-        /// The report: the temporary file, opened for appending by every rank (so
-        /// blocks of different ranks do not clobber each other); `None` for a
-        /// document, whose every version is a temporary file of its own.
+        /// The report's temporary file, opened for appending by every rank; `None` for
+        /// a document (each version is a new temporary file).
         open: Option<Fd>,
         /// Whether this rank made the temporary file (and renames or removes it).
         owner: bool,
@@ -87,18 +77,15 @@ impl Sink {
     }
 
     /// The destination `dest` of the results document or page of `option` (`--json`,
-    /// `--csv`, `--rank-csv`, `--html`), checked before the run: `-` is standard
-    /// output; a name that is not a regular file is opened to be written through; for
-    /// a new or regular file the temporary file beside it is created (never through an
-    /// existing name) and removed again, so an unwritable name is refused before any
-    /// I/O while an earlier run's file is left alone until the first step of this run
-    /// has finished.
+    /// `--csv`, `--rank-csv`, `--html`), checked before the run: `-` is standard output;
+    /// for a new or regular file the temporary file beside it is created and removed
+    /// again, so an unwritable name is refused before any I/O while an earlier run's
+    /// file is left alone.
     ///
     /// # Errors
     /// Naming the option and the file (`results file (--json): cannot create
-    /// 'x/r.json': No such file or directory`): the temporary file cannot be created,
-    /// `dest` is a directory, a special file that cannot be opened, or a symbolic link
-    /// of another user in a shared directory.
+    /// 'x/r.json': No such file or directory`): the name is refused by
+    /// [`open_output`] or the temporary file cannot be created.
     pub fn document(dest: &OsStr, option: &'static str) -> Result<Sink> {
         if dest == STDOUT {
             return Ok(Sink::stdout());
@@ -109,42 +96,25 @@ impl Sink {
         };
         let shown = path_text(dest);
         let cannot = |why: String| Error::Output(format!("{what}: cannot create '{shown}': {why}"));
-        let refused = |r: paths::Refusal| cannot(r.to_string());
-        let to = match open_output(Path::new(dest)).map_err(refused)? {
-            Target::Through(f) => To::Through(Fd::from_file(f)),
-            Target::Replace { path } => {
-                let tmp = temp_beside(&path);
-                let _ = std::fs::remove_file(&tmp);
-                new_file(&tmp).map_err(|e| cannot(io_text(&e)))?;
-                std::fs::remove_file(&tmp).map_err(|e| cannot(io_text(&e)))?;
-                To::Replace {
-                    dest: path,
-                    tmp,
-                    open: None,
-                    owner: true,
-                    done: Cell::new(false),
-                }
-            }
-        };
+        let to = destination(dest, &cannot)?;
+        if let To::Replace { tmp, .. } = &to {
+            let _ = std::fs::remove_file(tmp);
+            new_file(tmp).map_err(|e| cannot(io_text(&e)))?;
+            std::fs::remove_file(tmp).map_err(|e| cannot(io_text(&e)))?;
+        }
         Ok(Sink::new(to, what, shown))
     }
 
     /// The report's sink (collective over `comm`): standard output (or nowhere when
     /// `report` is false) without `-o`. With `-o NAME` naming a new or regular file,
-    /// rank 0 creates a new file beside it (`.NAME.h5perf-tmp.PID`, symbolic links of
-    /// `NAME` followed) and every rank appends its blocks to it; the first finished
-    /// step renames it over `NAME` ([`Sink::publish`]), keeping an existing file's
-    /// owner, group and mode, so an earlier report stays as it was until this run has
-    /// results to replace it with, and a run that fails before leaves neither a file
-    /// nor a change. With `NAME` a device, FIFO or anything else that is not a regular
-    /// file (`/dev/null`, `/dev/stdout`), every rank opens it and writes its blocks
-    /// through, as the C tool's `fopen(NAME, "w")` does, without truncating or
-    /// replacing it ([`open_output`]).
+    /// rank 0 creates the temporary file beside it, every rank appends its blocks to it
+    /// and the first finished step renames it over `NAME` ([`Sink::publish`]); a run
+    /// that fails before leaves neither a file nor a change. Anything else (`/dev/null`,
+    /// a FIFO) every rank opens and writes through, as the C tool's `fopen(NAME, "w")`.
     ///
     /// # Errors
-    /// The file cannot be created or opened, or is a symbolic link of another user in a
-    /// shared directory (the message names `-o` and the report as given), agreed by
-    /// all ranks.
+    /// The file cannot be created or opened, or is refused by [`open_output`] (the
+    /// message names `-o` and the report as given), agreed by all ranks.
     pub fn report(comm: &Comm, name: Option<&OsStr>, report: bool) -> Result<Sink> {
         use std::os::unix::ffi::OsStrExt;
         let Some(name) = name else {
@@ -153,16 +123,7 @@ impl Sink {
         let (what, shown) = ("report file (-o)".to_string(), path_text(name));
         let cannot = |why: String| Error::Output(format!("{what}: cannot create '{shown}': {why}"));
         let sink = |to| Sink::new(to, what.clone(), shown.clone());
-        let through = || match open_output(Path::new(name)).map_err(|r| cannot(r.to_string()))? {
-            Target::Through(f) => Ok(To::Through(Fd::from_file(f))),
-            Target::Replace { path } => Ok(To::Replace {
-                tmp: temp_beside(&path),
-                dest: path,
-                open: None,
-                owner: true,
-                done: Cell::new(false),
-            }),
-        };
+        let through = || destination(name, &cannot);
         // three agreement points, reached by every rank in the same order
         let created = if comm.rank()? == 0 {
             through().and_then(|to| match to {
@@ -225,14 +186,14 @@ impl Sink {
         matches!(self.to, To::Null)
     }
 
-    /// Whether the output goes to a regular file, replaced through a temporary file
-    /// (a results document then is rewritten after each step).
+    /// Whether the output goes to a regular file, replaced through a temporary file.
     pub fn is_file(&self) -> bool {
         matches!(self.to, To::Replace { .. })
     }
 
-    /// Append one block of the report. A failure is kept (the first one) and ends the
-    /// writing: later blocks are dropped; [`Sink::status`] reports it.
+    /// Append one block of the report. The first failure is kept for [`Sink::status`]
+    /// (not returned here: the failing rank must reach the same agreement points as the
+    /// others) and later blocks are dropped.
     pub fn write(&self, s: &str) {
         if self.failed.borrow().is_some() {
             return;
@@ -257,9 +218,8 @@ impl Sink {
         }
     }
 
-    /// Write `text` as the whole document: on standard output or a special file, once,
-    /// flushed; to a regular file, through a temporary file beside it (written,
-    /// `fsync`ed, renamed over the file, then the directory `fsync`ed).
+    /// Write `text` as the whole document: to standard output or a special file as it
+    /// is; a regular file through a new temporary file (written, `fsync`ed, renamed).
     ///
     /// # Errors
     /// Naming the option and the file when the text cannot be written or the file not
@@ -316,10 +276,9 @@ impl Sink {
         }
     }
 
-    /// The report has something to replace an earlier file with: on the rank that
-    /// created the report's temporary file, rename it over the report's name (once;
-    /// later calls do nothing). The file stays open, so later blocks of every rank go
-    /// on into it. No-op for other sinks and ranks, and after a failure.
+    /// On the rank that created the report's temporary file, rename it over the
+    /// report's name (once; the file stays open for later blocks). No-op for other
+    /// sinks and ranks, and after a failure.
     pub fn publish(&self) {
         let To::Replace {
             dest,
@@ -378,6 +337,23 @@ impl Drop for Sink {
             }
         }
     }
+}
+
+/// The destination of the output `name` ([`open_output`]); a regular file's temporary
+/// file is not made yet.
+fn destination(name: &OsStr, cannot: &dyn Fn(String) -> Error) -> Result<To> {
+    Ok(
+        match open_output(Path::new(name)).map_err(|r| cannot(r.to_string()))? {
+            Target::Through(f) => To::Through(Fd::from_file(f)),
+            Target::Replace { path } => To::Replace {
+                tmp: temp_beside(&path),
+                dest: path,
+                open: None,
+                owner: true,
+                done: Cell::new(false),
+            },
+        },
+    )
 }
 
 /// A new file at `path`, refusing an existing name (a planted symbolic link included).

@@ -1,9 +1,7 @@
-//! SVG line charts for the HTML page ([`super::html`]): axes with labelled ticks, one
-//! solid line per series with a marker per point (the series told apart by colour and
-//! marker shape) and optional min–max bars, red dashed bound lines (across the chart, or
-//! short segments at the x positions a bound applies to), a legend. Each chart is one `<svg>` element, valid SVG 1.1 (checked against
-//! the W3C DTD by the tests), styled by the page's CSS classes ([`CSS`]) so that the
-//! markup stays small. Pure formatting: no I/O.
+//! SVG line charts for the HTML page ([`super::html`]): axes with labelled ticks, a solid
+//! line per series with a marker per point (told apart by colour and marker shape),
+//! optional min–max bars, red dashed bound lines, a legend. Each chart is one `<svg>`
+//! element, valid SVG 1.1, styled by the page's CSS classes ([`CSS`]). No I/O.
 
 use std::fmt::Write as _;
 
@@ -22,10 +20,9 @@ const BELOW: f64 = 40.0;
 /// One legend row.
 const LEGEND_ROW: f64 = 15.0;
 
-/// The chart classes of the page's style sheet: fonts, axes, the eight series colours
-/// (the Okabe–Ito palette, distinguishable with colour-vision deficiencies; the four
-/// marker shapes of `marker` keep lines apart when printed in grey). Series lines are
-/// solid: the only dashed lines of a chart are the bounds (`.bd`, [`BOUND_DASH`]).
+/// The chart classes of the page's style sheet: the eight series colours are the
+/// Okabe–Ito palette (told apart with colour-vision deficiencies); the only dashed lines
+/// are the bounds (`.bd`, [`BOUND_DASH`]).
 pub const CSS: &str = "\
 svg.chart{width:100%;height:auto;font-family:sans-serif;font-size:11px}\
 .chart text{fill:#222;stroke:none}.chart .t{font-size:12px;font-weight:bold}\
@@ -62,9 +59,9 @@ pub struct Point {
     pub y: f64,
     /// The bar from `lo` to `hi` (y axis units), when the chart has bars.
     pub lo: f64,
-    /// See `lo`.
+    /// The top of the bar.
     pub hi: f64,
-    /// The tooltip: the point's `<title>` (what it is and its figures).
+    /// The tooltip (the point's `<title>`).
     pub title: String,
     /// The marker.
     pub mark: Mark,
@@ -86,8 +83,7 @@ pub struct Bound {
     pub y: f64,
     /// The label (`mpiio.write>=2GB/s`).
     pub label: String,
-    /// Where the bound applies on the x axis: `None` across the whole chart, else at
-    /// these x positions (axis units) only, each drawn as a short segment.
+    /// `None` across the chart, else the x positions (axis units) of its short segments.
     pub at: Option<Vec<f64>>,
 }
 
@@ -128,6 +124,17 @@ pub fn esc(s: &str) -> String {
         }
     }
     o
+}
+
+/// `<text class="CLASS" x="X" y="Y">BODY</text>`, `body` escaped.
+fn text_at(o: &mut String, class: &str, x: f64, y: f64, body: &str) {
+    let _ = write!(
+        o,
+        "<text class=\"{class}\" x=\"{}\" y=\"{}\">{}</text>",
+        c(x),
+        c(y),
+        esc(body)
+    );
 }
 
 /// A coordinate with one decimal (`12.5`, `40`).
@@ -323,12 +330,7 @@ pub fn render(chart: &Chart) -> String {
         c(h),
         esc(&chart.title)
     );
-    let _ = write!(
-        o,
-        "<text class=\"t m\" x=\"{}\" y=\"15\">{}</text>",
-        c(WIDTH / 2.0),
-        esc(&chart.title)
-    );
+    text_at(&mut o, "t m", WIDTH / 2.0, 15.0, &chart.title);
     // grid and y ticks
     let mut grid = String::new();
     let mut labels = String::new();
@@ -336,23 +338,11 @@ pub fn render(chart: &Chart) -> String {
     while v <= ymax + step * 1e-9 {
         let y = py(v);
         let _ = write!(grid, "M{} {}H{}", c(x0), c(y), c(x1));
-        let _ = write!(
-            labels,
-            "<text class=\"e\" x=\"{}\" y=\"{}\">{}</text>",
-            c(x0 - 4.0),
-            c(y + 3.5),
-            tick_text(v, step)
-        );
+        text_at(&mut labels, "e", x0 - 4.0, y + 3.5, &tick_text(v, step));
         v += step;
     }
     for (x, label) in &chart.x_ticks {
-        let _ = write!(
-            labels,
-            "<text class=\"m\" x=\"{}\" y=\"{}\">{}</text>",
-            c(px(*x)),
-            c(y0 + 13.0),
-            esc(label)
-        );
+        text_at(&mut labels, "m", px(*x), y0 + 13.0, label);
         let _ = write!(grid, "M{} {}v4", c(px(*x)), c(y0));
     }
     let _ = write!(o, "<path class=\"gr\" d=\"{grid}\"/>{labels}");
@@ -364,13 +354,7 @@ pub fn render(chart: &Chart) -> String {
         c(y0),
         c(x1)
     );
-    let _ = write!(
-        o,
-        "<text class=\"m\" x=\"{}\" y=\"{}\">{}</text>",
-        c((x0 + x1) / 2.0),
-        c(y0 + 28.0),
-        esc(&chart.x_label)
-    );
+    text_at(&mut o, "m", (x0 + x1) / 2.0, y0 + 28.0, &chart.x_label);
     let _ = write!(
         o,
         "<text class=\"m\" transform=\"rotate(-90)\" x=\"{}\" y=\"13\">{}</text>",
@@ -395,14 +379,12 @@ pub fn render(chart: &Chart) -> String {
         let Some(at) = &b.at else {
             let _ = write!(
                 o,
-                "<path class=\"bd\" d=\"M{} {}H{}\"/><text class=\"bdt e\" x=\"{}\" y=\"{}\">{}</text>",
+                "<path class=\"bd\" d=\"M{} {}H{}\"/>",
                 c(x0),
                 c(y),
-                c(x1),
-                c(x1 - 2.0),
-                c(y - 3.0),
-                esc(&label)
+                c(x1)
             );
+            text_at(&mut o, "bdt e", x1 - 2.0, y - 3.0, &label);
             continue;
         };
         let mut d = String::new();
@@ -421,13 +403,8 @@ pub fn render(chart: &Chart) -> String {
                 at.iter().map(|x| px(*x)).fold(f64::INFINITY, f64::min) - half,
             )
         };
-        let _ = write!(
-            o,
-            "<path class=\"bd\" d=\"{d}\"/><text class=\"{class}\" x=\"{}\" y=\"{}\">{}</text>",
-            c(tx.clamp(x0, x1)),
-            c(y - 3.0),
-            esc(&label)
-        );
+        let _ = write!(o, "<path class=\"bd\" d=\"{d}\"/>");
+        text_at(&mut o, class, tx.clamp(x0, x1), y - 3.0, &label);
     }
     // the series: line, bars, markers
     for (i, s) in chart.series.iter().enumerate() {

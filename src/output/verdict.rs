@@ -1,13 +1,8 @@
-//! The verdict of a run: its contract criteria (`--expect`) evaluated on its results,
-//! and its comparison with a baseline ([`super::baseline`]), as rows of PASS/FAIL, and
-//! the verdict table printed after the report (rank 0, on the report's stream). No I/O.
-//!
-//! A criterion holds when every measurement it selects satisfies it; its row shows the
-//! worst of them (the smallest for `>=`/`>`, the largest for `<=`/`<`) in the
-//! criterion's unit. The baseline has one summary row and one FAIL row per regression,
-//! the largest drop (the smallest fraction of the baseline's value) first;
-//! measurements missing on either side, differing parameters and an incomplete
-//! baseline are listed after the rows and do not fail the verdict.
+//! The verdict of a run: its criteria (`--expect`) and its comparison with a baseline
+//! ([`super::baseline`]) as rows of PASS/FAIL, and the table printed after the report.
+//! A criterion's row shows the worst measurement it selects; the baseline has one row
+//! and one FAIL row per regression, the largest drop first; missing measurements,
+//! differing parameters and an incomplete baseline are notes. No I/O.
 
 use std::fmt::Write as _;
 
@@ -317,7 +312,7 @@ impl Verdict {
 #[cfg(test)]
 mod tests {
     use super::super::baseline::compare;
-    use super::super::results::testing::run_set;
+    use super::super::results::run_set;
     use super::*;
     use crate::config::Api;
     use crate::measure::Phase;
