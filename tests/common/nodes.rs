@@ -702,12 +702,14 @@ impl Job {
     /// nodes (up to [`SURVIVOR_GRACE`]); those still there are killed and reported.
     pub fn wait(mut self, cluster: &Cluster, timeout: Duration) -> NodeOutcome {
         let mut timed_out = false;
+        let mut hung = String::new();
         let status = loop {
             if let Ok(Some(st)) = self.child.try_wait() {
                 break st;
             }
             if self.start.elapsed() > timeout {
                 timed_out = true;
+                hung = where_they_wait(cluster);
                 kill_pid(self.pid(), "TERM");
                 let grace = Instant::now();
                 let mut st = None;
@@ -749,10 +751,40 @@ impl Job {
         };
         if timed_out {
             panic!(
-                "TIMEOUT: the job did not finish within {timeout:?} and was killed\n{}",
+                "TIMEOUT: the job did not finish within {timeout:?} and was killed\n{}\n\
+                 where the job's processes waited when the time was up:\n{hung}",
                 outcome.describe()
             );
         }
         NodeOutcome { outcome, survivors }
     }
+}
+
+/// Where each process of the nodes waits, for a timed-out job's failure message: host,
+/// PID, name, state, kernel wait channel and the system call it is in
+/// (`/proc/PID/stat`, `wchan`, `syscall`; `proc_pid_syscall(5)`), one line each.
+fn where_they_wait(cluster: &Cluster) -> String {
+    let read = |pid: i32, f: &str| {
+        fs::read_to_string(format!("/proc/{pid}/{f}"))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    cluster
+        .node_processes()
+        .iter()
+        .map(|p| {
+            let stat = read(p.pid, "stat");
+            let state = stat.rsplit(") ").next().unwrap_or("").split(' ').next().unwrap_or("");
+            let syscall = read(p.pid, "syscall");
+            format!(
+                "  {} {} {} state {state} wchan {} syscall {}\n",
+                p.host,
+                p.pid,
+                p.comm,
+                read(p.pid, "wchan"),
+                syscall.split(' ').next().unwrap_or("")
+            )
+        })
+        .collect()
 }
