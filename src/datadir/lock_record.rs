@@ -2,11 +2,11 @@
 //! run makes there, [`Claim`]), whether its process still runs, and the names a dead
 //! run may have left. Used by [`super::lock`] (the lock) and [`super::leftovers`].
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::host;
 use super::run_env::dir_or_current;
@@ -212,11 +212,6 @@ pub const UNKNOWN: u64 = 0;
 pub const GONE: u64 = 1;
 /// [`Holder::seen_from_here`]: the process runs.
 pub const ALIVE: u64 = 2;
-
-/// `dir/name`, or `name` for the current directory (`dir` empty).
-pub fn join(dir: &Path, name: impl AsRef<OsStr>) -> PathBuf {
-    dir.join(name.as_ref())
-}
 
 /// The data directory for messages: its canonical path, else as given (`.` for the
 /// current directory).
