@@ -1,6 +1,5 @@
-//! The benchmark's fill options of the PHDF5 datasets (`--fill-value`, `--fill-time`,
-//! `-n`/`--no-fill`, `--alloc-time`; spec §9 extended): what was asked, how the report
-//! shows it, and whether the linked HDF5 accepts it (checked before any I/O).
+//! The fill options of the PHDF5 datasets (spec §9 extended): what was asked, how the
+//! report shows it, and whether the linked HDF5 accepts it.
 
 use crate::error::Error;
 use crate::ffi::hdf5::{self, AllocTime, FillProperties, FillTime, FillValue};
