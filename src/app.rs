@@ -1,8 +1,6 @@
-//! The whole `h5perf` program as a function of its arguments: environment, command
-//! line, parameter checks, report header, the run, and the exit status. `main.rs` is a
-//! thin wrapper around [`run_program`]; the C API's program entry point will reuse it.
-//! The acceptance options (`--expect`, `--baseline`, `--html`, `--from`) are
-//! `app/acceptance.rs`'s.
+//! The whole `h5perf` program as a function of its arguments ([`run_program`]), and a
+//! run on a communicator in named stages ([`run_on`]); the acceptance options in
+//! `acceptance`.
 
 mod acceptance;
 
@@ -20,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::stderr_is_terminal;
+use crate::measure::Record;
 use crate::output::sink::{write_stdout, Sink};
 use crate::output::{distinct, export, report};
 
@@ -46,19 +45,15 @@ pub fn error_message(e: &Error) -> String {
 }
 
 /// Run h5perf with `args` (without `argv[0]`) on `MPI_COMM_WORLD`, initialising MPI if
-/// needed. Returns the process exit status: 0 on success (also for `--help` and
-/// `--version`), 1 on any error (printed once on stderr by world rank 0),
-/// [`EXIT_CHECKS_FAILED`] (3) when the run (or `--from`) succeeded but a criterion of
-/// `--expect` or the comparison with `--baseline` failed. A fatal error (files left
-/// open on some ranks) aborts the job.
+/// needed. Returns the exit status: 0 (also `--help`, `--version`), 1 on an error (printed
+/// once by world rank 0), [`EXIT_CHECKS_FAILED`] (3) when `--expect` or `--baseline`
+/// failed. A fatal error (files left open on some ranks) aborts the job.
 pub fn run_program(args: &[OsString]) -> i32 {
     run_program_with(args, true)
 }
 
-/// [`run_program`]. `as_program` true (the `h5perf` binary) installs the signal
-/// handlers that remove the data file in use on SIGINT/SIGTERM/SIGHUP and aborts the
-/// job on a fatal error; false (the C API's `h5perf_main`, inside a caller's program)
-/// leaves signals alone and returns status 1 instead of calling `MPI_Abort`.
+/// [`run_program`]; `as_program` false (the C API's `h5perf_main`) installs no signal
+/// handlers and returns 1 on a fatal error instead of calling `MPI_Abort`.
 pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     let abort_on_fatal = as_program;
     if as_program && launched_as_rank_zero() {
@@ -101,11 +96,9 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
                 let _ = world.barrier_within(std::time::Duration::from_secs(2));
             }
             if as_program && hdf5::a_file_close_failed() {
-                // every rank has agreed on the error and is about to exit with status 1:
-                // leave without MPI_Finalize, which would crash in HDF5 1.10.8's clean-up
-                // ([`hdf5::a_file_close_failed`]). Every other error finalizes, so that
-                // the launcher sees every rank end normally (hydra kills the ranks still
-                // running when one exits without MPI_Finalize: exit status 9).
+                // leave without MPI_Finalize, which would crash in HDF5 1.10.8's clean-up;
+                // every other error finalizes (hydra kills the ranks still running when
+                // one exits without it: exit status 9)
                 std::mem::forget(world);
                 std::mem::forget(universe);
                 return 1;
@@ -118,10 +111,9 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     code
 }
 
-/// Whether the launcher started this process as world rank 0, from the rank it puts in
-/// the environment (Open MPI `OMPI_COMM_WORLD_RANK`, PMIx `PMIX_RANK`, MPICH's hydra
-/// `PMI_RANK`, Slurm `SLURM_PROCID`); true without any (a singleton). Read before
-/// `MPI_Init`, to start the reaper ([`crate::datadir::cleanup::start_reaper`]) on rank 0 only.
+/// Whether the launcher started this process as world rank 0 (`OMPI_COMM_WORLD_RANK`,
+/// `PMIX_RANK`, `PMI_RANK`, `SLURM_PROCID`; true without any), read before `MPI_Init` to
+/// start the reaper ([`crate::datadir::cleanup::start_reaper`]) on rank 0 only.
 fn launched_as_rank_zero() -> bool {
     [
         "OMPI_COMM_WORLD_RANK",
@@ -200,7 +192,7 @@ pub struct Done {
     /// The resolved parameters.
     pub params: Params,
     /// The records this rank took part in (rank 0: all of them).
-    pub records: Vec<crate::measure::Record>,
+    pub records: Vec<Record>,
     /// Bytes read back wrong with `-D v`, summed over all ranks.
     pub wrong_bytes: u64,
     /// The run's metadata (complete, on rank 0) when it was collected: with `--json`,
@@ -224,10 +216,8 @@ pub struct Caller {
     pub program: bool,
 }
 
-/// Run a configuration on `comm` (collective): defaults and checks, data directory,
-/// report (to the `-o` file if set, else to stdout when `caller.report` is true, else
-/// nowhere), the benchmark, the results files (rewritten after each step), and the
-/// verification total. Environment variables are read as by the program (spec §5).
+/// Run a configuration on `comm` (collective): check, claim the data directory, open the
+/// outputs (the report to `-o`, else to stdout when `caller.report`), run, publish.
 /// Nothing is printed on stderr but the progress lines: errors are returned.
 ///
 /// Errors: invalid parameters (before any I/O), any agreed run-time failure.
@@ -244,9 +234,8 @@ pub fn run_on(
     publish(comm, params, place, outputs, outcome, accept.as_ref())
 }
 
-/// Stage 1, check (collective, no I/O): defaults and clamping, the parameters' problems,
-/// and the acceptance options (criteria that select nothing, the baseline, the page's
-/// file).
+/// Stage 1, check (collective, no I/O): the resolved parameters and their problems, and
+/// the acceptance options.
 ///
 /// # Errors
 /// [`Error::Invalid`] with every problem; an agreed acceptance error.
@@ -273,15 +262,13 @@ struct Place {
     storage_lines: Vec<String>,
 }
 
-/// Stage 2, claim the data directory (collective), before anything is written: the
-/// directory is checked (so a refused run leaves no report file), outputs that are one
-/// file with each other or with a data file are refused, names too long for the data
-/// files are refused, the lock is taken (one run per directory; what a dead run left is
-/// removed and, for the program, said on stderr), and the storage options' checks that
-/// need the machine are made.
+/// Stage 2, claim the data directory (collective) before anything is written: the
+/// directory, outputs that are one file with another or with a data file, names too long,
+/// the lock (a dead run's leftovers removed and, for the program, said on stderr), and the
+/// storage options' checks that need the machine.
 ///
 /// # Errors
-/// Any of these refusals or failures, agreed by every rank.
+/// Any refusal or failure, agreed by every rank.
 fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller) -> Result<Place> {
     let env = RunEnv::from_process();
     let dir = datadir::data_dir_checked(comm, &env)?;
@@ -333,11 +320,9 @@ struct Outputs {
     _quiet: hdf5::Quiet,
 }
 
-/// Stage 3, open the outputs (collective): the report (`-o` or standard output), the
-/// results documents (checked, an earlier file left alone), the info object of
-/// `HDF5_MPI_INFO`, the report's header, and the run's metadata when results are
-/// gathered (`--json`, `--csv`, `--rank-csv`, `--summary`, an acceptance option, or
-/// the C API).
+/// Stage 3, open the outputs (collective): the report, the results documents, the info
+/// object of `HDF5_MPI_INFO`, the report's header, and the run's metadata when results are
+/// gathered (results files, `--summary`, an acceptance option, or the C API).
 ///
 /// # Errors
 /// An output that cannot be created or written, a bad hint; agreed by every rank.
@@ -382,9 +367,9 @@ fn open_outputs(
     })
 }
 
-/// The report's header on `out`: the version line, the info dump and the parameter
-/// block (every rank at debug levels 1 and up, else rank 0). With `-o`, standard output
-/// keeps what the C tool prints there and the file gets the whole block.
+/// The report's header on `out` (every rank at debug levels 1 and up, else rank 0): the
+/// version line, the info dump and the parameter block; with `-o`, standard output keeps
+/// what the C tool prints there.
 ///
 /// # Errors
 /// Standard output cannot be written (the sink keeps its own failure).
@@ -418,9 +403,8 @@ fn write_header(
     }
 }
 
-/// Stage 4, run (collective): the benchmark, with rank 0 publishing the report and
-/// rewriting the results files after each step, and the progress lines on stderr;
-/// then the bytes read back wrong, summed over every rank.
+/// Stage 4, run (collective): the benchmark, rank 0 publishing the report, rewriting the
+/// results files and printing progress after each step; then the wrong bytes of all ranks.
 ///
 /// # Errors
 /// Any agreed failure of the run or of a step's outputs.
@@ -445,7 +429,7 @@ fn run_steps(
         params,
         rank == 0 && (params.progress || (caller.program && stderr_is_terminal())),
     );
-    let mut on_step = |done: &run::StepDone, records: &[crate::measure::Record]| -> Result<()> {
+    let mut on_step = |done: &run::StepDone, records: &[Record]| -> Result<()> {
         if rank != 0 {
             return Ok(());
         }
@@ -453,7 +437,7 @@ fn run_steps(
         out.publish();
         if let Some(m) = meta.as_mut() {
             m.end_time = export::rfc3339_utc(export::now_unix_seconds());
-            docs.rewrite(m, params, records)?;
+            docs.write(Sink::is_file, m, params, records)?;
         }
         progress.step(done);
         Ok(())
@@ -467,9 +451,8 @@ fn run_steps(
     Ok((outcome, wrong_bytes))
 }
 
-/// Stage 5, publish (collective): the summary table, the verdict and the page, the
-/// final results documents (the files say whether the run completed; standard output
-/// gets the results of a verified run only), the report made final, the lock released.
+/// Stage 5, publish (collective): the summary table, the verdict and the page, the final
+/// results documents (standard output: a verified run's only), the report, the lock released.
 ///
 /// # Errors
 /// An output that cannot be written, agreed by every rank.
@@ -505,7 +488,10 @@ fn publish(
         None => Checks::default(),
     };
     let wrote = match &meta {
-        Some(m) => docs.finish(m, &params, &outcome.records, wrong_bytes == 0),
+        Some(m) => {
+            let to = |s: &Sink| !s.is_stdout() || wrong_bytes == 0;
+            docs.write(to, m, &params, &outcome.records)
+        }
         None => Ok(()),
     };
     out.publish();
@@ -571,8 +557,11 @@ impl Progress {
     }
 }
 
+/// A results document's text for the records so far (`export::to_json`, …).
+type Render = fn(&export::RunMeta, &Params, &[Record]) -> String;
+
 /// The results documents of a run (`--json`, `--csv`, `--rank-csv`), on rank 0.
-struct Docs([(Option<Sink>, Doc); 3]);
+struct Docs([(Option<Sink>, Render); 3]);
 
 impl Docs {
     /// Check every document's destination before any I/O (on rank 0, `None` elsewhere;
@@ -586,73 +575,33 @@ impl Docs {
             _ => Ok(None),
         };
         Ok(Docs([
-            (open(params.json.as_deref(), "--json")?, Doc::Json),
-            (open(params.csv.as_deref(), "--csv")?, Doc::Csv),
+            (open(params.json.as_deref(), "--json")?, export::to_json),
+            (open(params.csv.as_deref(), "--csv")?, export::to_csv),
             (
                 open(params.rank_csv.as_deref(), "--rank-csv")?,
-                Doc::RankCsv,
+                export::to_rank_csv,
             ),
         ]))
     }
 
-    /// After a step: rewrite every document that goes to a regular file.
-    ///
-    /// # Errors
-    /// A file cannot be written.
-    fn rewrite(
-        &self,
-        m: &export::RunMeta,
-        p: &Params,
-        records: &[crate::measure::Record],
-    ) -> Result<()> {
-        for (sink, doc) in &self.0 {
-            if let Some(sink) = sink.as_ref().filter(|s| s.is_file()) {
-                sink.replace(&doc.render(m, p, records))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// At the end: every document once more (standard output: only for a `verified`
-    /// run).
+    /// Write every document whose sink `to` takes (after a step: those in regular
+    /// files; at the end: all, standard output only for a verified run).
     ///
     /// # Errors
     /// The first document that cannot be written.
-    fn finish(
+    fn write(
         &self,
+        to: impl Fn(&Sink) -> bool,
         m: &export::RunMeta,
         p: &Params,
-        records: &[crate::measure::Record],
-        verified: bool,
+        records: &[Record],
     ) -> Result<()> {
-        for (sink, doc) in &self.0 {
-            if let Some(sink) = sink.as_ref().filter(|s| !s.is_stdout() || verified) {
-                sink.replace(&doc.render(m, p, records))?;
+        for (sink, render) in &self.0 {
+            if let Some(sink) = sink.as_ref().filter(|s| to(s)) {
+                sink.replace(&render(m, p, records))?;
             }
         }
         Ok(())
-    }
-}
-
-/// One results document.
-#[derive(Debug, Clone, Copy)]
-enum Doc {
-    /// `--json`.
-    Json,
-    /// `--csv`.
-    Csv,
-    /// `--rank-csv`.
-    RankCsv,
-}
-
-impl Doc {
-    /// The document's text for the records so far.
-    fn render(self, m: &export::RunMeta, p: &Params, records: &[crate::measure::Record]) -> String {
-        match self {
-            Doc::Json => export::to_json(m, p, records),
-            Doc::Csv => export::to_csv(m, p, records),
-            Doc::RankCsv => export::to_rank_csv(m, p, records),
-        }
     }
 }
 

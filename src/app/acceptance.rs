@@ -1,9 +1,6 @@
-//! The acceptance options in the program: before the run, the checks of `--expect`
-//! (every criterion selects a measurement of the run), `--baseline` (read, and sharing
-//! a measurement with the run) and `--html` (the file can be written), all before any
-//! I/O; after the run, the verdict table on the report's stream and the page (rank 0);
-//! and the `--from` mode, which makes the same verdict and page from results files
-//! without running a benchmark.
+//! The acceptance options in the program: before the run, the checks of `--expect`,
+//! `--baseline` and `--html`; after it, the verdict table and the page (rank 0); and the
+//! `--from` mode, the same verdict and page from results files.
 
 use crate::agreement::{agree, agree_value};
 use crate::config::criteria::Criterion;
@@ -43,8 +40,7 @@ pub struct Checks {
     pub summary: String,
 }
 
-/// The measurements a run of `params` makes, every combination of its APIs, process
-/// counts, transfer sizes and phases: (APIs, process counts, sizes, phases).
+/// The measurements a run of `params` makes: (APIs, process counts, sizes, phases).
 fn plan(params: &Params) -> (Vec<crate::config::Api>, Vec<u32>, Vec<u64>, Vec<Phase>) {
     let phases = Phase::ALL
         .into_iter()
@@ -64,9 +60,8 @@ fn plan(params: &Params) -> (Vec<crate::config::Api>, Vec<u32>, Vec<u64>, Vec<Ph
     )
 }
 
-/// The criteria that select nothing among `keys` of the measurements made (by
-/// `apis`, `procs`, `sizes`, `phases`), each as one message naming the criterion and
-/// the reason; `what` names the results (`this run`, `r.csv`).
+/// The criteria that select nothing among `keys` of the measurements made, one message
+/// each with the reason; `what` names the results (`this run`, `r.csv`).
 fn unmatched(
     criteria: &[Criterion],
     what: &str,
@@ -90,6 +85,15 @@ fn unmatched(
         .collect()
 }
 
+/// The baseline `name` (its name as text and its results), read and checked to share
+/// a measurement with `keys`.
+fn baseline_of(name: &std::ffi::OsString, keys: &[CellKey]) -> Result<(String, ResultSet)> {
+    let shown = path_text(name);
+    let b = readback::read_results(std::slice::from_ref(name))?;
+    check_overlap(&shown, &b, keys)?;
+    Ok((shown, b))
+}
+
 /// `Ok` when the baseline `base` (file `name`) has one of the measurements `keys`.
 fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
     if keys.iter().any(|k| base.cell(k).is_some()) {
@@ -105,15 +109,13 @@ fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
     )))
 }
 
-/// The before-run checks of the acceptance options `a` for a run of `params` on
-/// `comm` (collective; `None` when no acceptance option is given). Criteria that select
-/// nothing are refused on every rank; rank 0 reads the baseline and checks the page's
-/// file, and every rank learns whether that worked.
+/// The before-run checks of the acceptance options `a` (collective; `None` without any):
+/// criteria that select nothing are refused; rank 0 reads the baseline and checks the
+/// page's file, and every rank learns whether that worked.
 ///
 /// # Errors
-/// [`Error::Invalid`] naming each criterion that selects nothing and why; an agreed
-/// error when the baseline cannot be read, shares no measurement with the run, or the
-/// page's file cannot be created.
+/// [`Error::Invalid`] naming each criterion that selects nothing; an agreed error when the
+/// baseline cannot be read or shares nothing with the run, or the page cannot be created.
 pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Option<Prepared>> {
     if !a.any() {
         return Ok(None);
@@ -138,11 +140,7 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
     }
     let rank = comm.rank()?;
     let baseline = match (&a.baseline, rank) {
-        (Some(name), 0) => {
-            let shown = path_text(name);
-            readback::read_results(std::slice::from_ref(name))
-                .and_then(|b| check_overlap(&shown, &b, &keys).map(|()| Some((shown, b))))
-        }
+        (Some(name), 0) => baseline_of(name, &keys).map(Some),
         _ => Ok(None),
     };
     let baseline = agree_value(
@@ -162,8 +160,7 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
     }))
 }
 
-/// The verdict of `set` (criteria and baseline of `p`), `None` when there is nothing
-/// to check.
+/// The verdict of `set`, `None` when there is nothing to check.
 fn verdict_of(
     set: &ResultSet,
     criteria: &[Criterion],
@@ -177,9 +174,8 @@ fn verdict_of(
 }
 
 /// After the run (collective): rank 0 evaluates the verdict, writes its table to `out`
-/// after the report (only for a run whose bytes verified, `verified`), and writes the
-/// page; every rank learns the number of failed checks. `meta` and `records` are rank
-/// 0's (the run's metadata, complete, and all records).
+/// (a `verified` run only) and the page from its `meta` and `records`; every rank learns
+/// the number of failed checks.
 ///
 /// # Errors
 /// The page or the table cannot be written (agreed by all ranks).
@@ -217,13 +213,12 @@ pub(super) fn finish(
     Ok(checks)
 }
 
-/// The `--from` mode on rank 0: read the results, check the criteria and the baseline,
-/// print the verdict table on standard output, write the page. Returns the exit
-/// status: 0, or [`EXIT_CHECKS_FAILED`].
+/// The `--from` mode on rank 0: the verdict of the results files on standard output, the
+/// page; the exit status 0 or [`EXIT_CHECKS_FAILED`].
 ///
 /// # Errors
-/// [`Error::Invalid`] for a results or baseline file that cannot be read or does not
-/// fit, a criterion that selects nothing; an error writing the page.
+/// [`Error::Invalid`] for a results or baseline file that cannot be read or does not fit,
+/// a criterion that selects nothing; an error writing the page.
 fn from_files_here(a: &Acceptance) -> Result<i32> {
     let invalid = |e: String| Error::Invalid(vec![e]);
     let set =
@@ -241,13 +236,9 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         return Err(Error::Invalid(problems));
     }
     let baseline = match &a.baseline {
-        Some(name) => {
-            let in_baseline = |e: Error| invalid(format!("baseline (--baseline): {e}"));
-            let b = readback::read_results(std::slice::from_ref(name)).map_err(in_baseline)?;
-            let shown = path_text(name);
-            check_overlap(&shown, &b, &keys).map_err(in_baseline)?;
-            Some((shown, b))
-        }
+        Some(name) => Some(
+            baseline_of(name, &keys).map_err(|e| invalid(format!("baseline (--baseline): {e}")))?,
+        ),
         None => None,
     };
     // the page's file is checked before anything is printed
@@ -272,8 +263,8 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
     }
 }
 
-/// The `--from` mode (collective over `world`): rank 0 does the work; every rank
-/// returns its exit status, or an error (printed by rank 0 only).
+/// The `--from` mode (collective): rank 0 does the work; every rank returns its exit
+/// status, or an error (printed by rank 0 only).
 ///
 /// # Errors
 /// Those of [`from_files_here`], on rank 0; an unprinted one on the other ranks.

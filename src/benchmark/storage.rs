@@ -1,7 +1,5 @@
-//! The storage options at run time (issue 13): the processes of a node ([`Node`], for
-//! `--drop-caches` and the default shift of `--reorder`) and dropping the page cache
-//! between the phases ([`drop_caches`]). The checks made before anything runs are in
-//! [`super::storage_checks`].
+//! The storage options at run time (issue 13): the processes of a node ([`Node`]) and
+//! dropping the page cache between phases ([`drop_caches`]).
 
 use crate::agreement::agree;
 use crate::error::Result;

@@ -1,18 +1,13 @@
-//! The C API (`include/h5perf.h`): configuration objects, runs on a caller's
-//! communicator with the results as data, the whole program as a function, and error
-//! messages as strings.
-//!
-//! Every function catches panics (none may unwind into C), checks its pointers, and
-//! reports failures as an `H5PERF_E*` code plus a per-thread message. Nothing here
-//! initialises or finalises MPI except [`h5perf_main`], which behaves like the program.
-//!
-//! [`config`]: the configuration objects and their setters; [`results`]: runs on a
-//! caller's communicator and the results as data; here: error codes and messages, the
-//! shared types, the whole program ([`h5perf_main`]) and the version.
+//! The C API (`include/h5perf.h`): error codes and per-thread messages, the shared
+//! types, the whole program ([`h5perf_main`]) and the version; [`config`]: the
+//! configuration objects; [`results`]: runs on a caller's communicator and their results.
+//! Every function catches panics and checks its pointers; nothing here initialises or
+//! finalises MPI except [`h5perf_main`], which behaves like the program.
 #![allow(unsafe_code)]
 
 use std::cell::RefCell;
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::ffi::{c_char, c_int, CStr, CString, OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::app;
@@ -42,13 +37,9 @@ thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
-fn set_error(msg: &str) {
-    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
-    LAST_ERROR.with(|e| *e.borrow_mut() = c);
-}
-
+/// Keep `msg` as this thread's last error; `code`.
 fn fail(code: c_int, msg: &str) -> c_int {
-    set_error(msg);
+    LAST_ERROR.with(|e| *e.borrow_mut() = c_string(msg));
     code
 }
 
@@ -259,38 +250,30 @@ pub struct H5perfSpread {
     pub fastest_host: *const c_char,
 }
 
-/// Borrow the configuration behind a C pointer.
+/// A string from C as the bytes it holds: NULL = `None`.
 ///
 /// # Safety
-/// `cfg` is NULL or a pointer returned by `h5perf_config_new` and not yet freed.
-unsafe fn config_mut<'a>(cfg: *mut H5perfConfig) -> Option<&'a mut H5perfConfig> {
+/// `p` is NULL or NUL-terminated.
+unsafe fn dest_of(p: *const c_char) -> Option<OsString> {
     // SAFETY: guaranteed by the caller.
-    unsafe { cfg.as_mut() }
+    (!p.is_null()).then(|| OsStr::from_bytes(unsafe { CStr::from_ptr(p) }.to_bytes()).to_owned())
 }
 
 /// Collect `argv[1..argc]` as strings.
 ///
 /// # Safety
 /// `argv` holds `argc` valid NUL-terminated strings (or argc <= 0).
-unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<std::ffi::OsString>> {
-    use std::os::unix::ffi::OsStrExt;
+unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<OsString>> {
     if argc <= 0 {
         return Some(Vec::new());
     }
     if argv.is_null() {
         return None;
     }
-    let mut v = Vec::new();
-    for i in 1..argc as usize {
-        // SAFETY: i < argc, guaranteed by the caller.
-        let p = unsafe { *argv.add(i) };
-        if p.is_null() {
-            return None;
-        }
-        // SAFETY: NUL-terminated, guaranteed by the caller.
-        v.push(std::ffi::OsStr::from_bytes(unsafe { CStr::from_ptr(p) }.to_bytes()).to_owned());
-    }
-    Some(v)
+    // SAFETY: i < argc, each NULL or NUL-terminated, guaranteed by the caller.
+    (1..argc as usize)
+        .map(|i| unsafe { dest_of(*argv.add(i)) })
+        .collect()
 }
 
 /// `h5perf_main`: the program on `MPI_COMM_WORLD`; returns the exit status.

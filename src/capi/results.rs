@@ -124,8 +124,8 @@ unsafe fn full_record<'a>(
     Some((r, r.full.get(i)?))
 }
 
-/// `h5perf_results_spread`: the spread and the slowest and fastest rank of phase
-/// `phase` (`H5PERF_PHASE_*`, the order of `Phase::ALL`) of record `i`.
+/// `h5perf_results_spread`: the spread and the slowest and fastest rank of phase `phase`
+/// (`H5PERF_PHASE_*`) of record `i`.
 ///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
@@ -182,9 +182,8 @@ pub unsafe extern "C" fn h5perf_results_spread(
     })
 }
 
-/// `h5perf_results_rank_time`: the own time (seconds) of `rank` in `iteration`
-/// (0-based) and phase `phase` of record `i`, gathered after each iteration (rank 0 of
-/// the communicator only).
+/// `h5perf_results_rank_time`: the own time (s) of `rank` in `iteration` and phase
+/// `phase` of record `i` (rank 0 of the communicator only).
 ///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `seconds` is NULL or writable.
@@ -231,10 +230,8 @@ pub unsafe extern "C" fn h5perf_results_rank_time(
     })
 }
 
-/// `h5perf_results_meta`: the run metadata value of `key` (`complete`, `start_time`,
-/// `end_time`, `command_line`, `data_dir`, `fs_type`, `mpi_info`, `hosts`,
-/// `h5perf_version`, `hdf5_version`, `mpi_version`, `world_size`, `hostname_count`) as
-/// text, or NULL for another key. Valid until `h5perf_results_free`.
+/// `h5perf_results_meta`: the run metadata value of `key` as text (the keys of
+/// `H5perfResults::of`), NULL for another key; valid until `h5perf_results_free`.
 ///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `key` is NULL or NUL-terminated.

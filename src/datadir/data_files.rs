@@ -1,29 +1,9 @@
 //! What h5perf trusts about the files it writes: nothing that is already there (issue
-//! 12, item 2). Data files (`#pio_tmp_N.posix|.mpio|.h5`), the `--fill-behaviour`
-//! scratch files and the `--direct` probe are made as follows:
-//!
-//! 1. [`make_room`], by one process, outside every timer: nothing under the name, or a
-//!    regular file of the user running h5perf (a file an earlier run left), which is
-//!    removed. Anything else is refused with a message and left alone: a symbolic link
-//!    (whatever it points to, even a dangling one), a file of another user, a
-//!    directory, a FIFO, a socket or a device.
-//! 2. The file is then created so that it cannot be anything but new: by the creating
-//!    process with `O_CREAT | O_EXCL | O_NOFOLLOW` (MPI-IO: `MPI_MODE_EXCL`, whose
-//!    first process creates the file with `O_EXCL` and the others open the file it
-//!    made; HDF5: `H5F_ACC_EXCL`). The POSIX write phase, where every rank opens
-//!    with `O_CREAT | O_TRUNC | O_NOFOLLOW` as the C tool did (without following a
-//!    link), keeps an own leftover with one link for that open to empty
-//!    ([`make_room_keeping_own`]).
-//! 3. After the open, outside the timers, each process checks what it opened
-//!    ([`check_new`]): a regular file of its own user, one link, empty; POSIX through
-//!    its descriptor (`fstat`), MPI-IO and HDF5 — opened by the library, by name — at
-//!    the name (`lstat`) and among the process's open descriptors ([`check_held`]).
-//!
-//! Removing an own file with a second name (hard link) rather than truncating it
-//! leaves the other name its contents. In a directory
-//! where others may write and that is not sticky (unlike `/tmp`), another user could
-//! still rename the file between the creation and the library's open; step 3 then
-//! finds it and the run fails.
+//! 12; README "Data files are never trusted"). [`make_room`] frees the name (only an
+//! own regular file is removed, anything else refused), the file is then created
+//! exclusively (`O_EXCL | O_NOFOLLOW`, `MPI_MODE_EXCL`, `H5F_ACC_EXCL`), and after the
+//! open each process checks what it holds ([`check_new`], [`check_held`]); the read
+//! phase checks that it reads the file the write phase left ([`check_same`]).
 
 use std::ffi::{CStr, OsStr};
 use std::os::unix::ffi::OsStrExt;
@@ -42,18 +22,14 @@ fn refusal(path: &CStr, why: &str) -> Error {
     ))
 }
 
-/// What is wrong with `st` as a file of this user: `None` if it is a regular file owned
-/// by the effective user.
-fn foreign(path: &CStr, st: &FileStat) -> Option<String> {
-    match st.kind {
-        FileKind::Regular => {}
-        FileKind::Symlink => {
-            let to = std::fs::read_link(OsStr::from_bytes(path.to_bytes()))
-                .map(|t| format!(" to {}", t.display()))
-                .unwrap_or_default();
-            return Some(format!("it is a symbolic link{to}"));
-        }
-        k => return Some(format!("it is {}", k.words())),
+/// What is wrong with `st` (at `path`) as a file of this user of kind `want`: `None` if
+/// it is one, owned by the effective user.
+fn foreign(path: &Path, st: &FileStat, want: FileKind) -> Option<String> {
+    if st.kind != want {
+        let to = std::fs::read_link(path)
+            .map(|t| format!(" to {}", t.display()))
+            .unwrap_or_default();
+        return Some(format!("it is {}{to}", st.kind.words()));
     }
     let me = posix::effective_uid();
     if st.uid != me {
@@ -65,49 +41,51 @@ fn foreign(path: &CStr, st: &FileStat) -> Option<String> {
     None
 }
 
-/// Whether `path` names a regular file of the user running h5perf (what [`make_room`]
-/// would remove): the only kind of file h5perf removes at the end of a run or after a
-/// failure. False when nothing is there or it cannot be looked at.
-pub fn is_own(path: &CStr) -> bool {
-    matches!(posix::lstat(path), Ok(Some(st)) if foreign(path, &st).is_none())
+/// [`foreign`] for a regular file named by `path`.
+fn own_file(path: &CStr, st: &FileStat) -> Option<String> {
+    foreign(
+        Path::new(OsStr::from_bytes(path.to_bytes())),
+        st,
+        FileKind::Regular,
+    )
 }
 
-/// Step 1: make the name `path` free for a new file. Nothing there: nothing to do. A
-/// regular file of this user (left by an earlier run): removed (its other hard links,
-/// if any, keep their contents). Anything else: refused and left alone.
+/// Whether `path` names a regular file of the user running h5perf: the only kind of file
+/// h5perf removes (false when nothing is there or it cannot be looked at).
+pub fn is_own(path: &CStr) -> bool {
+    matches!(posix::lstat(path), Ok(Some(st)) if own_file(path, &st).is_none())
+}
+
+/// Step 1: make the name `path` free for a new file: an own regular file (an earlier
+/// run's) is removed (its other hard links keep their contents); anything else is refused.
 ///
 /// Errors: the refusal (naming what is there), or a failed `lstat`/`unlink`.
 pub fn make_room(path: &CStr) -> Result<()> {
     let Some(st) = posix::lstat(path)? else {
         return Ok(());
     };
-    if let Some(why) = foreign(path, &st) {
+    if let Some(why) = own_file(path, &st) {
         return Err(refusal(path, &why));
     }
     posix::unlink(path)
 }
 
 /// [`make_room`] for a file every process then opens with `O_CREAT | O_TRUNC |
-/// O_NOFOLLOW` itself (the POSIX write phase, as the C tool's `O_TRUNC`): a regular
-/// file of this user with one link is left for those opens to empty, so its name never
-/// goes missing between two iterations (a run interrupted there with `HDF5_NOCLEANUP`
-/// still leaves it); anything else as [`make_room`] (a second hard link is removed, a
-/// symbolic link or another user's file refused).
+/// O_NOFOLLOW` (the POSIX write phase): an own regular file with one link is left for
+/// those opens to empty, so its name never goes missing between iterations.
 ///
 /// Errors: as [`make_room`].
 pub fn make_room_keeping_own(path: &CStr) -> Result<()> {
     match posix::lstat(path)? {
-        Some(st) if foreign(path, &st).is_none() && st.nlink == 1 => Ok(()),
+        Some(st) if own_file(path, &st).is_none() && st.nlink == 1 => Ok(()),
         _ => make_room(path),
     }
 }
 
-/// [`make_room`], then create `path` as a new empty file (`O_CREAT | O_EXCL |
-/// O_NOFOLLOW`, mode 0600, or with `O_DIRECT` when `direct`) and close it again. Returns
-/// what `fstat` reported of the new file.
+/// [`make_room`], then create `path` new and empty (`O_CREAT | O_EXCL | O_NOFOLLOW`,
+/// mode 0600; `O_DIRECT` when `direct`) and close it; what `fstat` saw of it.
 ///
-/// Errors: the refusal, or the failed creation (`EEXIST`: something appeared under the
-/// name in between).
+/// Errors: the refusal, or the failed creation (`EEXIST`: something appeared meanwhile).
 pub fn create_new(path: &CStr, direct: bool) -> Result<FileStat> {
     make_room(path)?;
     let how = if direct {
@@ -124,13 +102,12 @@ pub fn create_new(path: &CStr, direct: bool) -> Result<FileStat> {
     Ok(st)
 }
 
-/// Step 3: `seen` (what this process opened as `path`, through its descriptor or at the
-/// name) must be a new file of this user: regular, owned by the effective user, one
-/// link and — when `empty` — no bytes.
+/// Step 3: `seen` (what this process opened as `path`) must be a new file of this user:
+/// regular, own, one link and, when `empty`, no bytes.
 ///
 /// Errors: what is wrong, naming the file.
 pub fn check_new(path: &CStr, seen: &FileStat, empty: bool) -> Result<()> {
-    if let Some(why) = foreign(path, seen) {
+    if let Some(why) = own_file(path, seen) {
         return Err(refusal(path, &why));
     }
     if seen.nlink != 1 {
@@ -154,14 +131,11 @@ pub fn check_new(path: &CStr, seen: &FileStat, empty: bool) -> Result<()> {
     Ok(())
 }
 
-/// Step 3 for a file the MPI or HDF5 library opened by name: `at_name` (`lstat` of the
-/// name after the open) must be among the regular files this process now holds open
-/// (`open_now`, from [`posix::open_regular_files`]). A process that holds no new
-/// regular file compared with `open_before` (taken before the open) is accepted: some
-/// MPI-IO hints defer the open of non-aggregator processes to their first access.
+/// Step 3 for a file a library opened by name: `at_name` (`lstat` after the open) must be
+/// among the regular files this process holds (`open_now`); a process holding no new one
+/// compared with `open_before` is accepted (some MPI-IO hints defer the open).
 ///
-/// Errors: the process holds a file opened by the library that is not the one under
-/// the name (the name was changed while the library opened it).
+/// Errors: the process holds another new file than the one under the name.
 pub fn check_held(
     path: &CStr,
     at_name: &FileStat,
@@ -188,10 +162,8 @@ pub fn check_held(
     }
 }
 
-/// Item 5: `seen` (the file a read phase opens, as this process sees it) must be the
-/// file the write phase left, `written` (device and inode as this process saw them
-/// after its write-phase open), of `size` bytes (the file's size after the write
-/// phase) when given. `when` says at which moment ("before the read phase").
+/// `seen` (the file a read phase opens) must be the file the write phase left, `written`,
+/// of `size` bytes when given; `when` says at which moment (`before the read phase`).
 ///
 /// Errors: another file, or another size, naming the file and both values.
 pub fn check_same(
@@ -226,9 +198,8 @@ pub fn check_same(
     Ok(())
 }
 
-/// Reopen `path`, a file made as `made` (for reading, or appending when `append`),
-/// without following a symbolic link, and check that it is still that file
-/// (device, inode).
+/// Reopen `path`, made as `made`, for reading (or appending when `append`) without
+/// following a symbolic link, and check that it is still that file.
 ///
 /// Errors: the open fails, or another file is under the name.
 pub fn reopen(path: &CStr, append: bool, made: &FileStat) -> Result<std::fs::File> {
@@ -253,8 +224,8 @@ pub fn reopen(path: &CStr, append: bool, made: &FileStat) -> Result<std::fs::Fil
     Ok(f)
 }
 
-/// What is under `path` now, which must be `made` (the same device and inode, a
-/// regular file): for files a library reopens by name.
+/// The file under `path` must still be `made` (a regular file, the same device and
+/// inode): for files a library reopens by name.
 ///
 /// Errors: nothing there, or another file.
 pub fn check_still(path: &CStr, made: &FileStat) -> Result<()> {
@@ -278,7 +249,7 @@ pub fn check_still(path: &CStr, made: &FileStat) -> Result<()> {
 }
 
 /// A `USER` (or `LOGIN`) value names one subdirectory of `HDF5_PARAPREFIX`: refused
-/// when it contains `/` or is `.` or `..` (it would lead elsewhere).
+/// when it contains `/` or is `.` or `..`.
 ///
 /// Errors: the refusal, naming the value.
 pub fn check_user_name(user: &OsStr) -> Result<()> {
@@ -293,9 +264,8 @@ pub fn check_user_name(user: &OsStr) -> Result<()> {
     Ok(())
 }
 
-/// The `$HDF5_PARAPREFIX/$USER` directory `dir` must be a directory itself (not a
-/// symbolic link to one) owned by the user running h5perf: a directory another user
-/// made or points to could be theirs to change under h5perf.
+/// The `$HDF5_PARAPREFIX/$USER` directory `dir` must be a directory (not a symbolic link
+/// to one) of the user running h5perf.
 ///
 /// Errors: what `dir` is instead, naming it.
 pub fn check_user_dir(dir: &Path) -> Result<()> {
@@ -311,22 +281,10 @@ pub fn check_user_dir(dir: &Path) -> Result<()> {
         Ok(m) => m,
         Err(e) => return bad(format!("lstat failed: {e}")),
     };
-    let st = FileStat::of(&m);
-    if st.kind != FileKind::Directory {
-        let to = match std::fs::read_link(dir) {
-            Ok(t) => format!(" to {}", t.display()),
-            Err(_) => String::new(),
-        };
-        return bad(format!("it is {}{to}", st.kind.words()));
+    match foreign(dir, &FileStat::of(&m), FileKind::Directory) {
+        Some(why) => bad(why),
+        None => Ok(()),
     }
-    let me = posix::effective_uid();
-    if st.uid != me {
-        return bad(format!(
-            "it belongs to user id {}, not to the user running h5perf (user id {me})",
-            st.uid
-        ));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -2,9 +2,8 @@
 //! boot id, a process's start time (`/proc`), the wall clock as RFC 3339 text. Used by
 //! the results files (`output::export`) and by the data-directory lock ([`super::lock`]).
 
-/// `unix_seconds` (seconds since 1970-01-01T00:00:00Z, leap seconds not counted) as an
-/// RFC 3339 UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` in the proleptic Gregorian calendar.
-/// Years after 9999 are written with more digits.
+/// `unix_seconds` as an RFC 3339 UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` (proleptic
+/// Gregorian, leap seconds not counted; years after 9999 with more digits).
 pub fn rfc3339_utc(unix_seconds: u64) -> String {
     let days = unix_seconds / 86_400;
     let secs = unix_seconds % 86_400;
@@ -61,11 +60,9 @@ pub fn boot_id() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// When process `pid` started, in clock ticks since boot (field 22, `starttime`, of
-/// `/proc/PID/stat`, proc(5)): with the pid and the boot id it names one process for
-/// the life of the machine (a pid reused later has another start time). `None` when
-/// there is no such process, or only its zombie (it has ended, its parent has not
-/// collected it yet), or no `/proc`.
+/// When process `pid` started, in clock ticks since boot (`starttime` of
+/// `/proc/PID/stat`): with the pid and the boot id it names one process. `None` for no
+/// such process, a zombie, or no `/proc`.
 pub fn process_start_ticks(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // "pid (comm) state ppid ...": comm may hold blanks and parentheses; the fields

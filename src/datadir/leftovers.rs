@@ -6,7 +6,7 @@ use std::fs;
 use std::io::ErrorKind;
 use std::path::Path;
 
-use super::lock_record::{claimed_names, join, left_by, shown, Holder};
+use super::lock_record::{claimed_names, left_by, shown, Holder};
 use crate::error::{path_text, Error, Result};
 
 /// Rank 0, holding the lock it took over from the dead run `stale`: remove the files
@@ -33,7 +33,7 @@ pub fn clean(dir: &Path, stale: &Holder) -> Vec<String> {
     let (mut removed, mut kept) = (Vec::new(), Vec::new());
     let mut failed = Vec::new();
     for name in names {
-        let path = join(dir, &name);
+        let path = dir.join(&name);
         let Ok(m) = fs::symlink_metadata(&path) else {
             continue;
         };

@@ -1,46 +1,18 @@
-//! The data directory's lock: one h5perf run per data directory at a time, and what a
-//! run that ended without cleaning up left there.
-//!
-//! Rank 0 of the run's communicator holds the lock file `#h5perf.lock` in the data
-//! directory for the whole run. It is a small text file ([`Holder::render`]) naming
-//! the holder — host name, kernel boot id, PID and PID namespace, the process's start
-//! time since boot, its start as wall-clock time, its user ID — and the files the run
-//! makes there
-//! ([`Claim`]: the data files `#pio_tmp_1..F` of each API's suffix, the
-//! `--fill-behaviour` scratch files, and whether they are kept).
-//!
-//! * **Creation** never follows or replaces anything: the record is written to a file
-//!   of its own (`#h5perf.lock.new.HOST.PID`, `O_CREAT|O_EXCL|O_NOFOLLOW`, synced) and
-//!   hard-linked to the lock's name, which fails if any file, symbolic link or
-//!   directory is there (on file systems without hard links, the lock itself is created
-//!   with `O_EXCL|O_NOFOLLOW`). The run then checks that the name is its file.
-//! * **A lock held by a live run** refuses the run, naming that run (host, PID, start).
-//! * **A stale lock** (its process is gone) is taken over. A process is gone when a rank
-//!   of this run on the holder's host finds no process with that PID and start time, or
-//!   another boot id (the host restarted). The lock is moved aside (`rename`, then the
-//!   moved file checked to be the stale one, so that two runs taking over at once do not
-//!   both win), this run's lock is created, and the files the dead run claimed and left
-//!   — regular files of its user, modified since its start (a minute's slack for other
-//!   nodes' clocks) — are removed and named on stderr; a file that cannot be removed is
-//!   named with the reason. The files of a run that kept them (`HDF5_NOCLEANUP`,
-//!   `--read-only`) are named as kept and left alone.
-//! * **A lock of another host** that no rank of this run can check (no rank runs there,
-//!   or only in another PID namespace, e.g. a container with the same host name)
-//!   refuses the run, saying so; it stays until a run with a rank on that host finds its
-//!   process gone, or until it is removed by hand. A stale lock of another user is not
-//!   taken over either (refused with its owner's user ID).
-//! * **Release** at the end of the run removes the lock if it is still this run's file;
-//!   a lock that was removed or replaced during the run fails the run (another program
-//!   used the directory at the same time). On an error path the lock is removed when
-//!   [`DirLock`] is dropped; when the process is interrupted or crashes, the signal
-//!   handlers and the reaper remove it ([`super::cleanup`]).
+//! The data directory's lock (README "The lock"): rank 0 of a run holds `#h5perf.lock`
+//! ([`Holder::render`]: who holds it and the files its run makes, [`Claim`]), created in
+//! a file of its own and hard-linked to its name (never following or replacing what is
+//! there). A live holder refuses the run; a stale one (its process gone, as a rank on its
+//! host sees it) is taken over and what its run left removed ([`super::leftovers`]); a
+//! holder no rank can check, or another user's stale lock, refuses the run. The lock is
+//! removed at the end ([`DirLock::release`]), on an error path when dropped, and by the
+//! signal handlers and the reaper when the process is stopped ([`super::cleanup`]).
 
 use std::fs;
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::lock_record::{join, shown, ALIVE, UNKNOWN};
+use super::lock_record::{shown, ALIVE, UNKNOWN};
 pub use super::lock_record::{Claim, Holder};
 use crate::agreement::agree;
 use crate::datadir::cleanup::{self, Slot};
@@ -91,8 +63,7 @@ pub struct DirLock {
     pub takeover: Vec<String>,
 }
 
-/// `WHAT PATH: reason`, the path as bytes shown as text (cut at 200 characters), the
-/// reason without Rust's `(os error N)`.
+/// `WHAT PATH: reason`, the path cut at 200 characters, the reason without `(os error N)`.
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
     let why = crate::error::io_text(&e);
     let shown = path_text(path.as_os_str());
@@ -106,17 +77,16 @@ fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
 }
 
 /// Take the lock of data directory `dir` for a run making the files of `claim`.
-/// Collective over `comm`: rank 0 works on the file, every rank on the holder's host
-/// helps decide whether a holder is still running.
+/// Collective: rank 0 works on the file, every rank on the holder's host helps decide
+/// whether the holder still runs.
 ///
-/// Errors (the same on every rank): [`Error::Invalid`] when the directory is in use by a
-/// live run, locked by a run no rank can check (another host), by a stale lock of
-/// another user, or blocked by a file that is not a lock; an agreed error when a file
-/// operation failed on rank 0.
+/// Errors (the same on every rank): [`Error::Invalid`] when a live run, a run no rank can
+/// check, another user's stale lock or a file that is not a lock is in the way; an agreed
+/// error when a file operation failed on rank 0.
 pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
     let rank = comm.rank()?;
     let me = Holder::this_process(claim.clone());
-    let lock = join(dir, LOCK_NAME);
+    let lock = dir.join(LOCK_NAME);
     for _ in 0..ATTEMPTS {
         let found = if rank == 0 {
             try_create(dir, &lock, &me)
@@ -165,14 +135,11 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
         } else {
             Ok(TakeOver::Lost)
         };
-        let code = match &taken {
-            Ok(TakeOver::Mine(..)) => "M".to_string(),
-            Ok(TakeOver::Lost) => "L".to_string(),
-            Ok(TakeOver::Foreign) => "F".to_string(),
-            Err(e) => format!("Erank 0: {e}"),
-        };
-        let code = comm.bcast_bytes(0, code.as_bytes())?;
-        let taken = root_outcome(taken, &code)?;
+        let (taken, code) = share(comm, taken, |t| match t {
+            TakeOver::Mine(..) => "M".to_string(),
+            TakeOver::Lost => "L".to_string(),
+            TakeOver::Foreign => "F".to_string(),
+        })?;
         match (code.first(), taken) {
             (_, TakeOver::Mine(ident, notes)) => return Ok(held(rank, lock, ident, notes)),
             (Some(&b'M'), _) => return Ok(held(rank, lock, FileId::default(), Vec::new())),
@@ -200,8 +167,7 @@ fn shown_lock(dir: &Path) -> String {
     format!("{}/{LOCK_NAME}", shown(dir))
 }
 
-/// A refused run: the same message on every rank, before anything is written (like the
-/// other up-front refusals, [`Error::Invalid`]: the job still shuts MPI down normally).
+/// A refused run: the same message on every rank, before anything is written.
 fn refusal(msg: String) -> Error {
     Error::Invalid(vec![msg])
 }
@@ -216,21 +182,18 @@ fn held(rank: u32, lock: PathBuf, ident: FileId, takeover: Vec<String>) -> DirLo
     }
 }
 
-/// Rank 0's [`Found`] (or its failure) on every rank, in one broadcast (the identity
-/// only on rank 0), with the lock file's owner for [`Found::Held`]. Collective.
+/// Rank 0's [`Found`] (or its failure) on every rank in one broadcast (the identity on
+/// rank 0 only), with the lock file's owner for [`Found::Held`]. Collective.
 ///
 /// # Errors
 /// Rank 0's failure: its own error there, [`Error::Remote`] on the other ranks.
 fn share_found(comm: &Comm, rank: u32, found: Result<Found>) -> Result<(Found, u32)> {
-    let text = match &found {
-        Ok(Found::Created(_)) => "C".to_string(),
-        Ok(Found::Vanished) => "V".to_string(),
-        Ok(Found::Blocked(r)) => format!("B{r}"),
-        Ok(Found::Held(h, _, owner)) => format!("H{owner}\n{}", h.render()),
-        Err(e) => format!("Erank 0: {e}"),
-    };
-    let got = comm.bcast_bytes(0, text.as_bytes())?;
-    let found = root_outcome(found, &got)?;
+    let (found, got) = share(comm, found, |f| match f {
+        Found::Created(_) => "C".to_string(),
+        Found::Vanished => "V".to_string(),
+        Found::Blocked(r) => format!("B{r}"),
+        Found::Held(h, _, owner) => format!("H{owner}\n{}", h.render()),
+    })?;
     let got = String::from_utf8_lossy(&got).into_owned();
     let owner = match &found {
         Found::Held(_, _, o) => *o,
@@ -255,22 +218,31 @@ fn share_found(comm: &Comm, rank: u32, found: Result<Found>) -> Result<(Found, u
     Ok((shared, owner))
 }
 
-/// The outcome of a step only rank 0 makes, on every rank, from the bytes rank 0
-/// broadcast (`E` and the message when it failed): rank 0 keeps its own result; the
-/// other ranks get [`Error::Remote`] with rank 0's message, or their own value (the
-/// caller decodes the rest of the bytes). The agreement of a one-rank step in the one
-/// broadcast that shares its result, instead of [`crate::agreement::agree_value`] and
-/// a second broadcast.
-fn root_outcome<T>(mine: Result<T>, shared: &[u8]) -> Result<T> {
-    match (mine, shared.strip_prefix(b"E")) {
+/// The outcome of a step only rank 0 makes, on every rank, in one broadcast of its
+/// `encode`d value (`Erank 0: message` when it failed); also the bytes, for the other
+/// ranks to decode. Collective.
+///
+/// # Errors
+/// Rank 0's failure: its own error there, [`Error::Remote`] on the other ranks.
+fn share<T>(
+    comm: &Comm,
+    mine: Result<T>,
+    encode: impl FnOnce(&T) -> String,
+) -> Result<(T, Vec<u8>)> {
+    let text = match &mine {
+        Ok(v) => encode(v),
+        Err(e) => format!("Erank 0: {e}"),
+    };
+    let got = comm.bcast_bytes(0, text.as_bytes())?;
+    match (mine, got.strip_prefix(b"E")) {
         (Err(e), _) => Err(e),
         (Ok(_), Some(msg)) => Err(Error::Remote(String::from_utf8_lossy(msg).into_owned())),
-        (Ok(v), None) => Ok(v),
+        (Ok(v), None) => Ok((v, got)),
     }
 }
 
-/// Remove a file of this process's own making left under `path` by a process of the
-/// same host and PID (a PID reused after a crash): only a regular file of this user.
+/// Remove a file of this process's own making left under `path` by an earlier process of
+/// the same host and PID: only a regular file of this user.
 fn clear_own(path: &Path) -> Result<()> {
     match fs::symlink_metadata(path) {
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
@@ -287,7 +259,7 @@ fn clear_own(path: &Path) -> Result<()> {
 
 /// Rank 0: create this run's lock at `lock`, or find what is there.
 fn try_create(dir: &Path, lock: &Path, me: &Holder) -> Result<Found> {
-    let tmp = join(dir, format!("{LOCK_NAME}.new.{}.{}", me.host, me.pid));
+    let tmp = dir.join(format!("{LOCK_NAME}.new.{}.{}", me.host, me.pid));
     clear_own(&tmp)?;
     cleanup::register(Slot::Lock, &tmp);
     let written = write_new(&tmp, me);
@@ -386,9 +358,9 @@ fn read_existing(lock: &Path) -> Result<Found> {
     }
 }
 
-/// Rank 0: take over the stale lock `stale` (file `stale_ident`, owned by `owner`) at
-/// `lock`: move it aside, check that what moved is that lock, create this run's, then
-/// remove what the dead run left.
+/// Rank 0: take over the stale lock `stale` (file `stale_ident`, owned by `owner`): move
+/// it aside, check that what moved is that lock, create this run's, remove what the dead
+/// run left.
 fn take_over(
     dir: &Path,
     lock: &Path,
@@ -400,7 +372,7 @@ fn take_over(
     if owner != process::euid() {
         return Ok(TakeOver::Foreign);
     }
-    let aside = join(dir, format!("{LOCK_NAME}.stale.{}.{}", me.host, me.pid));
+    let aside = dir.join(format!("{LOCK_NAME}.stale.{}.{}", me.host, me.pid));
     clear_own(&aside)?;
     cleanup::register(Slot::Aside, &aside);
     let done = |r| {
@@ -431,8 +403,7 @@ fn take_over(
 impl DirLock {
     /// Remove the lock at the end of the run (collective).
     ///
-    /// Errors (agreed): the lock was removed or replaced during the run (another
-    /// program used the data directory at the same time), or it cannot be removed.
+    /// Errors (agreed): the lock was removed or replaced during the run, or cannot be removed.
     pub fn release(mut self, comm: &Comm) -> Result<()> {
         self.released = true;
         let r = self.remove_if_ours();

@@ -1,12 +1,11 @@
-//! The lock file's record ([`Holder`]: who holds the data directory and the files its
-//! run makes there, [`Claim`]), whether its process still runs, and the names a dead
-//! run may have left. Used by [`super::lock`] (the lock) and [`super::leftovers`].
+//! The lock file's record ([`Holder`], with its run's files, [`Claim`]), whether its
+//! process still runs, and the names a dead run may have left.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::host;
 use super::run_env::dir_or_current;
@@ -119,8 +118,7 @@ impl Holder {
         s
     }
 
-    /// Parse a lock file's text; `None` if it is not one (`pid_ns` may be missing:
-    /// unknown).
+    /// Parse a lock file's text; `None` if it is not one (a missing `pid_ns` is unknown).
     pub fn parse(text: &str) -> Option<Holder> {
         let mut lines = text.lines();
         if lines.next()? != FORMAT {
@@ -177,9 +175,8 @@ impl Holder {
         )
     }
 
-    /// What this process can tell about the holder: [`UNKNOWN`] (another host, or
-    /// another PID namespace of this host), [`GONE`] (no such process any more, or the
-    /// host restarted) or [`ALIVE`].
+    /// What this process can tell about the holder: [`UNKNOWN`] (another host or PID
+    /// namespace), [`GONE`] (no such process, or the host restarted) or [`ALIVE`].
     pub fn seen_from_here(&self) -> u64 {
         if host::hostname() != self.host {
             return UNKNOWN;
@@ -213,13 +210,7 @@ pub const GONE: u64 = 1;
 /// [`Holder::seen_from_here`]: the process runs.
 pub const ALIVE: u64 = 2;
 
-/// `dir/name`, or `name` for the current directory (`dir` empty).
-pub fn join(dir: &Path, name: impl AsRef<OsStr>) -> PathBuf {
-    dir.join(name.as_ref())
-}
-
-/// The data directory for messages: its canonical path, else as given (`.` for the
-/// current directory).
+/// The data directory for messages: canonical, else as given (`.` for the current one).
 pub fn shown(dir: &Path) -> String {
     let here = dir_or_current(dir);
     path_text(
@@ -241,8 +232,8 @@ pub fn claimed_names(dir: &Path, claim: &Claim) -> std::io::Result<Vec<OsString>
     Ok(names)
 }
 
-/// Whether the file `m` is one a run of `stale` left: a regular file of its user,
-/// modified since it started (with `MTIME_SLACK_S` seconds of slack).
+/// Whether the file `m` is one the run of `stale` left: a regular file of its user,
+/// modified since it started (less `MTIME_SLACK_S`).
 pub fn left_by(m: &fs::Metadata, stale: &Holder) -> bool {
     let since = i64::try_from(stale.started).unwrap_or(i64::MAX) - MTIME_SLACK_S;
     m.file_type().is_file() && m.uid() == stale.uid && m.mtime() >= since

@@ -1,10 +1,6 @@
-//! The run environment: the variables read once at start-up (`HDF5_PARAPREFIX`, `USER`,
-//! `HDF5_NOCLEANUP`; spec §5.1, §5.2), the data-file directory and the data-file names.
-//!
-//! Names are bytes (`OsStr`, `Path`) from the environment to the system call: a
-//! `HDF5_PARAPREFIX` or `USER` holding bytes that are not UTF-8 names exactly the
-//! directory it spells, never a look-alike with replacement characters. Only messages
-//! turn names into text ([`crate::error::path_text`]).
+//! The run environment (`HDF5_PARAPREFIX`, `USER`, `HDF5_NOCLEANUP`; spec §5.1, §5.2),
+//! the data-file directory and names: bytes (`OsStr`, `Path`) from the environment to
+//! the system call; only messages turn them into text ([`crate::error::path_text`]).
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -44,20 +40,13 @@ impl RunEnv {
     }
 }
 
-/// The data-file directory (spec §5.1), checked on every rank before any I/O: each
-/// rank must be able to create files in it. (A collective MPI-IO open that fails on
-/// some ranks only can hang inside the MPI library, e.g. Open MPI's OMPIO, so such a
-/// problem must be found before any file is opened.) Collective over `world`.
+/// The data-file directory (spec §5.1), checked on every rank before any I/O (a
+/// collective open failing on some ranks only can hang inside MPI): every rank must be
+/// able to create files in it. Collective. Returns [`data_dir`] (empty: the current one).
 ///
-/// Returns the directory part of the data-file names ([`data_dir`]): empty for the
-/// current directory.
-///
-/// Errors: the directory is missing, not a directory or not writable on some rank;
-/// `USER` is not a plain name, or `$HDF5_PARAPREFIX/$USER` is not a directory of the
-/// user running h5perf ([`data_files::check_user_name`], [`data_files::check_user_dir`]).
+/// Errors: the directory is missing, not a directory or not writable on some rank; `USER`
+/// is not a plain name, or `$HDF5_PARAPREFIX/$USER` is not a directory of this user.
 pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<PathBuf> {
-    // issue 12: USER names one subdirectory (refused before anything is created), and
-    // that subdirectory must be this user's own directory
     let prefix = env.paraprefix.as_deref().filter(|p| !p.is_empty());
     let user = prefix.and(env.user.as_deref());
     if let Some(u) = user {
@@ -90,10 +79,9 @@ pub fn dir_or_current(dir: &Path) -> &Path {
     }
 }
 
-/// The directory part of data-file names (spec §5.1): empty for the current
-/// directory, else `prefix/$USER` (or `$LOGIN`), created with mode 0755 if missing;
-/// if that cannot be created, `prefix` itself. The bytes are joined as given (runs of
-/// `/` are collapsed by [`data_file_name`]).
+/// The directory part of data-file names (spec §5.1): empty for the current directory,
+/// else `prefix/$USER` (or `$LOGIN`), created with mode 0755 if missing, else `prefix`;
+/// the bytes are joined as given.
 pub fn data_dir(prefix: Option<&OsStr>, user: Option<&OsStr>) -> PathBuf {
     let Some(prefix) = prefix.filter(|p| !p.is_empty()) else {
         return PathBuf::new();
@@ -116,9 +104,8 @@ pub fn data_dir(prefix: Option<&OsStr>, user: Option<&OsStr>) -> PathBuf {
     }
 }
 
-/// The name of data file `f` (1-based) in directory `dir`, with the API's `suffix`
-/// (`.posix`, `.mpio`, `.h5`): `dir/#pio_tmp_<f><suffix>` with runs of `/` collapsed
-/// (spec §5.1); the bytes of `dir` are kept as they are.
+/// The name of data file `f` (1-based) in `dir` with the API's `suffix`:
+/// `dir/#pio_tmp_<f><suffix>`, runs of `/` collapsed (spec §5.1), bytes kept as they are.
 ///
 /// Errors: a name of 4096 bytes or more (`FILENAME_MAX`).
 pub fn data_file_name(dir: &Path, f: u64, suffix: &str) -> Result<PathBuf> {

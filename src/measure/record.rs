@@ -1,7 +1,5 @@
-//! Results as data: one [`Record`] per (processes, transfer size, API), with the
-//! statistics of every phase, as the text report prints them (spec §8.3–§8.5). The C
-//! API returns these records and the `--json`/`--csv` writers serialise them; the text
-//! report is rendered from the same statistics, so all three agree.
+//! Results as data: one [`Record`] per (processes, transfer size, API) with the statistics
+//! of every phase (spec §8.3–§8.5), which the report, the results files and the C API read.
 
 use super::timer::{gbps, mbps, sample_std, ApiResults, TimeStats, Timer, COUNT};
 use crate::config::Api;

@@ -1,6 +1,5 @@
-//! The timers of one benchmark iteration and their statistics over processes and
-//! iterations (spec §8.1–§8.3). Pure arithmetic: the clock values and the MPI
-//! reductions are supplied by the engine.
+//! The statistics of the timers over processes and iterations (spec §8.1–§8.3); pure
+//! arithmetic on values the engine supplies.
 
 pub use crate::terms::timer::{Timer, COUNT};
 

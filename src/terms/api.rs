@@ -1,5 +1,4 @@
-//! The I/O APIs h5perf benchmarks (a file of its own so that every part of the
-//! configuration can name them without an import circle).
+//! The I/O APIs h5perf benchmarks.
 
 /// The I/O APIs h5perf can benchmark, in execution order (spec §3: POSIX, MPI-IO, PHDF5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,13 +1,11 @@
-//! The benchmark's fill options of the PHDF5 datasets (`--fill-value`, `--fill-time`,
-//! `-n`/`--no-fill`, `--alloc-time`; spec §9 extended): what was asked, how the report
-//! shows it, and whether the linked HDF5 accepts it (checked before any I/O).
+//! The fill options of the PHDF5 datasets (spec §9 extended): what was asked, how the
+//! report shows it, and whether the linked HDF5 accepts it.
 
 use crate::error::Error;
 use crate::ffi::hdf5::{self, AllocTime, FillProperties, FillTime, FillValue};
 
-/// The fill settings of the PHDF5 datasets. `None` means "not given": nothing is set on
-/// the dataset-creation list and the library default applies, so the default settings
-/// leave the benchmark exactly as the C tool runs it (spec §9).
+/// The fill settings of the PHDF5 datasets; `None` is "not given": the library default
+/// applies, as in the C tool (spec §9).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FillSettings {
     /// `--fill-value`.
@@ -34,8 +32,7 @@ impl FillSettings {
         *self == FillSettings::default()
     }
 
-    /// The options given, as they would be typed: `--fill-value=undefined
-    /// --fill-time=alloc` (for messages).
+    /// The options given as typed (`--fill-value=undefined --fill-time=alloc`), for messages.
     pub fn options_text(&self) -> String {
         let mut v: Vec<String> = Vec::new();
         match self.value {
@@ -52,11 +49,8 @@ impl FillSettings {
         v.join(" ")
     }
 
-    /// The parameter-report lines (without the `rank R: ` prefix), printed just before
-    /// `Env HDF5_PARAPREFIX=` and only when an option was given (the default report stays
-    /// the C tool's). All three settings are shown once one is given; the allocation
-    /// time is followed by the one HDF5 applies, which with the MPI-IO driver is always
-    /// early (the document's rule, verified by `--fill-behaviour`).
+    /// The parameter-report lines, only when an option was given: all three settings, the
+    /// allocation time with the one HDF5 applies (with the MPI-IO driver always early).
     pub fn report_lines(&self) -> Vec<String> {
         if self.is_default() {
             return Vec::new();
@@ -81,14 +75,9 @@ impl FillSettings {
         ]
     }
 
-    /// Ask the linked HDF5 whether it accepts these settings for the benchmark's
-    /// datasets (chunked or contiguous, 1D or 2D), before any I/O: a small dataset with
-    /// the same creation list is created in an in-memory file on this process
-    /// ([`hdf5::probe_dataset_create`]). Returns `None` when accepted (always for the
-    /// default settings, without calling HDF5), else the refusal: the combination and
-    /// HDF5's reason, e.g. `--fill-value=undefined --fill-time=alloc (contiguous
-    /// datasets): HDF5 refuses this combination: "fill value writing on allocation set,
-    /// but no fill value defined" (H5Dcreate2)`.
+    /// Whether the linked HDF5 accepts these settings for the benchmark's datasets, asked
+    /// before any I/O in an in-memory file ([`hdf5::probe_dataset_create`]): `None` when
+    /// accepted (always for the defaults), else the combination and HDF5's reason.
     pub fn refusal(&self, chunked: bool, dim2d: bool) -> Option<String> {
         if self.is_default() {
             return None;
@@ -105,8 +94,7 @@ impl FillSettings {
 }
 
 /// HDF5's reason for a refusal, quoted: the innermost frame of the error stack and the
-/// API call, `"fill value writing on allocation set, but no fill value defined"
-/// (H5Dcreate2)`; other errors as they display.
+/// call (`"fill value ... defined" (H5Dcreate2)`); other errors as they display.
 pub fn hdf5_reason(e: &Error) -> String {
     match e {
         Error::Hdf5 { call, .. } => format!("\"{}\" ({call})", e.innermost()),

@@ -1,7 +1,5 @@
-//! The benchmark's shared vocabulary, below the configuration and the measurements
-//! that both speak it: the I/O APIs ([`Api`]), the timers ([`Timer`], spec §8.1–§8.2),
-//! the report's phases and directions ([`Phase`], [`Direction`], spec §8.5), and the
-//! fill settings of the PHDF5 datasets ([`FillSettings`], spec §9).
+//! The shared vocabulary below the configuration and the measurements: [`Api`], [`Timer`],
+//! [`Phase`], [`Direction`] (spec §8) and the PHDF5 fill settings ([`FillSettings`], §9).
 
 pub mod api;
 pub mod fill;

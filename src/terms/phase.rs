@@ -1,8 +1,5 @@
-//! The one table of what is measured (spec §8.1, §8.5): the titles of the twelve timers
-//! are [`Timer::title`]; the report's six [`Phase`]s (those with a throughput) have a
-//! title, a machine-readable key and a timer; each [`Direction`] (write, read) groups
-//! its phases and timers in report order ([`Direction::measures`]). The engine, the
-//! records and the text report all take their timers and titles from here.
+//! The one table of what is measured (spec §8.1, §8.5): the report's six [`Phase`]s (title,
+//! key, timer) and each [`Direction`]'s phases and timers in report order.
 
 use super::timer::Timer;
 

@@ -775,7 +775,13 @@ fn where_they_wait(cluster: &Cluster) -> String {
         .iter()
         .map(|p| {
             let stat = read(p.pid, "stat");
-            let state = stat.rsplit(") ").next().unwrap_or("").split(' ').next().unwrap_or("");
+            let state = stat
+                .rsplit(") ")
+                .next()
+                .unwrap_or("")
+                .split(' ')
+                .next()
+                .unwrap_or("");
             let syscall = read(p.pid, "syscall");
             format!(
                 "  {} {} {} state {state} wchan {} syscall {}\n",
