@@ -11,8 +11,49 @@ use std::path::Path;
 
 use crate::error::{path_text, Error, Result};
 
-fn errno() -> i32 {
+/// The `errno` of this thread's last failed call.
+pub(super) fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// [`Error::Posix`] of `call` with `errno`, naming no file (the caller adds it).
+#[cold]
+pub(super) fn fail(call: &'static str, errno: i32) -> Error {
+    Error::Posix {
+        call,
+        errno,
+        path: None,
+    }
+}
+
+/// [`Error::Posix`] of `call` on `path` (its bytes, lossily) with `errno`.
+#[cold]
+pub(super) fn fail_at(call: &'static str, errno: i32, path: &CStr) -> Error {
+    Error::Posix {
+        call,
+        errno,
+        path: Some(path.to_string_lossy().into_owned()),
+    }
+}
+
+/// The `errno` an I/O error of the standard library carries (0 for none).
+fn io_errno(e: &std::io::Error) -> i32 {
+    e.raw_os_error().unwrap_or(0)
+}
+
+/// `f()` until it succeeds (a result ≥ 0) or fails with an `errno` other than `EINTR`:
+/// its result, or that `errno`.
+fn retry<T: PartialOrd + Default>(mut f: impl FnMut() -> T) -> std::result::Result<T, i32> {
+    loop {
+        let r = f();
+        if r >= T::default() {
+            return Ok(r);
+        }
+        let e = errno();
+        if e != libc::EINTR {
+            return Err(e);
+        }
+    }
 }
 
 /// `path`'s bytes as a C string, for the system call.
@@ -39,33 +80,28 @@ pub struct Fd {
     fd: Option<OwnedFd>,
 }
 
-/// How to open a file.
+/// How to open a file (every mode adds `O_CLOEXEC`; modes are before the umask).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
-    /// `O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW`, mode 0600: the data file every rank
-    /// of the POSIX write phase opens (spec §5.2), never through a symbolic link
-    /// (`ELOOP`); h5perf has made sure beforehand that only a file of its own user with
-    /// one link can be under the name.
+    /// `O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW`, mode 0600: the data file of the POSIX
+    /// write phase (spec §5.2), never through a symbolic link (`ELOOP`).
     CreateRw,
     /// `O_RDONLY | O_NOFOLLOW`.
     Read,
-    /// `O_CREAT | O_TRUNC | O_WRONLY`, mode 0644 (report files).
+    /// `O_CREAT | O_TRUNC | O_WRONLY | O_APPEND`, mode 0666 (report files).
     CreateReport,
-    /// `O_CREAT | O_EXCL | O_WRONLY | O_APPEND`, mode 0644: a new report file (the
-    /// temporary file of `-o`); an existing name, a symbolic link included, is refused
-    /// (`EEXIST`).
+    /// `O_CREAT | O_EXCL | O_WRONLY | O_APPEND`, mode 0666: a new report file (the
+    /// temporary file of `-o`); anything under the name is refused (`EEXIST`).
     CreateReportNew,
     /// `O_WRONLY | O_APPEND` (report files of ranks other than 0).
     Append,
-    /// [`OpenMode::CreateRw`] with `O_DIRECT` (`--direct`): transfers bypass the page
-    /// cache; offsets, lengths and buffer addresses must be multiples of the file
-    /// system's direct-I/O alignment (`open(2)`, "O_DIRECT").
+    /// [`OpenMode::CreateRw`] with `O_DIRECT` (`--direct`): offsets, lengths and buffer
+    /// addresses must be multiples of the direct-I/O alignment (`open(2)`).
     CreateRwDirect,
     /// `O_RDONLY | O_NOFOLLOW | O_DIRECT` (`--direct`).
     ReadDirect,
     /// `O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR`, mode 0600: a new file, never one that
-    /// is already there, never through a symbolic link (`EEXIST` for anything under the
-    /// name, a dangling link included).
+    /// is already there, never through a symbolic link (`EEXIST`).
     CreateNew,
     /// [`OpenMode::CreateNew`] with `O_DIRECT` (the `--direct` probe file).
     CreateNewDirect,
@@ -86,53 +122,29 @@ impl Fd {
 
     /// `open(path, flags, mode)`; retried on `EINTR`. No allocation unless it fails.
     pub fn open(c: &CStr, how: OpenMode) -> Result<Fd> {
+        use libc::{O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY};
+        use OpenMode::*;
         let (flags, mode): (libc::c_int, libc::c_uint) = match how {
-            OpenMode::CreateRw => (
-                libc::O_CREAT | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_RDWR,
-                0o600,
-            ),
-            OpenMode::Read => (libc::O_RDONLY | libc::O_NOFOLLOW, 0),
-            OpenMode::CreateReport => (
-                libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY | libc::O_APPEND,
-                0o666,
-            ),
-            OpenMode::CreateReportNew => (
-                libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_APPEND,
-                0o666,
-            ),
-            OpenMode::Append => (libc::O_WRONLY | libc::O_APPEND, 0),
-            OpenMode::CreateRwDirect => (
-                libc::O_CREAT | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_RDWR | libc::O_DIRECT,
-                0o600,
-            ),
-            OpenMode::ReadDirect => (libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_DIRECT, 0),
-            OpenMode::CreateNew => (
-                libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_RDWR,
-                0o600,
-            ),
-            OpenMode::CreateNewDirect => (
-                libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_RDWR | libc::O_DIRECT,
-                0o600,
-            ),
+            CreateRw | CreateRwDirect => (O_CREAT | O_TRUNC | O_NOFOLLOW | O_RDWR, 0o600),
+            Read | ReadDirect => (O_RDONLY | O_NOFOLLOW, 0),
+            CreateReport => (O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0o666),
+            CreateReportNew => (O_CREAT | O_EXCL | O_WRONLY | O_APPEND, 0o666),
+            Append => (O_WRONLY | O_APPEND, 0),
+            CreateNew | CreateNewDirect => (O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR, 0o600),
         };
-        loop {
-            // SAFETY: NUL-terminated path; flags/mode are plain integers.
-            let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode) };
-            if fd >= 0 {
-                // SAFETY: fd is a fresh descriptor we own.
-                return Ok(Fd {
-                    fd: Some(unsafe { OwnedFd::from_raw_fd(fd) }),
-                });
-            }
-            let e = errno();
-            if e != libc::EINTR {
-                return Err(Error::Posix {
-                    call: "open",
-                    errno: e,
-                    path: Some(c_text(c)),
-                });
-            }
-        }
+        let direct = matches!(how, CreateRwDirect | ReadDirect | CreateNewDirect);
+        let flags = flags | libc::O_CLOEXEC | if direct { libc::O_DIRECT } else { 0 };
+        // SAFETY: NUL-terminated path; flags/mode are plain integers.
+        let fd =
+            retry(|| unsafe { libc::open(c.as_ptr(), flags, mode) }).map_err(|e| Error::Posix {
+                call: "open",
+                errno: e,
+                path: Some(c_text(c)),
+            })?;
+        // SAFETY: fd is a fresh descriptor we own.
+        Ok(Fd {
+            fd: Some(unsafe { OwnedFd::from_raw_fd(fd) }),
+        })
     }
 
     fn raw(&self) -> i32 {
@@ -142,166 +154,66 @@ impl Fd {
     /// Write all of `buf` at byte `offset` (`pwrite` loop; short writes continue,
     /// `EINTR` retries). Errors carry no path: the caller adds it. The common case, one
     /// call that writes everything, is a few instructions around the system call; the
-    /// rest is out of line (`Fd::pwrite_rest`).
+    /// rest is out of line ([`transfer_rest`]).
     #[inline]
     pub fn pwrite_all(&self, buf: &[u8], offset: u64) -> Result<()> {
+        let mut first = None;
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pwrite(self.raw(), buf, off);
             // a failure (-1) reinterpreted is above isize::MAX, which no length reaches
             if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
-            return self.pwrite_rest(buf, offset, Some(n));
+            first = Some(n);
         }
-        self.pwrite_rest(buf, offset, None)
-    }
-
-    /// The rest of [`Fd::pwrite_all`] when its first call did not write everything
-    /// (`first`: that call's result, `errno` still set) or was not made (`None`): the
-    /// loop over short writes, `EINTR` and the errors, the same system calls as one
-    /// loop from the start.
-    #[cold]
-    #[inline(never)]
-    fn pwrite_rest(&self, mut buf: &[u8], mut offset: u64, mut first: Option<isize>) -> Result<()> {
-        while !buf.is_empty() {
-            let n = match first.take() {
-                Some(n) => n,
-                None => {
-                    let off = libc::off_t::try_from(offset).map_err(|_| Error::Posix {
-                        call: "pwrite",
-                        errno: libc::EFBIG,
-                        path: None,
-                    })?;
-                    sys_pwrite(self.raw(), buf, off)
-                }
-            };
-            if n < 0 {
-                let e = errno();
-                if e == libc::EINTR {
-                    continue;
-                }
-                return Err(Error::Posix {
-                    call: "pwrite",
-                    errno: e,
-                    path: None,
-                });
-            }
-            if n == 0 {
-                return Err(Error::Posix {
-                    call: "pwrite",
-                    errno: libc::ENOSPC,
-                    path: None,
-                });
-            }
-            // n > 0 (checked above)
-            let n = n.unsigned_abs();
-            buf = &buf[n..];
-            offset += n as u64;
-        }
-        Ok(())
+        let fd = self.raw();
+        transfer_rest(
+            "pwrite",
+            buf.len(),
+            offset,
+            first,
+            libc::ENOSPC,
+            |done, off| sys_pwrite(fd, &buf[done..], off),
+        )
     }
 
     /// Fill all of `buf` from byte `offset` (`pread` loop); end of file is an error.
     /// The common case is one call, as in [`Fd::pwrite_all`].
     #[inline]
     pub fn pread_exact(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        let mut first = None;
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pread(self.raw(), buf, off);
             // as in pwrite_all
             if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
-            return self.pread_rest(buf, offset, Some(n));
+            first = Some(n);
         }
-        self.pread_rest(buf, offset, None)
-    }
-
-    /// The rest of [`Fd::pread_exact`] when its first call did not fill the buffer
-    /// (`first`: that call's result, `errno` still set) or was not made (`None`): the
-    /// loop over short reads, `EINTR`, end of file and the errors.
-    #[cold]
-    #[inline(never)]
-    fn pread_rest(&self, buf: &mut [u8], mut offset: u64, mut first: Option<isize>) -> Result<()> {
-        let mut done = 0usize;
-        while done < buf.len() {
-            let n = match first.take() {
-                Some(n) => n,
-                None => {
-                    let off = libc::off_t::try_from(offset).map_err(|_| Error::Posix {
-                        call: "pread",
-                        errno: libc::EFBIG,
-                        path: None,
-                    })?;
-                    sys_pread(self.raw(), &mut buf[done..], off)
-                }
-            };
-            if n < 0 {
-                let e = errno();
-                if e == libc::EINTR {
-                    continue;
-                }
-                return Err(Error::Posix {
-                    call: "pread",
-                    errno: e,
-                    path: None,
-                });
-            }
-            if n == 0 {
-                return Err(Error::Posix {
-                    call: "pread",
-                    errno: 0,
-                    path: None,
-                });
-            }
-            // n > 0 (checked above)
-            let n = n.unsigned_abs();
-            done += n;
-            offset += n as u64;
-        }
-        Ok(())
+        let fd = self.raw();
+        transfer_rest("pread", buf.len(), offset, first, 0, |done, off| {
+            sys_pread(fd, &mut buf[done..], off)
+        })
     }
 
     /// Append `buf` at the current position (`write` loop), for report files.
     pub fn write_all(&self, mut buf: &[u8]) -> Result<()> {
         while !buf.is_empty() {
             // SAFETY: live slice; fd open.
-            let n =
-                unsafe { libc::write(self.raw(), buf.as_ptr() as *const libc::c_void, buf.len()) };
-            if n < 0 {
-                let e = errno();
-                if e == libc::EINTR {
-                    continue;
-                }
-                return Err(Error::Posix {
-                    call: "write",
-                    errno: e,
-                    path: None,
-                });
-            }
-            // n >= 0 (checked above)
+            let n = retry(|| unsafe { libc::write(self.raw(), buf.as_ptr().cast(), buf.len()) })
+                .map_err(|e| fail("write", e))?;
+            // n >= 0 (retry)
             buf = &buf[n.unsigned_abs()..];
         }
         Ok(())
     }
 
     /// `fsync`: force the file's data and metadata to stable storage (POSIX.1-2017
-    /// `fsync()`; `--fsync`), retried on `EINTR`. Errors carry no path: the caller adds
-    /// it.
+    /// `fsync()`; `--fsync`), retried on `EINTR`. Errors carry no path.
     pub fn fsync(&self) -> Result<()> {
-        loop {
-            // SAFETY: fsync on a descriptor we own; no memory is passed.
-            if unsafe { libc::fsync(self.raw()) } == 0 {
-                return Ok(());
-            }
-            let e = errno();
-            if e != libc::EINTR {
-                return Err(Error::Posix {
-                    call: "fsync",
-                    errno: e,
-                    path: None,
-                });
-            }
-        }
+        // SAFETY: fsync on a descriptor we own; no memory is passed.
+        retry(|| unsafe { libc::fsync(self.raw()) }).map_err(|e| fail("fsync", e))?;
+        Ok(())
     }
 
     /// `fstat`: what the kernel knows of the open file (device, inode, type, owner,
@@ -311,11 +223,7 @@ impl Fd {
         // SAFETY: st is a live out-buffer of the right type; the fd is a plain integer
         // (a closed one fails with EBADF).
         if unsafe { libc::fstat(self.raw(), st.as_mut_ptr()) } != 0 {
-            return Err(Error::Posix {
-                call: "fstat",
-                errno: errno(),
-                path: None,
-            });
+            return Err(fail("fstat", errno()));
         }
         // SAFETY: filled by the successful call.
         let st = unsafe { st.assume_init() };
@@ -331,22 +239,58 @@ impl Fd {
 
     /// `close`, reporting its error.
     pub fn close(mut self) -> Result<()> {
-        let fd = self.fd.take().map(|f| {
-            use std::os::fd::IntoRawFd;
-            f.into_raw_fd()
-        });
-        if let Some(fd) = fd {
+        use std::os::fd::IntoRawFd;
+        if let Some(fd) = self.fd.take().map(IntoRawFd::into_raw_fd) {
             // SAFETY: we own fd and close it exactly once.
             if unsafe { libc::close(fd) } != 0 {
-                return Err(Error::Posix {
-                    call: "close",
-                    errno: errno(),
-                    path: None,
-                });
+                return Err(fail("close", errno()));
             }
         }
         Ok(())
     }
+}
+
+/// The loop behind [`Fd::pwrite_all`] and [`Fd::pread_exact`] when their first call
+/// did not move all `len` bytes (`first`: its result, `errno` still set) or was not
+/// made (`None`): `io(done, off)` moves the bytes from `done` on at file offset `off`;
+/// short transfers continue, `EINTR` retries, a transfer of 0 bytes fails with
+/// `eof_errno` (`ENOSPC` for a write, 0 — end of file — for a read). The same system
+/// calls as one loop from the start. Errors carry no path.
+#[cold]
+#[inline(never)]
+fn transfer_rest(
+    call: &'static str,
+    len: usize,
+    mut offset: u64,
+    mut first: Option<isize>,
+    eof_errno: i32,
+    mut io: impl FnMut(usize, libc::off_t) -> isize,
+) -> Result<()> {
+    let mut done = 0usize;
+    while done < len {
+        let n = match first.take() {
+            Some(n) => n,
+            None => {
+                let off = libc::off_t::try_from(offset).map_err(|_| fail(call, libc::EFBIG))?;
+                io(done, off)
+            }
+        };
+        if n < 0 {
+            let e = errno();
+            if e == libc::EINTR {
+                continue;
+            }
+            return Err(fail(call, e));
+        }
+        if n == 0 {
+            return Err(fail(call, eof_errno));
+        }
+        // n > 0 (checked above)
+        let n = n.unsigned_abs();
+        done += n;
+        offset += n as u64;
+    }
+    Ok(())
 }
 
 /// `pwrite(fd, buf, off)`: the bytes written, or -1 with `errno` set. On 64-bit Linux
@@ -406,23 +350,14 @@ fn sys_pread(fd: i32, buf: &mut [u8], off: libc::off_t) -> isize {
 }
 
 /// The system error a library met but did not return, read from `errno` right after
-/// its call: `Some("No space left on device")` when `errno` holds an error of file
-/// I/O (`ENOSPC`, `EDQUOT`, `EFBIG`, `EIO`, `EROFS`, `ESTALE`, `EBADF`, `EPERM`,
-/// `EACCES`), None otherwise (no error, or one a library leaves behind in normal
-/// operation, such as `EAGAIN` from polling). For messages of calls that report success
-/// with a short count (Open MPI's MPI-IO prints the system error on stderr instead).
+/// its call: its text when `errno` holds an error of file I/O (`ENOSPC`, `EDQUOT`,
+/// `EFBIG`, `EIO`, `EROFS`, `ESTALE`, `EBADF`, `EPERM`, `EACCES`), None otherwise (no
+/// error, or one left behind in normal operation, such as `EAGAIN` from polling).
 pub fn last_io_error() -> Option<String> {
+    use libc::{EACCES, EBADF, EDQUOT, EFBIG, EIO, ENOSPC, EPERM, EROFS, ESTALE};
     let e = errno();
     let io = [
-        libc::ENOSPC,
-        libc::EDQUOT,
-        libc::EFBIG,
-        libc::EIO,
-        libc::EROFS,
-        libc::ESTALE,
-        libc::EBADF,
-        libc::EPERM,
-        libc::EACCES,
+        ENOSPC, EDQUOT, EFBIG, EIO, EROFS, ESTALE, EBADF, EPERM, EACCES,
     ];
     io.contains(&e).then(|| crate::error::errno_text(e))
 }
@@ -534,16 +469,10 @@ impl FileStat {
 ///
 /// Errors: any other failure (`EACCES`, `ENOTDIR`, ...), with the path.
 pub fn lstat(path: &CStr) -> Result<Option<FileStat>> {
-    use std::os::unix::ffi::OsStrExt;
-    let p = std::ffi::OsStr::from_bytes(path.to_bytes());
-    match std::fs::symlink_metadata(p) {
+    match std::fs::symlink_metadata(OsStr::from_bytes(path.to_bytes())) {
         Ok(m) => Ok(Some(FileStat::of(&m))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::Posix {
-            call: "lstat",
-            errno: e.raw_os_error().unwrap_or(0),
-            path: Some(path.to_string_lossy().into_owned()),
-        }),
+        Err(e) => Err(fail_at("lstat", io_errno(&e), path)),
     }
 }
 
@@ -552,7 +481,6 @@ pub fn lstat(path: &CStr) -> Result<Option<FileStat>> {
 ///
 /// Errors: the open fails, with the path.
 pub fn open_std_nofollow(path: &CStr, append: bool) -> Result<std::fs::File> {
-    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::OpenOptionsExt;
     let mut o = std::fs::OpenOptions::new();
     if append {
@@ -561,12 +489,8 @@ pub fn open_std_nofollow(path: &CStr, append: bool) -> Result<std::fs::File> {
         o.read(true);
     }
     o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(std::ffi::OsStr::from_bytes(path.to_bytes()))
-        .map_err(|e| Error::Posix {
-            call: "open",
-            errno: e.raw_os_error().unwrap_or(0),
-            path: Some(path.to_string_lossy().into_owned()),
-        })
+        .open(OsStr::from_bytes(path.to_bytes()))
+        .map_err(|e| fail_at("open", io_errno(&e), path))
 }
 
 /// `unlink(path)`: removes the name (a symbolic link itself, never its target).
@@ -575,11 +499,7 @@ pub fn open_std_nofollow(path: &CStr, append: bool) -> Result<std::fs::File> {
 pub fn unlink(path: &CStr) -> Result<()> {
     // SAFETY: NUL-terminated path.
     if unsafe { libc::unlink(path.as_ptr()) } != 0 {
-        return Err(Error::Posix {
-            call: "unlink",
-            errno: errno(),
-            path: Some(path.to_string_lossy().into_owned()),
-        });
+        return Err(fail_at("unlink", errno(), path));
     }
     Ok(())
 }
@@ -591,7 +511,6 @@ pub fn unlink(path: &CStr) -> Result<()> {
 /// # Errors
 /// The system's error (`EBADF` when `fd` is not open).
 pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
-    use std::os::fd::FromRawFd;
     // SAFETY: fcntl with F_DUPFD_CLOEXEC only reads `fd` and returns a new descriptor
     // (or -1), which the File then owns alone.
     let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
@@ -602,11 +521,7 @@ pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
     Ok(unsafe { std::fs::File::from_raw_fd(new) })
 }
 
-/// The effective user id of this process (`geteuid`), the owner its new files get.
-pub fn effective_uid() -> u32 {
-    // SAFETY: geteuid cannot fail and takes no arguments.
-    unsafe { libc::geteuid() }
-}
+pub use super::process::euid as effective_uid;
 
 /// The regular files this process holds open: one [`FileStat`] per descriptor in
 /// `/proc/self/fd` that refers to a regular file (a descriptor closed while the
@@ -614,29 +529,22 @@ pub fn effective_uid() -> u32 {
 ///
 /// Errors: `/proc/self/fd` cannot be read (no procfs).
 pub fn open_regular_files() -> Result<Vec<FileStat>> {
-    let dir = std::fs::read_dir("/proc/self/fd").map_err(|e| Error::Posix {
-        call: "opendir",
-        errno: e.raw_os_error().unwrap_or(0),
-        path: Some("/proc/self/fd".into()),
-    })?;
-    let mut out = Vec::new();
-    for entry in dir.flatten() {
-        // the magic link leads to the open file itself, whatever its name now is
-        if let Ok(m) = std::fs::metadata(entry.path()) {
-            let st = FileStat::of(&m);
-            if st.kind == FileKind::Regular {
-                out.push(st);
-            }
-        }
-    }
-    Ok(out)
+    let dir = std::fs::read_dir("/proc/self/fd")
+        .map_err(|e| fail_at("opendir", io_errno(&e), c"/proc/self/fd"))?;
+    // the magic link leads to the open file itself, whatever its name now is
+    Ok(dir
+        .flatten()
+        .filter_map(|entry| std::fs::metadata(entry.path()).ok())
+        .map(|m| FileStat::of(&m))
+        .filter(|st| st.kind == FileKind::Regular)
+        .collect())
 }
 
 /// `remove(path)`.
 pub fn remove(path: &Path) -> Result<()> {
     std::fs::remove_file(path).map_err(|e| Error::Posix {
         call: "remove",
-        errno: e.raw_os_error().unwrap_or(0),
+        errno: io_errno(&e),
         path: Some(path_text(path.as_os_str())),
     })
 }
@@ -654,7 +562,7 @@ pub fn check_writable_dir(dir: &Path) -> Result<()> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => return fail("stat", libc::ENOTDIR),
-        Err(e) => return fail("stat", e.raw_os_error().unwrap_or(0)),
+        Err(e) => return fail("stat", io_errno(&e)),
     }
     let c = c_path(dir)?;
     // SAFETY: NUL-terminated path.
