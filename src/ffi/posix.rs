@@ -304,22 +304,10 @@ fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     // SAFETY: buf is a live slice of buf.len() bytes; the kernel reads at most that
     // many; fd is a plain integer (a closed one fails with EBADF).
-    let n = unsafe {
-        libc::syscall(
-            libc::SYS_pwrite64,
-            fd,
-            buf.as_ptr() as *const libc::c_void,
-            buf.len(),
-            off,
-        )
-    };
-    // 64-bit targets only (cfg above): c_long is isize
-    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    #[allow(clippy::cast_possible_truncation)]
-    let n = n as isize;
+    let n = long(unsafe { libc::syscall(libc::SYS_pwrite64, fd, buf.as_ptr(), buf.len(), off) });
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
-    let n = unsafe { libc::pwrite(fd, buf.as_ptr() as *const libc::c_void, buf.len(), off) };
+    let n = unsafe { libc::pwrite(fd, buf.as_ptr().cast(), buf.len(), off) };
     n
 }
 
@@ -330,23 +318,19 @@ fn sys_pread(fd: i32, buf: &mut [u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     // SAFETY: buf is a live writable slice of buf.len() bytes; the kernel writes at
     // most that many.
-    let n = unsafe {
-        libc::syscall(
-            libc::SYS_pread64,
-            fd,
-            buf.as_mut_ptr() as *mut libc::c_void,
-            buf.len(),
-            off,
-        )
-    };
-    // 64-bit targets only (cfg above): c_long is isize
-    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    #[allow(clippy::cast_possible_truncation)]
-    let n = n as isize;
+    let n = long(unsafe { libc::syscall(libc::SYS_pread64, fd, buf.as_mut_ptr(), buf.len(), off) });
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
-    let n = unsafe { libc::pread(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len(), off) };
+    let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), off) };
     n
+}
+
+/// A `syscall` result: on the 64-bit targets it is made on, `c_long` is `isize`.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)]
+fn long(n: libc::c_long) -> isize {
+    n as isize
 }
 
 /// The system error a library met but did not return, read from `errno` right after

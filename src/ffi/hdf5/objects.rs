@@ -30,7 +30,7 @@ impl H5File {
     /// `H5F_ACC_TRUNC`.
     pub fn create(p: &CStr, fapl: &Plist) -> Result<H5File> {
         // SAFETY: NUL-terminated name, valid fapl.
-        let id = check_id("H5Fcreate", unsafe {
+        let id = checked!(check_id, unsafe {
             h5f::H5Fcreate(p.as_ptr(), h5f::H5F_ACC_EXCL, h5p::H5P_DEFAULT, fapl.id)
         })?;
         Ok(H5File { id })
@@ -39,7 +39,7 @@ impl H5File {
     /// `H5Fopen(path, H5F_ACC_RDWR, fapl)`.
     pub fn open_rdwr(p: &CStr, fapl: &Plist) -> Result<H5File> {
         // SAFETY: as create.
-        let id = check_id("H5Fopen", unsafe {
+        let id = checked!(check_id, unsafe {
             h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDWR, fapl.id)
         })?;
         Ok(H5File { id })
@@ -48,7 +48,7 @@ impl H5File {
     /// `H5Fopen(path, H5F_ACC_RDONLY, fapl)`.
     pub fn open_read(p: &CStr, fapl: &Plist) -> Result<H5File> {
         // SAFETY: as create.
-        let id = check_id("H5Fopen", unsafe {
+        let id = checked!(check_id, unsafe {
             h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDONLY, fapl.id)
         })?;
         Ok(H5File { id })
@@ -59,9 +59,7 @@ impl H5File {
     /// `MPI_File_sync` (`--fsync`). Collective with the MPI-IO driver.
     pub fn flush(&self) -> Result<()> {
         // SAFETY: valid file id.
-        check("H5Fflush", unsafe {
-            h5f::H5Fflush(self.id, h5f::H5F_scope_t::H5F_SCOPE_LOCAL)
-        })
+        checked!(unsafe { h5f::H5Fflush(self.id, h5f::H5F_scope_t::H5F_SCOPE_LOCAL) })
     }
 
     /// `H5Fclose`, reporting its error.
@@ -109,7 +107,7 @@ impl Dataspace {
     pub fn simple(dims: &[u64]) -> Result<Dataspace> {
         init();
         // SAFETY: dims holds rank entries; NULL maxdims = dims.
-        let id = check_id("H5Screate_simple", unsafe {
+        let id = checked!(check_id, unsafe {
             h5s::H5Screate_simple(rank(dims)?, dims.as_ptr(), std::ptr::null())
         })?;
         Ok(Dataspace {
@@ -129,7 +127,7 @@ impl Dataspace {
         let n = start.len();
         assert!(stride.len() == n && count.len() == n && block.len() == n);
         // SAFETY: four arrays of the dataspace's rank.
-        check("H5Sselect_hyperslab", unsafe {
+        checked!(unsafe {
             h5s::H5Sselect_hyperslab(
                 self.id,
                 h5s::H5S_seloper_t::H5S_SELECT_SET,
@@ -145,7 +143,7 @@ impl Dataspace {
     /// without moving data).
     pub fn select_none(&self) -> Result<()> {
         // SAFETY: valid dataspace id.
-        check("H5Sselect_none", unsafe { h5s::H5Sselect_none(self.id) })
+        checked!(unsafe { h5s::H5Sselect_none(self.id) })
     }
 
     /// `H5Soffset_simple(offset)`: move the selection by `offset` elements per dimension.
@@ -176,7 +174,7 @@ impl Dataset {
     /// `H5Dcreate2(file, name, H5T_NATIVE_UCHAR, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)`.
     pub fn create(file: &H5File, n: &CStr, space: &Dataspace, dcpl: &Plist) -> Result<Dataset> {
         // SAFETY: valid ids and a NUL-terminated name.
-        let id = check_id("H5Dcreate2", unsafe {
+        let id = checked!(check_id, unsafe {
             h5d::H5Dcreate2(
                 file.id,
                 n.as_ptr(),
@@ -193,7 +191,7 @@ impl Dataset {
     /// `H5Dopen2(file, name, H5P_DEFAULT)`.
     pub fn open(file: &H5File, n: &CStr) -> Result<Dataset> {
         // SAFETY: valid file id and a NUL-terminated name.
-        let id = check_id("H5Dopen2", unsafe {
+        let id = checked!(check_id, unsafe {
             h5d::H5Dopen2(file.id, n.as_ptr(), h5p::H5P_DEFAULT)
         })?;
         Ok(Dataset { id })
@@ -327,7 +325,7 @@ impl Dataset {
     /// (collective with the MPI-IO driver).
     pub fn flush(&self) -> Result<()> {
         // SAFETY: valid dataset id.
-        check("H5Dflush", unsafe { h5d::H5Dflush(self.id) })
+        checked!(unsafe { h5d::H5Dflush(self.id) })
     }
 
     /// `H5Dget_storage_size`: bytes of file space allocated for the raw data (0 when
@@ -350,23 +348,21 @@ impl Dataset {
     /// `H5Dget_chunk_info`).
     pub fn chunks(&self) -> Result<Vec<ChunkInfo>> {
         // SAFETY: valid dataset id.
-        let space = check_id("H5Dget_space", unsafe { h5d::H5Dget_space(self.id) })?;
+        let space = checked!(check_id, unsafe { h5d::H5Dget_space(self.id) })?;
         let space = Dataspace { id: space, len: 0 };
         // SAFETY: valid dataspace id.
         let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
         let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
         let mut n: hsize_t = 0;
         // SAFETY: valid ids and an out-pointer to a live integer.
-        check("H5Dget_num_chunks", unsafe {
-            h5d::H5Dget_num_chunks(self.id, space.id, &mut n)
-        })?;
+        checked!(unsafe { h5d::H5Dget_num_chunks(self.id, space.id, &mut n) })?;
         let mut out = Vec::new();
         for i in 0..n {
             let mut offset: Vec<hsize_t> = vec![0; rank];
             let (mut mask, mut addr, mut size): (c_uint, haddr_t, hsize_t) = (0, 0, 0);
             // SAFETY: `offset` holds one entry per dimension of the dataspace; the other
             // out-pointers point to live integers.
-            check("H5Dget_chunk_info", unsafe {
+            checked!(unsafe {
                 h5d::H5Dget_chunk_info(
                     self.id,
                     space.id,
@@ -386,7 +382,7 @@ impl Dataset {
     /// `H5Sget_simple_extent_dims`): elements per dimension.
     pub fn dims(&self) -> Result<Vec<u64>> {
         // SAFETY: valid dataset id.
-        let space = check_id("H5Dget_space", unsafe { h5d::H5Dget_space(self.id) })?;
+        let space = checked!(check_id, unsafe { h5d::H5Dget_space(self.id) })?;
         let space = Dataspace { id: space, len: 0 };
         // SAFETY: valid dataspace id.
         let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
@@ -405,9 +401,7 @@ impl Dataset {
     /// `H5Dget_create_plist`: the dataset's creation property list as HDF5 stored it.
     pub fn create_plist(&self) -> Result<Plist> {
         // SAFETY: valid dataset id.
-        let id = check_id("H5Dget_create_plist", unsafe {
-            h5d::H5Dget_create_plist(self.id)
-        })?;
+        let id = checked!(check_id, unsafe { h5d::H5Dget_create_plist(self.id) })?;
         Ok(Plist { id })
     }
 

@@ -24,7 +24,7 @@ impl Plist {
     fn create(class: fn() -> hid_t) -> Result<Plist> {
         init();
         // SAFETY: class is a valid property-list class id after init().
-        let id = check_id("H5Pcreate", unsafe { h5p::H5Pcreate(class()) })?;
+        let id = checked!(check_id, unsafe { h5p::H5Pcreate(class()) })?;
         Ok(Plist { id })
     }
 
@@ -38,13 +38,9 @@ impl Plist {
     ) -> Result<Plist> {
         let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id, communicator and info handles (HDF5 duplicates them).
-        check("H5Pset_fapl_mpio", unsafe {
-            h5p::H5Pset_fapl_mpio(p.id, comm.as_raw(), info.as_raw())
-        })?;
+        checked!(unsafe { h5p::H5Pset_fapl_mpio(p.id, comm.as_raw(), info.as_raw()) })?;
         // SAFETY: valid fapl id.
-        check("H5Pset_alignment", unsafe {
-            h5p::H5Pset_alignment(p.id, threshold, alignment)
-        })?;
+        checked!(unsafe { h5p::H5Pset_alignment(p.id, threshold, alignment) })?;
         Ok(p)
     }
 
@@ -53,9 +49,7 @@ impl Plist {
         let p = Self::create(|| *h5p::H5P_CLS_DATASET_CREATE)?;
         if let Some(dims) = chunk {
             // SAFETY: valid dcpl id; dims holds `rank` dims.
-            check("H5Pset_chunk", unsafe {
-                h5p::H5Pset_chunk(p.id, rank(dims)?, dims.as_ptr())
-            })?;
+            checked!(unsafe { h5p::H5Pset_chunk(p.id, rank(dims)?, dims.as_ptr()) })?;
         }
         Ok(p)
     }
@@ -66,11 +60,9 @@ impl Plist {
     pub fn file_access_sec2(sieve_bytes: usize) -> Result<Plist> {
         let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id.
-        check("H5Pset_fapl_sec2", unsafe { h5p::H5Pset_fapl_sec2(p.id) })?;
+        checked!(unsafe { h5p::H5Pset_fapl_sec2(p.id) })?;
         // SAFETY: valid fapl id.
-        check("H5Pset_sieve_buf_size", unsafe {
-            h5p::H5Pset_sieve_buf_size(p.id, sieve_bytes)
-        })?;
+        checked!(unsafe { h5p::H5Pset_sieve_buf_size(p.id, sieve_bytes) })?;
         Ok(p)
     }
 
@@ -79,9 +71,7 @@ impl Plist {
     pub(super) fn file_access_core() -> Result<Plist> {
         let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id; 4096-byte allocation increment, no backing store.
-        check("H5Pset_fapl_core", unsafe {
-            h5p::H5Pset_fapl_core(p.id, 4096, 0)
-        })?;
+        checked!(unsafe { h5p::H5Pset_fapl_core(p.id, 4096, 0) })?;
         Ok(p)
     }
 
@@ -89,9 +79,7 @@ impl Plist {
     /// the object header (at most 64 KiB).
     pub fn set_compact(&self) -> Result<()> {
         // SAFETY: valid dcpl id.
-        check("H5Pset_layout", unsafe {
-            h5p::H5Pset_layout(self.id, h5d::H5D_layout_t::H5D_COMPACT)
-        })
+        checked!(unsafe { h5p::H5Pset_layout(self.id, h5d::H5D_layout_t::H5D_COMPACT) })
     }
 
     /// Apply the fill properties that are given (spec §9 extended): `H5Pset_fill_value`
@@ -112,21 +100,15 @@ impl Plist {
                 .map_or(std::ptr::null(), |b| std::ptr::from_ref(b).cast::<c_void>());
             // SAFETY: valid dcpl id; the value is one byte of the native uchar type, or
             // NULL, which makes the fill value undefined.
-            check("H5Pset_fill_value", unsafe {
-                h5p::H5Pset_fill_value(self.id, *h5t::H5T_NATIVE_UCHAR, value)
-            })?;
+            checked!(unsafe { h5p::H5Pset_fill_value(self.id, *h5t::H5T_NATIVE_UCHAR, value) })?;
         }
         if let Some(t) = fill.time {
             // SAFETY: valid dcpl id.
-            check("H5Pset_fill_time", unsafe {
-                h5p::H5Pset_fill_time(self.id, t.to_raw())
-            })?;
+            checked!(unsafe { h5p::H5Pset_fill_time(self.id, t.to_raw()) })?;
         }
         if let Some(a) = fill.alloc {
             // SAFETY: valid dcpl id.
-            check("H5Pset_alloc_time", unsafe {
-                h5p::H5Pset_alloc_time(self.id, a.to_raw())
-            })?;
+            checked!(unsafe { h5p::H5Pset_alloc_time(self.id, a.to_raw()) })?;
         }
         Ok(())
     }
@@ -136,9 +118,7 @@ impl Plist {
     pub fn fill_kind(&self) -> Result<FillKind> {
         let mut st = H5D_fill_value_t::H5D_FILL_VALUE_ERROR;
         // SAFETY: valid dcpl id and an out-pointer to a live enum HDF5 sets to a valid value.
-        check("H5Pfill_value_defined", unsafe {
-            h5p::H5Pfill_value_defined(self.id, &mut st)
-        })?;
+        checked!(unsafe { h5p::H5Pfill_value_defined(self.id, &mut st) })?;
         FillKind::from_raw(st).ok_or_else(|| err("H5Pfill_value_defined"))
     }
 
@@ -146,9 +126,7 @@ impl Plist {
     pub fn fill_time(&self) -> Result<FillTime> {
         let mut t = H5D_fill_time_t::H5D_FILL_TIME_ERROR;
         // SAFETY: valid dcpl id and an out-pointer to a live enum.
-        check("H5Pget_fill_time", unsafe {
-            h5p::H5Pget_fill_time(self.id, &mut t)
-        })?;
+        checked!(unsafe { h5p::H5Pget_fill_time(self.id, &mut t) })?;
         FillTime::from_raw(t).ok_or_else(|| err("H5Pget_fill_time"))
     }
 
@@ -157,9 +135,7 @@ impl Plist {
     pub fn alloc_time(&self) -> Result<AllocTime> {
         let mut a = H5D_alloc_time_t::H5D_ALLOC_TIME_ERROR;
         // SAFETY: valid dcpl id and an out-pointer to a live enum.
-        check("H5Pget_alloc_time", unsafe {
-            h5p::H5Pget_alloc_time(self.id, &mut a)
-        })?;
+        checked!(unsafe { h5p::H5Pget_alloc_time(self.id, &mut a) })?;
         AllocTime::from_raw(a).ok_or_else(|| err("H5Pget_alloc_time"))
     }
 
@@ -168,7 +144,7 @@ impl Plist {
         let p = Self::create(|| *h5p::H5P_CLS_DATASET_XFER)?;
         if collective {
             // SAFETY: valid dxpl id.
-            check("H5Pset_dxpl_mpio", unsafe {
+            checked!(unsafe {
                 h5p::H5Pset_dxpl_mpio(p.id, h5p::H5FD_mpio_xfer_t::H5FD_MPIO_COLLECTIVE)
             })?;
         }
