@@ -151,10 +151,8 @@ impl Fd {
         self.fd.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1)
     }
 
-    /// Write all of `buf` at byte `offset` (`pwrite` loop; short writes continue,
-    /// `EINTR` retries). Errors carry no path: the caller adds it. The common case, one
-    /// call that writes everything, is a few instructions around the system call; the
-    /// rest is out of line ([`transfer_rest`]).
+    /// Write all of `buf` at byte `offset` (`pwrite`; errors carry no path). The common
+    /// case, one call that writes everything, is inline; the rest is [`transfer_rest`].
     #[inline]
     pub fn pwrite_all(&self, buf: &[u8], offset: u64) -> Result<()> {
         let mut first = None;
@@ -216,8 +214,7 @@ impl Fd {
         Ok(())
     }
 
-    /// `fstat`: what the kernel knows of the open file (device, inode, type, owner,
-    /// links, size). Errors carry no path: the caller adds it.
+    /// `fstat` of the open file. Errors carry no path: the caller adds it.
     pub fn stat(&self) -> Result<FileStat> {
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
         // SAFETY: st is a live out-buffer of the right type; the fd is a plain integer
@@ -250,12 +247,10 @@ impl Fd {
     }
 }
 
-/// The loop behind [`Fd::pwrite_all`] and [`Fd::pread_exact`] when their first call
-/// did not move all `len` bytes (`first`: its result, `errno` still set) or was not
-/// made (`None`): `io(done, off)` moves the bytes from `done` on at file offset `off`;
-/// short transfers continue, `EINTR` retries, a transfer of 0 bytes fails with
-/// `eof_errno` (`ENOSPC` for a write, 0 — end of file — for a read). The same system
-/// calls as one loop from the start. Errors carry no path.
+/// The loop of [`Fd::pwrite_all`] and [`Fd::pread_exact`] after a first call that did
+/// not move all `len` bytes (`first`: its result, `errno` still set; `None`: not made):
+/// `io(done, off)` moves the bytes from `done` on; short transfers continue, `EINTR`
+/// retries, 0 bytes fails with `eof_errno` (`ENOSPC` for a write, 0 — end of file).
 #[cold]
 #[inline(never)]
 fn transfer_rest(
@@ -391,8 +386,7 @@ pub struct FileId {
 }
 
 impl FileId {
-    /// The identity of the file `m` describes (`std::fs::metadata` or
-    /// `symlink_metadata`).
+    /// The identity of the file `m` describes.
     pub fn of(m: &std::fs::Metadata) -> FileId {
         use std::os::unix::fs::MetadataExt;
         FileId {
@@ -402,8 +396,7 @@ impl FileId {
     }
 }
 
-/// What `lstat`/`fstat` report about a file, the fields h5perf identifies and checks
-/// its data files by.
+/// What `lstat`/`fstat` report about a file, as h5perf checks its data files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStat {
     /// `st_dev`: the device (file system) holding the file, as this process sees it.
@@ -448,10 +441,8 @@ impl FileStat {
     }
 }
 
-/// `lstat(path)`: the file under the name itself, a symbolic link not followed;
-/// `None` when nothing is there (`ENOENT`).
-///
-/// Errors: any other failure (`EACCES`, `ENOTDIR`, ...), with the path.
+/// `lstat(path)` (a symbolic link not followed); `None` when nothing is there
+/// (`ENOENT`). Errors: any other failure, with the path.
 pub fn lstat(path: &CStr) -> Result<Option<FileStat>> {
     match std::fs::symlink_metadata(OsStr::from_bytes(path.to_bytes())) {
         Ok(m) => Ok(Some(FileStat::of(&m))),
@@ -460,10 +451,8 @@ pub fn lstat(path: &CStr) -> Result<Option<FileStat>> {
     }
 }
 
-/// `path` opened as a `std::fs::File` for reading, or for appending when `append`,
-/// with `O_NOFOLLOW` (a symbolic link fails with `ELOOP`) and no `O_CREAT`.
-///
-/// Errors: the open fails, with the path.
+/// `path` opened for reading, or appending when `append`, with `O_NOFOLLOW` (`ELOOP`
+/// for a symbolic link), never created. Errors: the open's, with the path.
 pub fn open_std_nofollow(path: &CStr, append: bool) -> Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut o = std::fs::OpenOptions::new();
@@ -478,8 +467,7 @@ pub fn open_std_nofollow(path: &CStr, append: bool) -> Result<std::fs::File> {
 }
 
 /// `unlink(path)`: removes the name (a symbolic link itself, never its target).
-///
-/// Errors: the call fails, with the path.
+/// Errors: the call's, with the path.
 pub fn unlink(path: &CStr) -> Result<()> {
     // SAFETY: NUL-terminated path.
     if unsafe { libc::unlink(path.as_ptr()) } != 0 {
@@ -488,12 +476,8 @@ pub fn unlink(path: &CStr) -> Result<()> {
     Ok(())
 }
 
-/// A new descriptor, close-on-exec, for the open file of this process's descriptor
-/// `fd` (`fcntl(F_DUPFD_CLOEXEC)`): it shares the file's offset and flags, as a shell's
-/// `>&N` does.
-///
-/// # Errors
-/// The system's error (`EBADF` when `fd` is not open).
+/// A new close-on-exec descriptor for the open file of descriptor `fd`
+/// (`fcntl(F_DUPFD_CLOEXEC)`, as a shell's `>&N`). Errors: `EBADF` when `fd` is not open.
 pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
     // SAFETY: fcntl with F_DUPFD_CLOEXEC only reads `fd` and returns a new descriptor
     // (or -1), which the File then owns alone.
@@ -507,11 +491,8 @@ pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
 
 pub use super::process::euid as effective_uid;
 
-/// The regular files this process holds open: one [`FileStat`] per descriptor in
-/// `/proc/self/fd` that refers to a regular file (a descriptor closed while the
-/// directory is read is skipped). Allocates; not for timed code.
-///
-/// Errors: `/proc/self/fd` cannot be read (no procfs).
+/// The regular files this process holds open, from `/proc/self/fd` (a descriptor
+/// closed meanwhile is skipped). Allocates. Errors: no procfs.
 pub fn open_regular_files() -> Result<Vec<FileStat>> {
     let dir = std::fs::read_dir("/proc/self/fd")
         .map_err(|e| fail_at("opendir", io_errno(&e), c"/proc/self/fd"))?;

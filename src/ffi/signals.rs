@@ -133,7 +133,5 @@ pub fn install(hook: fn()) {
         }
     }
     // SAFETY: ignoring SIGXFSZ makes oversized writes fail with EFBIG instead.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-    }
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }

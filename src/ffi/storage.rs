@@ -74,9 +74,7 @@ pub fn direct_io_alignment(path: &CStr) -> Result<DirectIoAlignment> {
     Ok(size.map_or(DirectIoAlignment::Unknown, DirectIoAlignment::LogicalBlock))
 }
 
-/// `statfs(path)`.
-///
-/// Errors: `statfs` fails, with `errno` and the path.
+/// `statfs(path)`; errors with `errno` and the path.
 fn statfs(path: &CStr) -> Result<libc::statfs> {
     let mut st = MaybeUninit::<libc::statfs>::zeroed();
     // SAFETY: NUL-terminated path; st is a writable statfs buffer.
@@ -94,10 +92,8 @@ fn fs_magic(path: &CStr) -> Result<i64> {
     Ok(i64::from(statfs(path)?.f_type))
 }
 
-/// `statfs(path)`: the name of the file system holding `path` when it keeps files in
-/// memory only (`tmpfs`, `ramfs`: their files live in the page cache only), else `None`.
-///
-/// Errors: `statfs` fails, with `errno` and the path.
+/// `statfs(path)`: `tmpfs` or `ramfs` when the file system holding `path` keeps files
+/// in the page cache only, else `None`. Errors: as [`available_bytes`].
 pub fn memory_file_system(path: &CStr) -> Result<Option<&'static str>> {
     let kind = fs_magic(path)?;
     Ok(FS_NAMES
@@ -136,9 +132,7 @@ const FS_NAMES: [(i64, &str); 24] = [
 ];
 
 /// `statfs(path)`: bytes available to this user on the file system holding `path`
-/// (`f_bavail × f_bsize`), for the message of a failed write that names no reason.
-///
-/// Errors: `statfs` fails, with `errno` and the path.
+/// (`f_bavail × f_bsize`). Errors: `statfs` fails, with `errno` and the path.
 pub fn available_bytes(path: &CStr) -> Result<u64> {
     let st = statfs(path)?;
     #[allow(clippy::useless_conversion)]
@@ -148,11 +142,9 @@ pub fn available_bytes(path: &CStr) -> Result<u64> {
     Ok(avail.saturating_mul(bsize))
 }
 
-/// `statfs(path)`: the name of the file system holding `path` (`lustre`, `gpfs`,
-/// `beegfs`, `nfs`, `xfs`, `ext4` (also ext2/ext3, which share the magic), `tmpfs`, …),
-/// or `0x…` (the magic number in hexadecimal) for one not in h5perf's table.
-///
-/// Errors: `statfs` fails, with `errno` and the path.
+/// `statfs(path)`: the name of the file system holding `path` (`lustre`, `xfs`, `ext4`
+/// for ext2-4, …), or its magic number (`0x…`) when not in the table. Errors: as
+/// [`available_bytes`].
 pub fn file_system_name(path: &CStr) -> Result<String> {
     let kind = fs_magic(path)?;
     Ok(FS_NAMES
@@ -168,19 +160,13 @@ pub fn sync_all() {
 }
 
 /// Whether this process may drop the page cache: [`DROP_CACHES`] opened for writing
-/// (the kernel checks the permission at the open: mode 0200, so root only) and closed
-/// without writing, so nothing is dropped.
-///
-/// Errors: the open fails (`EACCES` for a user other than root, `EROFS` when `/proc/sys`
-/// is mounted read-only), with `errno` and the path.
+/// (mode 0200: root only) and closed unwritten. Errors: the open's (`EACCES`, `EROFS`).
 pub fn check_drop_caches() -> Result<()> {
     open_drop_caches().map(drop)
 }
 
-/// Drop the clean page cache, dentries and inodes: write `3` to [`DROP_CACHES`]. Dirty
-/// pages are not dropped; call [`sync_all`] first.
-///
-/// Errors: the open or the write fails, with `errno` and the path.
+/// Drop the clean page cache, dentries and inodes (`3` to [`DROP_CACHES`]; call
+/// [`sync_all`] first). Errors: the open's or the write's, with the path.
 pub fn drop_page_cache() -> Result<()> {
     let mut f = open_drop_caches()?;
     f.write_all(b"3").map_err(|e| io_error("write", &e))

@@ -3,6 +3,7 @@
 //! ([`ChunkInfo`]), and the in-memory creation probe ([`probe_dataset_create`]).
 
 use std::ffi::{c_uint, c_void, CStr};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use hdf5_sys::h5::{haddr_t, hsize_t, hssize_t, HADDR_UNDEF};
@@ -38,18 +39,18 @@ impl H5File {
 
     /// `H5Fopen(path, H5F_ACC_RDWR, fapl)`.
     pub fn open_rdwr(p: &CStr, fapl: &Plist) -> Result<H5File> {
-        // SAFETY: as create.
-        let id = checked!(check_id, unsafe {
-            h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDWR, fapl.id)
-        })?;
-        Ok(H5File { id })
+        Self::open(p, h5f::H5F_ACC_RDWR, fapl)
     }
 
     /// `H5Fopen(path, H5F_ACC_RDONLY, fapl)`.
     pub fn open_read(p: &CStr, fapl: &Plist) -> Result<H5File> {
-        // SAFETY: as create.
+        Self::open(p, h5f::H5F_ACC_RDONLY, fapl)
+    }
+
+    fn open(p: &CStr, flags: c_uint, fapl: &Plist) -> Result<H5File> {
+        // SAFETY: NUL-terminated name, valid fapl.
         let id = checked!(check_id, unsafe {
-            h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDONLY, fapl.id)
+            h5f::H5Fopen(p.as_ptr(), flags, fapl.id)
         })?;
         Ok(H5File { id })
     }
@@ -80,11 +81,11 @@ impl Drop for H5File {
 }
 
 /// Whether an `H5Fclose` of this process failed.
-static CLOSE_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static CLOSE_FAILED: AtomicBool = AtomicBool::new(false);
 
 fn note_close(rc: hdf5_sys::h5::herr_t) {
     if rc < 0 {
-        CLOSE_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+        CLOSE_FAILED.store(true, Ordering::SeqCst);
     }
 }
 
@@ -92,7 +93,7 @@ fn note_close(rc: hdf5_sys::h5::herr_t) {
 /// `MPI_Finalize` then dereferences the half-closed file and crashes (`SIGSEGV` in
 /// `H5F__close_cb`), so a process that saw one leaves without `MPI_Finalize`.
 pub fn a_file_close_failed() -> bool {
-    CLOSE_FAILED.load(std::sync::atomic::Ordering::SeqCst)
+    CLOSE_FAILED.load(Ordering::SeqCst)
 }
 
 /// A simple dataspace, closed on drop.
@@ -159,9 +160,7 @@ impl Dataspace {
 impl Drop for Dataspace {
     fn drop(&mut self) {
         // SAFETY: we own the id.
-        unsafe {
-            h5s::H5Sclose(self.id);
-        }
+        unsafe { h5s::H5Sclose(self.id) };
     }
 }
 
@@ -347,12 +346,7 @@ impl Dataset {
     /// per dimension), file address and size in bytes (`H5Dget_num_chunks`,
     /// `H5Dget_chunk_info`).
     pub fn chunks(&self) -> Result<Vec<ChunkInfo>> {
-        // SAFETY: valid dataset id.
-        let space = checked!(check_id, unsafe { h5d::H5Dget_space(self.id) })?;
-        let space = Dataspace { id: space, len: 0 };
-        // SAFETY: valid dataspace id.
-        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
-        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        let (space, rank) = self.space()?;
         let mut n: hsize_t = 0;
         // SAFETY: valid ids and an out-pointer to a live integer.
         checked!(unsafe { h5d::H5Dget_num_chunks(self.id, space.id, &mut n) })?;
@@ -381,12 +375,7 @@ impl Dataset {
     /// The extent of the dataset's dataspace (`H5Dget_space`,
     /// `H5Sget_simple_extent_dims`): elements per dimension.
     pub fn dims(&self) -> Result<Vec<u64>> {
-        // SAFETY: valid dataset id.
-        let space = checked!(check_id, unsafe { h5d::H5Dget_space(self.id) })?;
-        let space = Dataspace { id: space, len: 0 };
-        // SAFETY: valid dataspace id.
-        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
-        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        let (space, rank) = self.space()?;
         let mut dims: Vec<hsize_t> = vec![0; rank];
         // SAFETY: `dims` holds one entry per dimension; maxdims is not asked for.
         let n = unsafe {
@@ -396,6 +385,18 @@ impl Dataset {
             return Err(err("H5Sget_simple_extent_dims"));
         }
         Ok(dims)
+    }
+
+    /// The dataset's dataspace (`H5Dget_space`) and its rank
+    /// (`H5Sget_simple_extent_ndims`).
+    fn space(&self) -> Result<(Dataspace, usize)> {
+        // SAFETY: valid dataset id.
+        let space = checked!(check_id, unsafe { h5d::H5Dget_space(self.id) })?;
+        let space = Dataspace { id: space, len: 0 };
+        // SAFETY: valid dataspace id.
+        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
+        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        Ok((space, rank))
     }
 
     /// `H5Dget_create_plist`: the dataset's creation property list as HDF5 stored it.
@@ -478,9 +479,7 @@ impl DatasetReads<'_> {
 impl Drop for Dataset {
     fn drop(&mut self) {
         // SAFETY: we own the id.
-        unsafe {
-            h5d::H5Dclose(self.id);
-        }
+        unsafe { h5d::H5Dclose(self.id) };
     }
 }
 
@@ -500,11 +499,9 @@ pub struct ChunkInfo {
 static PROBE_LOCK: Mutex<()> = Mutex::new(());
 
 /// Ask HDF5 whether it creates a byte dataset of extent `dims` (chunked by `chunk` if
-/// given) with the fill settings `fill`, without touching the disk: the creation list is
-/// built, an in-memory file is created (`Plist::file_access_core`, no backing store) on
-/// this process alone, `H5Dcreate2` is tried, then everything is closed again. Used
-/// before any I/O to refuse settings HDF5 would refuse in the run. No MPI call; the
-/// HDF5 calls hold a process-wide lock.
+/// given) with the fill settings `fill`, in an in-memory file of this process alone
+/// (`Plist::file_access_core`): before any I/O, to refuse settings HDF5 would refuse
+/// in the run. No MPI call; the HDF5 calls hold a process-wide lock.
 ///
 /// Errors: HDF5's refusal as [`Error::Hdf5`] (call and error stack), or a failure to
 /// set up the creation list or the in-memory file.

@@ -155,9 +155,7 @@ impl Plist {
 impl Drop for Plist {
     fn drop(&mut self) {
         // SAFETY: we own the id.
-        unsafe {
-            h5p::H5Pclose(self.id);
-        }
+        unsafe { h5p::H5Pclose(self.id) };
     }
 }
 

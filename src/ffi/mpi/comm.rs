@@ -258,9 +258,7 @@ impl Drop for Comm {
     fn drop(&mut self) {
         if self.owned {
             // SAFETY: we own this communicator.
-            unsafe {
-                raw::MPI_Comm_free(&mut self.raw);
-            }
+            unsafe { raw::MPI_Comm_free(&mut self.raw) };
         }
     }
 }

@@ -71,9 +71,7 @@ impl Universe {
     /// last resort only).
     pub fn abort(&self, code: i32) -> ! {
         // SAFETY: MPI is initialised while a Universe exists.
-        unsafe {
-            raw::MPI_Abort(raw::RSMPI_COMM_WORLD, code);
-        }
+        unsafe { raw::MPI_Abort(raw::RSMPI_COMM_WORLD, code) };
         std::process::exit(code)
     }
 }
@@ -97,9 +95,7 @@ fn current_handlers() -> Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)> {
     let mut comm_eh = unsafe { comm_eh.assume_init() };
     if !file_ok {
         // SAFETY: a handle MPI_Comm_get_errhandler returned, freed once.
-        unsafe {
-            raw::MPI_Errhandler_free(&mut comm_eh);
-        }
+        unsafe { raw::MPI_Errhandler_free(&mut comm_eh) };
         return None;
     }
     // SAFETY: MPI_File_get_errhandler succeeded and wrote the handle.
@@ -122,9 +118,7 @@ impl Drop for Universe {
         }
         if self.owns {
             // SAFETY: we initialised MPI; finalise exactly once.
-            unsafe {
-                raw::MPI_Finalize();
-            }
+            unsafe { raw::MPI_Finalize() };
         }
     }
 }

@@ -69,9 +69,7 @@ impl Drop for Info {
     fn drop(&mut self) {
         if self.owned {
             // SAFETY: we own the object.
-            unsafe {
-                raw::MPI_Info_free(&mut self.raw);
-            }
+            unsafe { raw::MPI_Info_free(&mut self.raw) };
         }
     }
 }

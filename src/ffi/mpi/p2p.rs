@@ -172,9 +172,7 @@ impl Drop for ByteSend {
     fn drop(&mut self) {
         if self.request.get() != request_null() {
             // SAFETY: our own unfinished request.
-            unsafe {
-                raw::MPI_Request_free(self.request.as_ptr());
-            }
+            unsafe { raw::MPI_Request_free(self.request.as_ptr()) };
         }
     }
 }
