@@ -152,18 +152,24 @@ impl Fd {
     }
 
     /// Write all of `buf` at byte `offset` (`pwrite`; errors carry no path). The common
-    /// case, one call that writes everything, is inline; the rest is [`transfer_rest`].
+    /// case, one call that writes everything, is inline; the rest is out of line.
     #[inline]
     pub fn pwrite_all(&self, buf: &[u8], offset: u64) -> Result<()> {
-        let mut first = None;
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pwrite(self.raw(), buf, off);
             // a failure (-1) reinterpreted is above isize::MAX, which no length reaches
             if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
-            first = Some(n);
+            return self.pwrite_rest(buf, offset, Some(n));
         }
+        self.pwrite_rest(buf, offset, None)
+    }
+
+    /// [`transfer_rest`] of [`Fd::pwrite_all`].
+    #[cold]
+    #[inline(never)]
+    fn pwrite_rest(&self, buf: &[u8], offset: u64, first: Option<isize>) -> Result<()> {
         let fd = self.raw();
         transfer_rest(
             "pwrite",
@@ -179,15 +185,21 @@ impl Fd {
     /// The common case is one call, as in [`Fd::pwrite_all`].
     #[inline]
     pub fn pread_exact(&self, buf: &mut [u8], offset: u64) -> Result<()> {
-        let mut first = None;
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pread(self.raw(), buf, off);
             // as in pwrite_all
             if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
-            first = Some(n);
+            return self.pread_rest(buf, offset, Some(n));
         }
+        self.pread_rest(buf, offset, None)
+    }
+
+    /// [`transfer_rest`] of [`Fd::pread_exact`].
+    #[cold]
+    #[inline(never)]
+    fn pread_rest(&self, buf: &mut [u8], offset: u64, first: Option<isize>) -> Result<()> {
         let fd = self.raw();
         transfer_rest("pread", buf.len(), offset, first, 0, |done, off| {
             sys_pread(fd, &mut buf[done..], off)
@@ -251,8 +263,6 @@ impl Fd {
 /// not move all `len` bytes (`first`: its result, `errno` still set; `None`: not made):
 /// `io(done, off)` moves the bytes from `done` on; short transfers continue, `EINTR`
 /// retries, 0 bytes fails with `eof_errno` (`ENOSPC` for a write, 0 — end of file).
-#[cold]
-#[inline(never)]
 fn transfer_rest(
     call: &'static str,
     len: usize,
