@@ -13,6 +13,19 @@
     clippy::cast_possible_wrap
 )]
 
+/// `check("F", unsafe { m::F(args) })`: the C call `m::F`, its return code checked by
+/// the `check` in scope where it is used (or by the function given first, e.g.
+/// `check_id`) under the call's own name. The `unsafe` block is written, and its
+/// `// SAFETY:` comment placed, at the call site.
+macro_rules! checked {
+    (unsafe { $m:ident :: $f:ident $args:tt }) => {
+        check(stringify!($f), unsafe { $m::$f $args })
+    };
+    ($check:ident, unsafe { $m:ident :: $f:ident $args:tt }) => {
+        $check(stringify!($f), unsafe { $m::$f $args })
+    };
+}
+
 pub mod hdf5;
 pub mod mem;
 pub mod mpi;

@@ -11,8 +11,49 @@ use std::path::Path;
 
 use crate::error::{path_text, Error, Result};
 
-fn errno() -> i32 {
+/// The `errno` of this thread's last failed call.
+pub(super) fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// [`Error::Posix`] of `call` with `errno`, naming no file (the caller adds it).
+#[cold]
+pub(super) fn fail(call: &'static str, errno: i32) -> Error {
+    Error::Posix {
+        call,
+        errno,
+        path: None,
+    }
+}
+
+/// [`Error::Posix`] of `call` on `path` (its bytes, lossily) with `errno`.
+#[cold]
+pub(super) fn fail_at(call: &'static str, errno: i32, path: &CStr) -> Error {
+    Error::Posix {
+        call,
+        errno,
+        path: Some(path.to_string_lossy().into_owned()),
+    }
+}
+
+/// The `errno` an I/O error of the standard library carries (0 for none).
+fn io_errno(e: &std::io::Error) -> i32 {
+    e.raw_os_error().unwrap_or(0)
+}
+
+/// `f()` until it succeeds (a result ≥ 0) or fails with an `errno` other than `EINTR`:
+/// its result, or that `errno`.
+fn retry<T: PartialOrd + Default>(mut f: impl FnMut() -> T) -> std::result::Result<T, i32> {
+    loop {
+        let r = f();
+        if r >= T::default() {
+            return Ok(r);
+        }
+        let e = errno();
+        if e != libc::EINTR {
+            return Err(e);
+        }
+    }
 }
 
 /// `path`'s bytes as a C string, for the system call.
@@ -39,33 +80,28 @@ pub struct Fd {
     fd: Option<OwnedFd>,
 }
 
-/// How to open a file.
+/// How to open a file (every mode adds `O_CLOEXEC`; modes are before the umask).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
-    /// `O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW`, mode 0600: the data file every rank
-    /// of the POSIX write phase opens (spec §5.2), never through a symbolic link
-    /// (`ELOOP`); h5perf has made sure beforehand that only a file of its own user with
-    /// one link can be under the name.
+    /// `O_CREAT | O_TRUNC | O_RDWR | O_NOFOLLOW`, mode 0600: the data file of the POSIX
+    /// write phase (spec §5.2), never through a symbolic link (`ELOOP`).
     CreateRw,
     /// `O_RDONLY | O_NOFOLLOW`.
     Read,
-    /// `O_CREAT | O_TRUNC | O_WRONLY`, mode 0644 (report files).
+    /// `O_CREAT | O_TRUNC | O_WRONLY | O_APPEND`, mode 0666 (report files).
     CreateReport,
-    /// `O_CREAT | O_EXCL | O_WRONLY | O_APPEND`, mode 0644: a new report file (the
-    /// temporary file of `-o`); an existing name, a symbolic link included, is refused
-    /// (`EEXIST`).
+    /// `O_CREAT | O_EXCL | O_WRONLY | O_APPEND`, mode 0666: a new report file (the
+    /// temporary file of `-o`); anything under the name is refused (`EEXIST`).
     CreateReportNew,
     /// `O_WRONLY | O_APPEND` (report files of ranks other than 0).
     Append,
-    /// [`OpenMode::CreateRw`] with `O_DIRECT` (`--direct`): transfers bypass the page
-    /// cache; offsets, lengths and buffer addresses must be multiples of the file
-    /// system's direct-I/O alignment (`open(2)`, "O_DIRECT").
+    /// [`OpenMode::CreateRw`] with `O_DIRECT` (`--direct`): offsets, lengths and buffer
+    /// addresses must be multiples of the direct-I/O alignment (`open(2)`).
     CreateRwDirect,
     /// `O_RDONLY | O_NOFOLLOW | O_DIRECT` (`--direct`).
     ReadDirect,
     /// `O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR`, mode 0600: a new file, never one that
-    /// is already there, never through a symbolic link (`EEXIST` for anything under the
-    /// name, a dangling link included).
+    /// is already there, never through a symbolic link (`EEXIST`).
     CreateNew,
     /// [`OpenMode::CreateNew`] with `O_DIRECT` (the `--direct` probe file).
     CreateNewDirect,
@@ -86,63 +122,37 @@ impl Fd {
 
     /// `open(path, flags, mode)`; retried on `EINTR`. No allocation unless it fails.
     pub fn open(c: &CStr, how: OpenMode) -> Result<Fd> {
+        use libc::{O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_RDWR, O_TRUNC, O_WRONLY};
+        use OpenMode::*;
         let (flags, mode): (libc::c_int, libc::c_uint) = match how {
-            OpenMode::CreateRw => (
-                libc::O_CREAT | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_RDWR,
-                0o600,
-            ),
-            OpenMode::Read => (libc::O_RDONLY | libc::O_NOFOLLOW, 0),
-            OpenMode::CreateReport => (
-                libc::O_CREAT | libc::O_TRUNC | libc::O_WRONLY | libc::O_APPEND,
-                0o666,
-            ),
-            OpenMode::CreateReportNew => (
-                libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_APPEND,
-                0o666,
-            ),
-            OpenMode::Append => (libc::O_WRONLY | libc::O_APPEND, 0),
-            OpenMode::CreateRwDirect => (
-                libc::O_CREAT | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_RDWR | libc::O_DIRECT,
-                0o600,
-            ),
-            OpenMode::ReadDirect => (libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_DIRECT, 0),
-            OpenMode::CreateNew => (
-                libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_RDWR,
-                0o600,
-            ),
-            OpenMode::CreateNewDirect => (
-                libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_RDWR | libc::O_DIRECT,
-                0o600,
-            ),
+            CreateRw | CreateRwDirect => (O_CREAT | O_TRUNC | O_NOFOLLOW | O_RDWR, 0o600),
+            Read | ReadDirect => (O_RDONLY | O_NOFOLLOW, 0),
+            CreateReport => (O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0o666),
+            CreateReportNew => (O_CREAT | O_EXCL | O_WRONLY | O_APPEND, 0o666),
+            Append => (O_WRONLY | O_APPEND, 0),
+            CreateNew | CreateNewDirect => (O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR, 0o600),
         };
-        loop {
-            // SAFETY: NUL-terminated path; flags/mode are plain integers.
-            let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, mode) };
-            if fd >= 0 {
-                // SAFETY: fd is a fresh descriptor we own.
-                return Ok(Fd {
-                    fd: Some(unsafe { OwnedFd::from_raw_fd(fd) }),
-                });
-            }
-            let e = errno();
-            if e != libc::EINTR {
-                return Err(Error::Posix {
-                    call: "open",
-                    errno: e,
-                    path: Some(c_text(c)),
-                });
-            }
-        }
+        let direct = matches!(how, CreateRwDirect | ReadDirect | CreateNewDirect);
+        let flags = flags | libc::O_CLOEXEC | if direct { libc::O_DIRECT } else { 0 };
+        // SAFETY: NUL-terminated path; flags/mode are plain integers.
+        let fd =
+            retry(|| unsafe { libc::open(c.as_ptr(), flags, mode) }).map_err(|e| Error::Posix {
+                call: "open",
+                errno: e,
+                path: Some(c_text(c)),
+            })?;
+        // SAFETY: fd is a fresh descriptor we own.
+        Ok(Fd {
+            fd: Some(unsafe { OwnedFd::from_raw_fd(fd) }),
+        })
     }
 
     fn raw(&self) -> i32 {
         self.fd.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1)
     }
 
-    /// Write all of `buf` at byte `offset` (`pwrite` loop; short writes continue,
-    /// `EINTR` retries). Errors carry no path: the caller adds it. The common case, one
-    /// call that writes everything, is a few instructions around the system call; the
-    /// rest is out of line (`Fd::pwrite_rest`).
+    /// Write all of `buf` at byte `offset` (`pwrite`; errors carry no path). The common
+    /// case, one call that writes everything, is inline; the rest is out of line.
     #[inline]
     pub fn pwrite_all(&self, buf: &[u8], offset: u64) -> Result<()> {
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
@@ -156,49 +166,19 @@ impl Fd {
         self.pwrite_rest(buf, offset, None)
     }
 
-    /// The rest of [`Fd::pwrite_all`] when its first call did not write everything
-    /// (`first`: that call's result, `errno` still set) or was not made (`None`): the
-    /// loop over short writes, `EINTR` and the errors, the same system calls as one
-    /// loop from the start.
+    /// [`transfer_rest`] of [`Fd::pwrite_all`].
     #[cold]
     #[inline(never)]
-    fn pwrite_rest(&self, mut buf: &[u8], mut offset: u64, mut first: Option<isize>) -> Result<()> {
-        while !buf.is_empty() {
-            let n = match first.take() {
-                Some(n) => n,
-                None => {
-                    let off = libc::off_t::try_from(offset).map_err(|_| Error::Posix {
-                        call: "pwrite",
-                        errno: libc::EFBIG,
-                        path: None,
-                    })?;
-                    sys_pwrite(self.raw(), buf, off)
-                }
-            };
-            if n < 0 {
-                let e = errno();
-                if e == libc::EINTR {
-                    continue;
-                }
-                return Err(Error::Posix {
-                    call: "pwrite",
-                    errno: e,
-                    path: None,
-                });
-            }
-            if n == 0 {
-                return Err(Error::Posix {
-                    call: "pwrite",
-                    errno: libc::ENOSPC,
-                    path: None,
-                });
-            }
-            // n > 0 (checked above)
-            let n = n.unsigned_abs();
-            buf = &buf[n..];
-            offset += n as u64;
-        }
-        Ok(())
+    fn pwrite_rest(&self, buf: &[u8], offset: u64, first: Option<isize>) -> Result<()> {
+        let fd = self.raw();
+        transfer_rest(
+            "pwrite",
+            buf.len(),
+            offset,
+            first,
+            libc::ENOSPC,
+            |done, off| sys_pwrite(fd, &buf[done..], off),
+        )
     }
 
     /// Fill all of `buf` from byte `offset` (`pread` loop); end of file is an error.
@@ -216,106 +196,43 @@ impl Fd {
         self.pread_rest(buf, offset, None)
     }
 
-    /// The rest of [`Fd::pread_exact`] when its first call did not fill the buffer
-    /// (`first`: that call's result, `errno` still set) or was not made (`None`): the
-    /// loop over short reads, `EINTR`, end of file and the errors.
+    /// [`transfer_rest`] of [`Fd::pread_exact`].
     #[cold]
     #[inline(never)]
-    fn pread_rest(&self, buf: &mut [u8], mut offset: u64, mut first: Option<isize>) -> Result<()> {
-        let mut done = 0usize;
-        while done < buf.len() {
-            let n = match first.take() {
-                Some(n) => n,
-                None => {
-                    let off = libc::off_t::try_from(offset).map_err(|_| Error::Posix {
-                        call: "pread",
-                        errno: libc::EFBIG,
-                        path: None,
-                    })?;
-                    sys_pread(self.raw(), &mut buf[done..], off)
-                }
-            };
-            if n < 0 {
-                let e = errno();
-                if e == libc::EINTR {
-                    continue;
-                }
-                return Err(Error::Posix {
-                    call: "pread",
-                    errno: e,
-                    path: None,
-                });
-            }
-            if n == 0 {
-                return Err(Error::Posix {
-                    call: "pread",
-                    errno: 0,
-                    path: None,
-                });
-            }
-            // n > 0 (checked above)
-            let n = n.unsigned_abs();
-            done += n;
-            offset += n as u64;
-        }
-        Ok(())
+    fn pread_rest(&self, buf: &mut [u8], offset: u64, first: Option<isize>) -> Result<()> {
+        let fd = self.raw();
+        transfer_rest("pread", buf.len(), offset, first, 0, |done, off| {
+            sys_pread(fd, &mut buf[done..], off)
+        })
     }
 
     /// Append `buf` at the current position (`write` loop), for report files.
     pub fn write_all(&self, mut buf: &[u8]) -> Result<()> {
         while !buf.is_empty() {
             // SAFETY: live slice; fd open.
-            let n =
-                unsafe { libc::write(self.raw(), buf.as_ptr() as *const libc::c_void, buf.len()) };
-            if n < 0 {
-                let e = errno();
-                if e == libc::EINTR {
-                    continue;
-                }
-                return Err(Error::Posix {
-                    call: "write",
-                    errno: e,
-                    path: None,
-                });
-            }
-            // n >= 0 (checked above)
+            let n = retry(|| unsafe { libc::write(self.raw(), buf.as_ptr().cast(), buf.len()) })
+                .map_err(|e| fail("write", e))?;
+            // n >= 0 (retry)
             buf = &buf[n.unsigned_abs()..];
         }
         Ok(())
     }
 
     /// `fsync`: force the file's data and metadata to stable storage (POSIX.1-2017
-    /// `fsync()`; `--fsync`), retried on `EINTR`. Errors carry no path: the caller adds
-    /// it.
+    /// `fsync()`; `--fsync`), retried on `EINTR`. Errors carry no path.
     pub fn fsync(&self) -> Result<()> {
-        loop {
-            // SAFETY: fsync on a descriptor we own; no memory is passed.
-            if unsafe { libc::fsync(self.raw()) } == 0 {
-                return Ok(());
-            }
-            let e = errno();
-            if e != libc::EINTR {
-                return Err(Error::Posix {
-                    call: "fsync",
-                    errno: e,
-                    path: None,
-                });
-            }
-        }
+        // SAFETY: fsync on a descriptor we own; no memory is passed.
+        retry(|| unsafe { libc::fsync(self.raw()) }).map_err(|e| fail("fsync", e))?;
+        Ok(())
     }
 
-    /// `fstat`: what the kernel knows of the open file (device, inode, type, owner,
-    /// links, size). Errors carry no path: the caller adds it.
+    /// `fstat` of the open file. Errors carry no path: the caller adds it.
     pub fn stat(&self) -> Result<FileStat> {
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
         // SAFETY: st is a live out-buffer of the right type; the fd is a plain integer
         // (a closed one fails with EBADF).
         if unsafe { libc::fstat(self.raw(), st.as_mut_ptr()) } != 0 {
-            return Err(Error::Posix {
-                call: "fstat",
-                errno: errno(),
-                path: None,
-            });
+            return Err(fail("fstat", errno()));
         }
         // SAFETY: filled by the successful call.
         let st = unsafe { st.assume_init() };
@@ -331,22 +248,54 @@ impl Fd {
 
     /// `close`, reporting its error.
     pub fn close(mut self) -> Result<()> {
-        let fd = self.fd.take().map(|f| {
-            use std::os::fd::IntoRawFd;
-            f.into_raw_fd()
-        });
-        if let Some(fd) = fd {
+        use std::os::fd::IntoRawFd;
+        if let Some(fd) = self.fd.take().map(IntoRawFd::into_raw_fd) {
             // SAFETY: we own fd and close it exactly once.
             if unsafe { libc::close(fd) } != 0 {
-                return Err(Error::Posix {
-                    call: "close",
-                    errno: errno(),
-                    path: None,
-                });
+                return Err(fail("close", errno()));
             }
         }
         Ok(())
     }
+}
+
+/// The loop of [`Fd::pwrite_all`] and [`Fd::pread_exact`] after a first call that did
+/// not move all `len` bytes (`first`: its result, `errno` still set; `None`: not made):
+/// `io(done, off)` moves the bytes from `done` on; short transfers continue, `EINTR`
+/// retries, 0 bytes fails with `eof_errno` (`ENOSPC` for a write, 0 — end of file).
+fn transfer_rest(
+    call: &'static str,
+    len: usize,
+    mut offset: u64,
+    mut first: Option<isize>,
+    eof_errno: i32,
+    mut io: impl FnMut(usize, libc::off_t) -> isize,
+) -> Result<()> {
+    let mut done = 0usize;
+    while done < len {
+        let n = match first.take() {
+            Some(n) => n,
+            None => {
+                let off = libc::off_t::try_from(offset).map_err(|_| fail(call, libc::EFBIG))?;
+                io(done, off)
+            }
+        };
+        if n < 0 {
+            let e = errno();
+            if e == libc::EINTR {
+                continue;
+            }
+            return Err(fail(call, e));
+        }
+        if n == 0 {
+            return Err(fail(call, eof_errno));
+        }
+        // n > 0 (checked above)
+        let n = n.unsigned_abs();
+        done += n;
+        offset += n as u64;
+    }
+    Ok(())
 }
 
 /// `pwrite(fd, buf, off)`: the bytes written, or -1 with `errno` set. On 64-bit Linux
@@ -360,22 +309,10 @@ fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     // SAFETY: buf is a live slice of buf.len() bytes; the kernel reads at most that
     // many; fd is a plain integer (a closed one fails with EBADF).
-    let n = unsafe {
-        libc::syscall(
-            libc::SYS_pwrite64,
-            fd,
-            buf.as_ptr() as *const libc::c_void,
-            buf.len(),
-            off,
-        )
-    };
-    // 64-bit targets only (cfg above): c_long is isize
-    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    #[allow(clippy::cast_possible_truncation)]
-    let n = n as isize;
+    let n = long(unsafe { libc::syscall(libc::SYS_pwrite64, fd, buf.as_ptr(), buf.len(), off) });
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
-    let n = unsafe { libc::pwrite(fd, buf.as_ptr() as *const libc::c_void, buf.len(), off) };
+    let n = unsafe { libc::pwrite(fd, buf.as_ptr().cast(), buf.len(), off) };
     n
 }
 
@@ -386,43 +323,30 @@ fn sys_pread(fd: i32, buf: &mut [u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     // SAFETY: buf is a live writable slice of buf.len() bytes; the kernel writes at
     // most that many.
-    let n = unsafe {
-        libc::syscall(
-            libc::SYS_pread64,
-            fd,
-            buf.as_mut_ptr() as *mut libc::c_void,
-            buf.len(),
-            off,
-        )
-    };
-    // 64-bit targets only (cfg above): c_long is isize
-    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    #[allow(clippy::cast_possible_truncation)]
-    let n = n as isize;
+    let n = long(unsafe { libc::syscall(libc::SYS_pread64, fd, buf.as_mut_ptr(), buf.len(), off) });
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
-    let n = unsafe { libc::pread(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len(), off) };
+    let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), off) };
     n
 }
 
+/// A `syscall` result: on the 64-bit targets it is made on, `c_long` is `isize`.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)]
+fn long(n: libc::c_long) -> isize {
+    n as isize
+}
+
 /// The system error a library met but did not return, read from `errno` right after
-/// its call: `Some("No space left on device")` when `errno` holds an error of file
-/// I/O (`ENOSPC`, `EDQUOT`, `EFBIG`, `EIO`, `EROFS`, `ESTALE`, `EBADF`, `EPERM`,
-/// `EACCES`), None otherwise (no error, or one a library leaves behind in normal
-/// operation, such as `EAGAIN` from polling). For messages of calls that report success
-/// with a short count (Open MPI's MPI-IO prints the system error on stderr instead).
+/// its call: its text when `errno` holds an error of file I/O (`ENOSPC`, `EDQUOT`,
+/// `EFBIG`, `EIO`, `EROFS`, `ESTALE`, `EBADF`, `EPERM`, `EACCES`), None otherwise (no
+/// error, or one left behind in normal operation, such as `EAGAIN` from polling).
 pub fn last_io_error() -> Option<String> {
+    use libc::{EACCES, EBADF, EDQUOT, EFBIG, EIO, ENOSPC, EPERM, EROFS, ESTALE};
     let e = errno();
     let io = [
-        libc::ENOSPC,
-        libc::EDQUOT,
-        libc::EFBIG,
-        libc::EIO,
-        libc::EROFS,
-        libc::ESTALE,
-        libc::EBADF,
-        libc::EPERM,
-        libc::EACCES,
+        ENOSPC, EDQUOT, EFBIG, EIO, EROFS, ESTALE, EBADF, EPERM, EACCES,
     ];
     io.contains(&e).then(|| crate::error::errno_text(e))
 }
@@ -472,8 +396,7 @@ pub struct FileId {
 }
 
 impl FileId {
-    /// The identity of the file `m` describes (`std::fs::metadata` or
-    /// `symlink_metadata`).
+    /// The identity of the file `m` describes.
     pub fn of(m: &std::fs::Metadata) -> FileId {
         use std::os::unix::fs::MetadataExt;
         FileId {
@@ -483,8 +406,7 @@ impl FileId {
     }
 }
 
-/// What `lstat`/`fstat` report about a file, the fields h5perf identifies and checks
-/// its data files by.
+/// What `lstat`/`fstat` report about a file, as h5perf checks its data files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStat {
     /// `st_dev`: the device (file system) holding the file, as this process sees it.
@@ -529,30 +451,19 @@ impl FileStat {
     }
 }
 
-/// `lstat(path)`: the file under the name itself, a symbolic link not followed;
-/// `None` when nothing is there (`ENOENT`).
-///
-/// Errors: any other failure (`EACCES`, `ENOTDIR`, ...), with the path.
+/// `lstat(path)` (a symbolic link not followed); `None` when nothing is there
+/// (`ENOENT`). Errors: any other failure, with the path.
 pub fn lstat(path: &CStr) -> Result<Option<FileStat>> {
-    use std::os::unix::ffi::OsStrExt;
-    let p = std::ffi::OsStr::from_bytes(path.to_bytes());
-    match std::fs::symlink_metadata(p) {
+    match std::fs::symlink_metadata(OsStr::from_bytes(path.to_bytes())) {
         Ok(m) => Ok(Some(FileStat::of(&m))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::Posix {
-            call: "lstat",
-            errno: e.raw_os_error().unwrap_or(0),
-            path: Some(path.to_string_lossy().into_owned()),
-        }),
+        Err(e) => Err(fail_at("lstat", io_errno(&e), path)),
     }
 }
 
-/// `path` opened as a `std::fs::File` for reading, or for appending when `append`,
-/// with `O_NOFOLLOW` (a symbolic link fails with `ELOOP`) and no `O_CREAT`.
-///
-/// Errors: the open fails, with the path.
+/// `path` opened for reading, or appending when `append`, with `O_NOFOLLOW` (`ELOOP`
+/// for a symbolic link), never created. Errors: the open's, with the path.
 pub fn open_std_nofollow(path: &CStr, append: bool) -> Result<std::fs::File> {
-    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::OpenOptionsExt;
     let mut o = std::fs::OpenOptions::new();
     if append {
@@ -561,37 +472,23 @@ pub fn open_std_nofollow(path: &CStr, append: bool) -> Result<std::fs::File> {
         o.read(true);
     }
     o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(std::ffi::OsStr::from_bytes(path.to_bytes()))
-        .map_err(|e| Error::Posix {
-            call: "open",
-            errno: e.raw_os_error().unwrap_or(0),
-            path: Some(path.to_string_lossy().into_owned()),
-        })
+        .open(OsStr::from_bytes(path.to_bytes()))
+        .map_err(|e| fail_at("open", io_errno(&e), path))
 }
 
 /// `unlink(path)`: removes the name (a symbolic link itself, never its target).
-///
-/// Errors: the call fails, with the path.
+/// Errors: the call's, with the path.
 pub fn unlink(path: &CStr) -> Result<()> {
     // SAFETY: NUL-terminated path.
     if unsafe { libc::unlink(path.as_ptr()) } != 0 {
-        return Err(Error::Posix {
-            call: "unlink",
-            errno: errno(),
-            path: Some(path.to_string_lossy().into_owned()),
-        });
+        return Err(fail_at("unlink", errno(), path));
     }
     Ok(())
 }
 
-/// A new descriptor, close-on-exec, for the open file of this process's descriptor
-/// `fd` (`fcntl(F_DUPFD_CLOEXEC)`): it shares the file's offset and flags, as a shell's
-/// `>&N` does.
-///
-/// # Errors
-/// The system's error (`EBADF` when `fd` is not open).
+/// A new close-on-exec descriptor for the open file of descriptor `fd`
+/// (`fcntl(F_DUPFD_CLOEXEC)`, as a shell's `>&N`). Errors: `EBADF` when `fd` is not open.
 pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
-    use std::os::fd::FromRawFd;
     // SAFETY: fcntl with F_DUPFD_CLOEXEC only reads `fd` and returns a new descriptor
     // (or -1), which the File then owns alone.
     let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
@@ -602,41 +499,27 @@ pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
     Ok(unsafe { std::fs::File::from_raw_fd(new) })
 }
 
-/// The effective user id of this process (`geteuid`), the owner its new files get.
-pub fn effective_uid() -> u32 {
-    // SAFETY: geteuid cannot fail and takes no arguments.
-    unsafe { libc::geteuid() }
-}
+pub use super::process::euid as effective_uid;
 
-/// The regular files this process holds open: one [`FileStat`] per descriptor in
-/// `/proc/self/fd` that refers to a regular file (a descriptor closed while the
-/// directory is read is skipped). Allocates; not for timed code.
-///
-/// Errors: `/proc/self/fd` cannot be read (no procfs).
+/// The regular files this process holds open, from `/proc/self/fd` (a descriptor
+/// closed meanwhile is skipped). Allocates. Errors: no procfs.
 pub fn open_regular_files() -> Result<Vec<FileStat>> {
-    let dir = std::fs::read_dir("/proc/self/fd").map_err(|e| Error::Posix {
-        call: "opendir",
-        errno: e.raw_os_error().unwrap_or(0),
-        path: Some("/proc/self/fd".into()),
-    })?;
-    let mut out = Vec::new();
-    for entry in dir.flatten() {
-        // the magic link leads to the open file itself, whatever its name now is
-        if let Ok(m) = std::fs::metadata(entry.path()) {
-            let st = FileStat::of(&m);
-            if st.kind == FileKind::Regular {
-                out.push(st);
-            }
-        }
-    }
-    Ok(out)
+    let dir = std::fs::read_dir("/proc/self/fd")
+        .map_err(|e| fail_at("opendir", io_errno(&e), c"/proc/self/fd"))?;
+    // the magic link leads to the open file itself, whatever its name now is
+    Ok(dir
+        .flatten()
+        .filter_map(|entry| std::fs::metadata(entry.path()).ok())
+        .map(|m| FileStat::of(&m))
+        .filter(|st| st.kind == FileKind::Regular)
+        .collect())
 }
 
 /// `remove(path)`.
 pub fn remove(path: &Path) -> Result<()> {
     std::fs::remove_file(path).map_err(|e| Error::Posix {
         call: "remove",
-        errno: e.raw_os_error().unwrap_or(0),
+        errno: io_errno(&e),
         path: Some(path_text(path.as_os_str())),
     })
 }
@@ -654,7 +537,7 @@ pub fn check_writable_dir(dir: &Path) -> Result<()> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => return fail("stat", libc::ENOTDIR),
-        Err(e) => return fail("stat", e.raw_os_error().unwrap_or(0)),
+        Err(e) => return fail("stat", io_errno(&e)),
     }
     let c = c_path(dir)?;
     // SAFETY: NUL-terminated path.

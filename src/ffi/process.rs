@@ -61,15 +61,8 @@ pub fn fork_helper(name: &CStr, child: fn(UnixStream) -> !) -> Result<UnixStream
             unsafe {
                 libc::setsid();
                 libc::prctl(libc::PR_SET_NAME, name.as_ptr());
-                for s in [
-                    libc::SIGINT,
-                    libc::SIGTERM,
-                    libc::SIGHUP,
-                    libc::SIGQUIT,
-                    libc::SIGPIPE,
-                    libc::SIGUSR1,
-                    libc::SIGUSR2,
-                ] {
+                use libc::{SIGHUP, SIGINT, SIGPIPE, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+                for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2] {
                     libc::signal(s, libc::SIG_IGN);
                 }
                 let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);

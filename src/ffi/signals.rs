@@ -1,19 +1,12 @@
-//! Signal handling: run a hook (the data directory's clean-up registry,
-//! `crate::datadir::cleanup`, which removes the data file being written, a scratch
-//! file, the directory's lock) when the job is interrupted (SIGINT, SIGTERM, SIGHUP) or
-//! crashes (SIGSEGV, SIGBUS, SIGFPE, SIGABRT, e.g. inside the MPI or HDF5 library), and
-//! turn "file too large" into an error value instead of a fatal signal (SIGXFSZ
-//! ignored, so `write` fails with `EFBIG`); and the async-signal-safe calls such a hook
-//! may make ([`unlink`], [`write_stderr`]).
-//!
-//! The handlers are async-signal-safe (so must the hook be): they run the hook, then
-//! * for SIGINT, SIGTERM and SIGHUP restore the default action and re-raise the signal,
-//!   so the process still dies of it;
-//! * for the crash signals call the handler that was installed before (the MPI
-//!   library's, e.g. Open MPI's backtrace printer, or Rust's stack-overflow reporter),
-//!   then restore the default action and re-raise, so the process still dies of the
-//!   signal (with a core dump where enabled). They run on the thread's own stack, so a
-//!   stack overflow kills the process without them (the reaper then removes the files).
+//! Signal handling: a hook (the data directory's clean-up registry,
+//! `crate::datadir::cleanup`) runs when the job is interrupted (SIGINT, SIGTERM, SIGHUP)
+//! or crashes (SIGSEGV, SIGBUS, SIGFPE, SIGABRT); SIGXFSZ is ignored, so an oversized
+//! `write` fails with `EFBIG`; [`unlink`] and [`write_stderr`] are the async-signal-safe
+//! calls such a hook may make. After the hook, a crash handler calls the handler
+//! installed before (the MPI library's backtrace printer, Rust's stack-overflow
+//! reporter); then every handler restores the default action and re-raises, so the
+//! process still dies of the signal. Handlers run on the thread's own stack: a stack
+//! overflow kills the process without them (the reaper then removes the files).
 
 use std::ffi::{c_int, c_void, CStr};
 use std::sync::OnceLock;
@@ -140,7 +133,5 @@ pub fn install(hook: fn()) {
         }
     }
     // SAFETY: ignoring SIGXFSZ makes oversized writes fail with EFBIG instead.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-    }
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }

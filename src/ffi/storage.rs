@@ -1,16 +1,15 @@
-//! The kernel interfaces of the storage options (`--direct`, `--drop-caches`): what the
-//! kernel says about direct I/O on a file (`statx(2)` `STATX_DIOALIGN`, Linux 6.1, else
-//! the logical block size of the file's block device from sysfs), the type of the file
-//! system holding it (`statfs(2)`), and the page cache (`sync(2)`, and writing `3` to
+//! The kernel interfaces of the storage options (`--direct`, `--drop-caches`): the
+//! direct-I/O alignment of a file (`statx(2)` `STATX_DIOALIGN`, Linux 6.1, else the
+//! logical block size of its block device from sysfs), the type of the file system
+//! holding it (`statfs(2)`), and the page cache (`sync(2)`, and writing `3` to
 //! `/proc/sys/vm/drop_caches`, Documentation/admin-guide/sysctl/vm.rst "drop_caches").
-//!
-//! These are facts only; what h5perf makes of them (which alignment it requires, which
-//! file systems it refuses) is decided in `benchmark::storage`.
+//! Facts only: what h5perf makes of them is decided in `benchmark::storage`.
 
 use std::ffi::CStr;
 use std::io::Write as _;
 use std::mem::MaybeUninit;
 
+use super::posix::{errno, fail_at};
 use crate::error::{Error, Result};
 
 /// The file through which the page cache is dropped (`3`: page cache, dentries and
@@ -29,8 +28,7 @@ pub enum DirectIoAlignment {
         /// `stx_dio_offset_align`, bytes.
         offset: u32,
     },
-    /// The kernel or the file system does not report `STATX_DIOALIGN`; this is the
-    /// logical block size of the block device holding the file
+    /// No `STATX_DIOALIGN`: the logical block size of the block device holding the file
     /// (`/sys/dev/block/MAJ:MIN/queue/logical_block_size`, or its parent's for a
     /// partition), bytes.
     LogicalBlock(u64),
@@ -55,11 +53,7 @@ pub fn direct_io_alignment(path: &CStr) -> Result<DirectIoAlignment> {
         )
     };
     if rc != 0 {
-        return Err(Error::Posix {
-            call: "statx",
-            errno: errno(),
-            path: Some(path.to_string_lossy().into_owned()),
-        });
+        return Err(fail_at("statx", errno(), path));
     }
     // SAFETY: zero-initialised, then filled by the successful call.
     let st = unsafe { st.assume_init() };
@@ -80,29 +74,32 @@ pub fn direct_io_alignment(path: &CStr) -> Result<DirectIoAlignment> {
     Ok(size.map_or(DirectIoAlignment::Unknown, DirectIoAlignment::LogicalBlock))
 }
 
-/// `TMPFS_MAGIC` and `RAMFS_MAGIC` of `<linux/magic.h>`: file systems whose files live
-/// in the page cache only.
-const MEMORY_FS: [(i64, &str); 2] = [(0x0102_1994, "tmpfs"), (0x8584_58f6, "ramfs")];
-
-/// `statfs(path)`: the name of the file system holding `path` when it keeps files in
-/// memory only (`tmpfs`, `ramfs`), else `None`.
-///
-/// Errors: `statfs` fails, with `errno` and the path.
-pub fn memory_file_system(path: &CStr) -> Result<Option<&'static str>> {
+/// `statfs(path)`; errors with `errno` and the path.
+fn statfs(path: &CStr) -> Result<libc::statfs> {
     let mut st = MaybeUninit::<libc::statfs>::zeroed();
     // SAFETY: NUL-terminated path; st is a writable statfs buffer.
     if unsafe { libc::statfs(path.as_ptr(), st.as_mut_ptr()) } != 0 {
-        return Err(Error::Posix {
-            call: "statfs",
-            errno: errno(),
-            path: Some(path.to_string_lossy().into_owned()),
-        });
+        return Err(fail_at("statfs", errno(), path));
     }
     // SAFETY: filled by the successful call.
+    Ok(unsafe { st.assume_init() })
+}
+
+/// `statfs(path)`'s `f_type`: the magic number of the file system holding `path`.
+fn fs_magic(path: &CStr) -> Result<i64> {
     // f_type is a `long` (`__fsword_t`): i64 on the 64-bit targets h5perf builds for
     #[allow(clippy::useless_conversion)]
-    let kind = i64::from(unsafe { st.assume_init() }.f_type);
-    Ok(MEMORY_FS.iter().find(|(m, _)| *m == kind).map(|(_, n)| *n))
+    Ok(i64::from(statfs(path)?.f_type))
+}
+
+/// `statfs(path)`: `tmpfs` or `ramfs` when the file system holding `path` keeps files
+/// in the page cache only, else `None`. Errors: as [`available_bytes`].
+pub fn memory_file_system(path: &CStr) -> Result<Option<&'static str>> {
+    let kind = fs_magic(path)?;
+    Ok(FS_NAMES
+        .iter()
+        .find(|(m, n)| *m == kind && matches!(*n, "tmpfs" | "ramfs"))
+        .map(|(_, n)| *n))
 }
 
 /// `f_type` magic numbers of `statfs(2)` (`<linux/magic.h>`, the file systems'
@@ -135,21 +132,9 @@ const FS_NAMES: [(i64, &str); 24] = [
 ];
 
 /// `statfs(path)`: bytes available to this user on the file system holding `path`
-/// (`f_bavail × f_bsize`), for the message of a failed write that names no reason.
-///
-/// Errors: `statfs` fails, with `errno` and the path.
+/// (`f_bavail × f_bsize`). Errors: `statfs` fails, with `errno` and the path.
 pub fn available_bytes(path: &CStr) -> Result<u64> {
-    let mut st = MaybeUninit::<libc::statfs>::zeroed();
-    // SAFETY: NUL-terminated path; st is a writable statfs buffer.
-    if unsafe { libc::statfs(path.as_ptr(), st.as_mut_ptr()) } != 0 {
-        return Err(Error::Posix {
-            call: "statfs",
-            errno: errno(),
-            path: Some(path.to_string_lossy().into_owned()),
-        });
-    }
-    // SAFETY: filled by the successful call.
-    let st = unsafe { st.assume_init() };
+    let st = statfs(path)?;
     #[allow(clippy::useless_conversion)]
     let bsize = u64::try_from(i64::from(st.f_bsize)).unwrap_or(0);
     #[allow(clippy::useless_conversion)]
@@ -157,24 +142,11 @@ pub fn available_bytes(path: &CStr) -> Result<u64> {
     Ok(avail.saturating_mul(bsize))
 }
 
-/// `statfs(path)`: the name of the file system holding `path` (`lustre`, `gpfs`,
-/// `beegfs`, `nfs`, `xfs`, `ext4` (also ext2/ext3, which share the magic), `tmpfs`, …),
-/// or `0x…` (the magic number in hexadecimal) for one not in h5perf's table.
-///
-/// Errors: `statfs` fails, with `errno` and the path.
+/// `statfs(path)`: the name of the file system holding `path` (`lustre`, `xfs`, `ext4`
+/// for ext2-4, …), or its magic number (`0x…`) when not in the table. Errors: as
+/// [`available_bytes`].
 pub fn file_system_name(path: &CStr) -> Result<String> {
-    let mut st = MaybeUninit::<libc::statfs>::zeroed();
-    // SAFETY: NUL-terminated path; st is a writable statfs buffer.
-    if unsafe { libc::statfs(path.as_ptr(), st.as_mut_ptr()) } != 0 {
-        return Err(Error::Posix {
-            call: "statfs",
-            errno: errno(),
-            path: Some(path.to_string_lossy().into_owned()),
-        });
-    }
-    // SAFETY: filled by the successful call.
-    #[allow(clippy::useless_conversion)]
-    let kind = i64::from(unsafe { st.assume_init() }.f_type);
+    let kind = fs_magic(path)?;
     Ok(FS_NAMES
         .iter()
         .find(|(m, _)| *m == kind)
@@ -188,19 +160,13 @@ pub fn sync_all() {
 }
 
 /// Whether this process may drop the page cache: [`DROP_CACHES`] opened for writing
-/// (the kernel checks the permission at the open: mode 0200, so root only) and closed
-/// without writing, so nothing is dropped.
-///
-/// Errors: the open fails (`EACCES` for a user other than root, `EROFS` when `/proc/sys`
-/// is mounted read-only), with `errno` and the path.
+/// (mode 0200: root only) and closed unwritten. Errors: the open's (`EACCES`, `EROFS`).
 pub fn check_drop_caches() -> Result<()> {
     open_drop_caches().map(drop)
 }
 
-/// Drop the clean page cache, dentries and inodes: write `3` to [`DROP_CACHES`]. Dirty
-/// pages are not dropped; call [`sync_all`] first.
-///
-/// Errors: the open or the write fails, with `errno` and the path.
+/// Drop the clean page cache, dentries and inodes (`3` to [`DROP_CACHES`]; call
+/// [`sync_all`] first). Errors: the open's or the write's, with the path.
 pub fn drop_page_cache() -> Result<()> {
     let mut f = open_drop_caches()?;
     f.write_all(b"3").map_err(|e| io_error("write", &e))
@@ -219,10 +185,6 @@ fn io_error(call: &'static str, e: &std::io::Error) -> Error {
         errno: e.raw_os_error().unwrap_or(0),
         path: Some(DROP_CACHES.to_string()),
     }
-}
-
-fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
 #[cfg(test)]

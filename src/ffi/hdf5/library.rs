@@ -51,9 +51,7 @@ impl Quiet {
         // SAFETY: two out-pointers to live locals; H5E_DEFAULT is the default stack.
         let saved = unsafe { h5e::H5Eget_auto2(h5e::H5E_DEFAULT, &mut func, &mut data) } >= 0;
         // SAFETY: a NULL handler disables printing.
-        unsafe {
-            h5e::H5Eset_auto2(h5e::H5E_DEFAULT, None, std::ptr::null_mut());
-        }
+        unsafe { h5e::H5Eset_auto2(h5e::H5E_DEFAULT, None, std::ptr::null_mut()) };
         Quiet { func, data, saved }
     }
 }
@@ -68,9 +66,7 @@ impl Drop for Quiet {
     fn drop(&mut self) {
         if self.saved {
             // SAFETY: the handler and client data H5Eget_auto2 returned.
-            unsafe {
-                h5e::H5Eset_auto2(h5e::H5E_DEFAULT, self.func, self.data);
-            }
+            unsafe { h5e::H5Eset_auto2(h5e::H5E_DEFAULT, self.func, self.data) };
         }
     }
 }
@@ -80,9 +76,7 @@ pub fn library_version() -> String {
     init();
     let (mut a, mut b, mut c): (c_uint, c_uint, c_uint) = (0, 0, 0);
     // SAFETY: three out-pointers to live integers.
-    unsafe {
-        h5::H5get_libversion(&mut a, &mut b, &mut c);
-    }
+    unsafe { h5::H5get_libversion(&mut a, &mut b, &mut c) };
     format!("{a}.{b}.{c}")
 }
 

@@ -3,6 +3,7 @@
 //! ([`ChunkInfo`]), and the in-memory creation probe ([`probe_dataset_create`]).
 
 use std::ffi::{c_uint, c_void, CStr};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use hdf5_sys::h5::{haddr_t, hsize_t, hssize_t, HADDR_UNDEF};
@@ -30,7 +31,7 @@ impl H5File {
     /// `H5F_ACC_TRUNC`.
     pub fn create(p: &CStr, fapl: &Plist) -> Result<H5File> {
         // SAFETY: NUL-terminated name, valid fapl.
-        let id = check_id("H5Fcreate", unsafe {
+        let id = checked!(check_id, unsafe {
             h5f::H5Fcreate(p.as_ptr(), h5f::H5F_ACC_EXCL, h5p::H5P_DEFAULT, fapl.id)
         })?;
         Ok(H5File { id })
@@ -38,18 +39,18 @@ impl H5File {
 
     /// `H5Fopen(path, H5F_ACC_RDWR, fapl)`.
     pub fn open_rdwr(p: &CStr, fapl: &Plist) -> Result<H5File> {
-        // SAFETY: as create.
-        let id = check_id("H5Fopen", unsafe {
-            h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDWR, fapl.id)
-        })?;
-        Ok(H5File { id })
+        Self::open(p, h5f::H5F_ACC_RDWR, fapl)
     }
 
     /// `H5Fopen(path, H5F_ACC_RDONLY, fapl)`.
     pub fn open_read(p: &CStr, fapl: &Plist) -> Result<H5File> {
-        // SAFETY: as create.
-        let id = check_id("H5Fopen", unsafe {
-            h5f::H5Fopen(p.as_ptr(), h5f::H5F_ACC_RDONLY, fapl.id)
+        Self::open(p, h5f::H5F_ACC_RDONLY, fapl)
+    }
+
+    fn open(p: &CStr, flags: c_uint, fapl: &Plist) -> Result<H5File> {
+        // SAFETY: NUL-terminated name, valid fapl.
+        let id = checked!(check_id, unsafe {
+            h5f::H5Fopen(p.as_ptr(), flags, fapl.id)
         })?;
         Ok(H5File { id })
     }
@@ -59,9 +60,7 @@ impl H5File {
     /// `MPI_File_sync` (`--fsync`). Collective with the MPI-IO driver.
     pub fn flush(&self) -> Result<()> {
         // SAFETY: valid file id.
-        check("H5Fflush", unsafe {
-            h5f::H5Fflush(self.id, h5f::H5F_scope_t::H5F_SCOPE_LOCAL)
-        })
+        checked!(unsafe { h5f::H5Fflush(self.id, h5f::H5F_scope_t::H5F_SCOPE_LOCAL) })
     }
 
     /// `H5Fclose`, reporting its error.
@@ -82,11 +81,11 @@ impl Drop for H5File {
 }
 
 /// Whether an `H5Fclose` of this process failed.
-static CLOSE_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static CLOSE_FAILED: AtomicBool = AtomicBool::new(false);
 
 fn note_close(rc: hdf5_sys::h5::herr_t) {
     if rc < 0 {
-        CLOSE_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+        CLOSE_FAILED.store(true, Ordering::SeqCst);
     }
 }
 
@@ -94,7 +93,7 @@ fn note_close(rc: hdf5_sys::h5::herr_t) {
 /// `MPI_Finalize` then dereferences the half-closed file and crashes (`SIGSEGV` in
 /// `H5F__close_cb`), so a process that saw one leaves without `MPI_Finalize`.
 pub fn a_file_close_failed() -> bool {
-    CLOSE_FAILED.load(std::sync::atomic::Ordering::SeqCst)
+    CLOSE_FAILED.load(Ordering::SeqCst)
 }
 
 /// A simple dataspace, closed on drop.
@@ -109,7 +108,7 @@ impl Dataspace {
     pub fn simple(dims: &[u64]) -> Result<Dataspace> {
         init();
         // SAFETY: dims holds rank entries; NULL maxdims = dims.
-        let id = check_id("H5Screate_simple", unsafe {
+        let id = checked!(check_id, unsafe {
             h5s::H5Screate_simple(rank(dims)?, dims.as_ptr(), std::ptr::null())
         })?;
         Ok(Dataspace {
@@ -129,7 +128,7 @@ impl Dataspace {
         let n = start.len();
         assert!(stride.len() == n && count.len() == n && block.len() == n);
         // SAFETY: four arrays of the dataspace's rank.
-        check("H5Sselect_hyperslab", unsafe {
+        checked!(unsafe {
             h5s::H5Sselect_hyperslab(
                 self.id,
                 h5s::H5S_seloper_t::H5S_SELECT_SET,
@@ -145,7 +144,7 @@ impl Dataspace {
     /// without moving data).
     pub fn select_none(&self) -> Result<()> {
         // SAFETY: valid dataspace id.
-        check("H5Sselect_none", unsafe { h5s::H5Sselect_none(self.id) })
+        checked!(unsafe { h5s::H5Sselect_none(self.id) })
     }
 
     /// `H5Soffset_simple(offset)`: move the selection by `offset` elements per dimension.
@@ -161,9 +160,7 @@ impl Dataspace {
 impl Drop for Dataspace {
     fn drop(&mut self) {
         // SAFETY: we own the id.
-        unsafe {
-            h5s::H5Sclose(self.id);
-        }
+        unsafe { h5s::H5Sclose(self.id) };
     }
 }
 
@@ -176,7 +173,7 @@ impl Dataset {
     /// `H5Dcreate2(file, name, H5T_NATIVE_UCHAR, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)`.
     pub fn create(file: &H5File, n: &CStr, space: &Dataspace, dcpl: &Plist) -> Result<Dataset> {
         // SAFETY: valid ids and a NUL-terminated name.
-        let id = check_id("H5Dcreate2", unsafe {
+        let id = checked!(check_id, unsafe {
             h5d::H5Dcreate2(
                 file.id,
                 n.as_ptr(),
@@ -193,7 +190,7 @@ impl Dataset {
     /// `H5Dopen2(file, name, H5P_DEFAULT)`.
     pub fn open(file: &H5File, n: &CStr) -> Result<Dataset> {
         // SAFETY: valid file id and a NUL-terminated name.
-        let id = check_id("H5Dopen2", unsafe {
+        let id = checked!(check_id, unsafe {
             h5d::H5Dopen2(file.id, n.as_ptr(), h5p::H5P_DEFAULT)
         })?;
         Ok(Dataset { id })
@@ -327,7 +324,7 @@ impl Dataset {
     /// (collective with the MPI-IO driver).
     pub fn flush(&self) -> Result<()> {
         // SAFETY: valid dataset id.
-        check("H5Dflush", unsafe { h5d::H5Dflush(self.id) })
+        checked!(unsafe { h5d::H5Dflush(self.id) })
     }
 
     /// `H5Dget_storage_size`: bytes of file space allocated for the raw data (0 when
@@ -349,24 +346,17 @@ impl Dataset {
     /// per dimension), file address and size in bytes (`H5Dget_num_chunks`,
     /// `H5Dget_chunk_info`).
     pub fn chunks(&self) -> Result<Vec<ChunkInfo>> {
-        // SAFETY: valid dataset id.
-        let space = check_id("H5Dget_space", unsafe { h5d::H5Dget_space(self.id) })?;
-        let space = Dataspace { id: space, len: 0 };
-        // SAFETY: valid dataspace id.
-        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
-        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        let (space, rank) = self.space()?;
         let mut n: hsize_t = 0;
         // SAFETY: valid ids and an out-pointer to a live integer.
-        check("H5Dget_num_chunks", unsafe {
-            h5d::H5Dget_num_chunks(self.id, space.id, &mut n)
-        })?;
+        checked!(unsafe { h5d::H5Dget_num_chunks(self.id, space.id, &mut n) })?;
         let mut out = Vec::new();
         for i in 0..n {
             let mut offset: Vec<hsize_t> = vec![0; rank];
             let (mut mask, mut addr, mut size): (c_uint, haddr_t, hsize_t) = (0, 0, 0);
             // SAFETY: `offset` holds one entry per dimension of the dataspace; the other
             // out-pointers point to live integers.
-            check("H5Dget_chunk_info", unsafe {
+            checked!(unsafe {
                 h5d::H5Dget_chunk_info(
                     self.id,
                     space.id,
@@ -385,12 +375,7 @@ impl Dataset {
     /// The extent of the dataset's dataspace (`H5Dget_space`,
     /// `H5Sget_simple_extent_dims`): elements per dimension.
     pub fn dims(&self) -> Result<Vec<u64>> {
-        // SAFETY: valid dataset id.
-        let space = check_id("H5Dget_space", unsafe { h5d::H5Dget_space(self.id) })?;
-        let space = Dataspace { id: space, len: 0 };
-        // SAFETY: valid dataspace id.
-        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
-        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        let (space, rank) = self.space()?;
         let mut dims: Vec<hsize_t> = vec![0; rank];
         // SAFETY: `dims` holds one entry per dimension; maxdims is not asked for.
         let n = unsafe {
@@ -402,12 +387,22 @@ impl Dataset {
         Ok(dims)
     }
 
+    /// The dataset's dataspace (`H5Dget_space`) and its rank
+    /// (`H5Sget_simple_extent_ndims`).
+    fn space(&self) -> Result<(Dataspace, usize)> {
+        // SAFETY: valid dataset id.
+        let space = checked!(check_id, unsafe { h5d::H5Dget_space(self.id) })?;
+        let space = Dataspace { id: space, len: 0 };
+        // SAFETY: valid dataspace id.
+        let rank = unsafe { h5s::H5Sget_simple_extent_ndims(space.id) };
+        let rank = usize::try_from(rank).map_err(|_| err("H5Sget_simple_extent_ndims"))?;
+        Ok((space, rank))
+    }
+
     /// `H5Dget_create_plist`: the dataset's creation property list as HDF5 stored it.
     pub fn create_plist(&self) -> Result<Plist> {
         // SAFETY: valid dataset id.
-        let id = check_id("H5Dget_create_plist", unsafe {
-            h5d::H5Dget_create_plist(self.id)
-        })?;
+        let id = checked!(check_id, unsafe { h5d::H5Dget_create_plist(self.id) })?;
         Ok(Plist { id })
     }
 
@@ -484,9 +479,7 @@ impl DatasetReads<'_> {
 impl Drop for Dataset {
     fn drop(&mut self) {
         // SAFETY: we own the id.
-        unsafe {
-            h5d::H5Dclose(self.id);
-        }
+        unsafe { h5d::H5Dclose(self.id) };
     }
 }
 
@@ -506,11 +499,9 @@ pub struct ChunkInfo {
 static PROBE_LOCK: Mutex<()> = Mutex::new(());
 
 /// Ask HDF5 whether it creates a byte dataset of extent `dims` (chunked by `chunk` if
-/// given) with the fill settings `fill`, without touching the disk: the creation list is
-/// built, an in-memory file is created (`Plist::file_access_core`, no backing store) on
-/// this process alone, `H5Dcreate2` is tried, then everything is closed again. Used
-/// before any I/O to refuse settings HDF5 would refuse in the run. No MPI call; the
-/// HDF5 calls hold a process-wide lock.
+/// given) with the fill settings `fill`, in an in-memory file of this process alone
+/// (`Plist::file_access_core`): before any I/O, to refuse settings HDF5 would refuse
+/// in the run. No MPI call; the HDF5 calls hold a process-wide lock.
 ///
 /// Errors: HDF5's refusal as [`Error::Hdf5`] (call and error stack), or a failure to
 /// set up the creation list or the in-memory file.

@@ -5,8 +5,7 @@
 
 use std::ffi::c_void;
 
-use hdf5_sys::h5::hsize_t;
-use hdf5_sys::h5d;
+use hdf5_sys::h5d::{self, H5D_alloc_time_t, H5D_fill_time_t, H5D_fill_value_t};
 use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5p;
 use hdf5_sys::h5t;
@@ -21,9 +20,11 @@ pub struct Plist {
 }
 
 impl Plist {
-    fn create(class: hid_t) -> Result<Plist> {
+    /// `H5Pcreate(class)` of the class `class()` reads (after `H5open`).
+    fn create(class: fn() -> hid_t) -> Result<Plist> {
+        init();
         // SAFETY: class is a valid property-list class id after init().
-        let id = check_id("H5Pcreate", unsafe { h5p::H5Pcreate(class) })?;
+        let id = checked!(check_id, unsafe { h5p::H5Pcreate(class()) })?;
         Ok(Plist { id })
     }
 
@@ -35,29 +36,20 @@ impl Plist {
         threshold: u64,
         alignment: u64,
     ) -> Result<Plist> {
-        init();
-        let p = Self::create(*h5p::H5P_CLS_FILE_ACCESS)?;
+        let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id, communicator and info handles (HDF5 duplicates them).
-        check("H5Pset_fapl_mpio", unsafe {
-            h5p::H5Pset_fapl_mpio(p.id, comm.as_raw(), info.as_raw())
-        })?;
+        checked!(unsafe { h5p::H5Pset_fapl_mpio(p.id, comm.as_raw(), info.as_raw()) })?;
         // SAFETY: valid fapl id.
-        check("H5Pset_alignment", unsafe {
-            h5p::H5Pset_alignment(p.id, threshold, alignment)
-        })?;
+        checked!(unsafe { h5p::H5Pset_alignment(p.id, threshold, alignment) })?;
         Ok(p)
     }
 
     /// A dataset-creation list; with `chunk` = Some(dims), `H5Pset_chunk(dims)`.
     pub fn dataset_create(chunk: Option<&[u64]>) -> Result<Plist> {
-        init();
-        let p = Self::create(*h5p::H5P_CLS_DATASET_CREATE)?;
+        let p = Self::create(|| *h5p::H5P_CLS_DATASET_CREATE)?;
         if let Some(dims) = chunk {
-            let d: Vec<hsize_t> = dims.to_vec();
-            // SAFETY: valid dcpl id; d holds `len` dims.
-            check("H5Pset_chunk", unsafe {
-                h5p::H5Pset_chunk(p.id, rank(&d)?, d.as_ptr())
-            })?;
+            // SAFETY: valid dcpl id; dims holds `rank` dims.
+            checked!(unsafe { h5p::H5Pset_chunk(p.id, rank(dims)?, dims.as_ptr()) })?;
         }
         Ok(p)
     }
@@ -66,26 +58,20 @@ impl Plist {
     /// sieve buffer of `sieve_bytes` bytes (`H5Pset_sieve_buf_size`; 0 switches sieving
     /// off, so every raw-data write reaches the file as it is made).
     pub fn file_access_sec2(sieve_bytes: usize) -> Result<Plist> {
-        init();
-        let p = Self::create(*h5p::H5P_CLS_FILE_ACCESS)?;
+        let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id.
-        check("H5Pset_fapl_sec2", unsafe { h5p::H5Pset_fapl_sec2(p.id) })?;
+        checked!(unsafe { h5p::H5Pset_fapl_sec2(p.id) })?;
         // SAFETY: valid fapl id.
-        check("H5Pset_sieve_buf_size", unsafe {
-            h5p::H5Pset_sieve_buf_size(p.id, sieve_bytes)
-        })?;
+        checked!(unsafe { h5p::H5Pset_sieve_buf_size(p.id, sieve_bytes) })?;
         Ok(p)
     }
 
     /// A file-access list with the in-memory `core` driver and no backing store: a file
     /// created with it never reaches the disk (`H5Pset_fapl_core(fapl, 4096, false)`).
     pub(super) fn file_access_core() -> Result<Plist> {
-        init();
-        let p = Self::create(*h5p::H5P_CLS_FILE_ACCESS)?;
+        let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id; 4096-byte allocation increment, no backing store.
-        check("H5Pset_fapl_core", unsafe {
-            h5p::H5Pset_fapl_core(p.id, 4096, 0)
-        })?;
+        checked!(unsafe { h5p::H5Pset_fapl_core(p.id, 4096, 0) })?;
         Ok(p)
     }
 
@@ -93,9 +79,7 @@ impl Plist {
     /// the object header (at most 64 KiB).
     pub fn set_compact(&self) -> Result<()> {
         // SAFETY: valid dcpl id.
-        check("H5Pset_layout", unsafe {
-            h5p::H5Pset_layout(self.id, h5d::H5D_layout_t::H5D_COMPACT)
-        })
+        checked!(unsafe { h5p::H5Pset_layout(self.id, h5d::H5D_layout_t::H5D_COMPACT) })
     }
 
     /// Apply the fill properties that are given (spec §9 extended): `H5Pset_fill_value`
@@ -106,47 +90,25 @@ impl Plist {
     ///
     /// Errors: HDF5 refuses a property ([`crate::error::Error::Hdf5`]).
     pub fn set_fill(&self, fill: &FillProperties) -> Result<()> {
-        match fill.value {
-            None => {}
-            Some(FillValue::Byte(b)) => {
-                // SAFETY: valid dcpl id; the value is one byte of the native uchar type.
-                check("H5Pset_fill_value", unsafe {
-                    h5p::H5Pset_fill_value(
-                        self.id,
-                        *h5t::H5T_NATIVE_UCHAR,
-                        &b as *const u8 as *const c_void,
-                    )
-                })?;
-            }
-            Some(FillValue::Undefined) => {
-                // SAFETY: valid dcpl id; NULL makes the fill value undefined.
-                check("H5Pset_fill_value", unsafe {
-                    h5p::H5Pset_fill_value(self.id, *h5t::H5T_NATIVE_UCHAR, std::ptr::null())
-                })?;
-            }
+        if let Some(v) = fill.value {
+            let byte = match v {
+                FillValue::Byte(b) => Some(b),
+                FillValue::Undefined => None,
+            };
+            let value = byte
+                .as_ref()
+                .map_or(std::ptr::null(), |b| std::ptr::from_ref(b).cast::<c_void>());
+            // SAFETY: valid dcpl id; the value is one byte of the native uchar type, or
+            // NULL, which makes the fill value undefined.
+            checked!(unsafe { h5p::H5Pset_fill_value(self.id, *h5t::H5T_NATIVE_UCHAR, value) })?;
         }
         if let Some(t) = fill.time {
-            let t = match t {
-                FillTime::Never => h5d::H5D_fill_time_t::H5D_FILL_TIME_NEVER,
-                FillTime::IfSet => h5d::H5D_fill_time_t::H5D_FILL_TIME_IFSET,
-                FillTime::Alloc => h5d::H5D_fill_time_t::H5D_FILL_TIME_ALLOC,
-            };
             // SAFETY: valid dcpl id.
-            check("H5Pset_fill_time", unsafe {
-                h5p::H5Pset_fill_time(self.id, t)
-            })?;
+            checked!(unsafe { h5p::H5Pset_fill_time(self.id, t.to_raw()) })?;
         }
         if let Some(a) = fill.alloc {
-            let a = match a {
-                AllocTime::Default => h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_DEFAULT,
-                AllocTime::Early => h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_EARLY,
-                AllocTime::Incr => h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_INCR,
-                AllocTime::Late => h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_LATE,
-            };
             // SAFETY: valid dcpl id.
-            check("H5Pset_alloc_time", unsafe {
-                h5p::H5Pset_alloc_time(self.id, a)
-            })?;
+            checked!(unsafe { h5p::H5Pset_alloc_time(self.id, a.to_raw()) })?;
         }
         Ok(())
     }
@@ -154,58 +116,35 @@ impl Plist {
     /// `H5Pfill_value_defined`: whether the list's fill value is the library default,
     /// user-defined or undefined.
     pub fn fill_kind(&self) -> Result<FillKind> {
-        let mut st = h5d::H5D_fill_value_t::H5D_FILL_VALUE_ERROR;
+        let mut st = H5D_fill_value_t::H5D_FILL_VALUE_ERROR;
         // SAFETY: valid dcpl id and an out-pointer to a live enum HDF5 sets to a valid value.
-        check("H5Pfill_value_defined", unsafe {
-            h5p::H5Pfill_value_defined(self.id, &mut st)
-        })?;
-        match st {
-            h5d::H5D_fill_value_t::H5D_FILL_VALUE_DEFAULT => Ok(FillKind::LibraryDefault),
-            h5d::H5D_fill_value_t::H5D_FILL_VALUE_USER_DEFINED => Ok(FillKind::UserDefined),
-            h5d::H5D_fill_value_t::H5D_FILL_VALUE_UNDEFINED => Ok(FillKind::Undefined),
-            h5d::H5D_fill_value_t::H5D_FILL_VALUE_ERROR => Err(err("H5Pfill_value_defined")),
-        }
+        checked!(unsafe { h5p::H5Pfill_value_defined(self.id, &mut st) })?;
+        FillKind::from_raw(st).ok_or_else(|| err("H5Pfill_value_defined"))
     }
 
     /// `H5Pget_fill_time` of a dataset-creation list.
     pub fn fill_time(&self) -> Result<FillTime> {
-        let mut t = h5d::H5D_fill_time_t::H5D_FILL_TIME_ERROR;
+        let mut t = H5D_fill_time_t::H5D_FILL_TIME_ERROR;
         // SAFETY: valid dcpl id and an out-pointer to a live enum.
-        check("H5Pget_fill_time", unsafe {
-            h5p::H5Pget_fill_time(self.id, &mut t)
-        })?;
-        match t {
-            h5d::H5D_fill_time_t::H5D_FILL_TIME_NEVER => Ok(FillTime::Never),
-            h5d::H5D_fill_time_t::H5D_FILL_TIME_IFSET => Ok(FillTime::IfSet),
-            h5d::H5D_fill_time_t::H5D_FILL_TIME_ALLOC => Ok(FillTime::Alloc),
-            h5d::H5D_fill_time_t::H5D_FILL_TIME_ERROR => Err(err("H5Pget_fill_time")),
-        }
+        checked!(unsafe { h5p::H5Pget_fill_time(self.id, &mut t) })?;
+        FillTime::from_raw(t).ok_or_else(|| err("H5Pget_fill_time"))
     }
 
     /// `H5Pget_alloc_time` of a dataset-creation list (what the list says, which is not
     /// always what HDF5 applies: the `--fill-behaviour` experiment compares the two).
     pub fn alloc_time(&self) -> Result<AllocTime> {
-        let mut a = h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_ERROR;
+        let mut a = H5D_alloc_time_t::H5D_ALLOC_TIME_ERROR;
         // SAFETY: valid dcpl id and an out-pointer to a live enum.
-        check("H5Pget_alloc_time", unsafe {
-            h5p::H5Pget_alloc_time(self.id, &mut a)
-        })?;
-        match a {
-            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_DEFAULT => Ok(AllocTime::Default),
-            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_EARLY => Ok(AllocTime::Early),
-            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_INCR => Ok(AllocTime::Incr),
-            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_LATE => Ok(AllocTime::Late),
-            h5d::H5D_alloc_time_t::H5D_ALLOC_TIME_ERROR => Err(err("H5Pget_alloc_time")),
-        }
+        checked!(unsafe { h5p::H5Pget_alloc_time(self.id, &mut a) })?;
+        AllocTime::from_raw(a).ok_or_else(|| err("H5Pget_alloc_time"))
     }
 
     /// A dataset-transfer list; collective (`H5FD_MPIO_COLLECTIVE`) or left independent.
     pub fn dataset_xfer(collective: bool) -> Result<Plist> {
-        init();
-        let p = Self::create(*h5p::H5P_CLS_DATASET_XFER)?;
+        let p = Self::create(|| *h5p::H5P_CLS_DATASET_XFER)?;
         if collective {
             // SAFETY: valid dxpl id.
-            check("H5Pset_dxpl_mpio", unsafe {
+            checked!(unsafe {
                 h5p::H5Pset_dxpl_mpio(p.id, h5p::H5FD_mpio_xfer_t::H5FD_MPIO_COLLECTIVE)
             })?;
         }
@@ -216,15 +155,11 @@ impl Plist {
 impl Drop for Plist {
     fn drop(&mut self) {
         // SAFETY: we own the id.
-        unsafe {
-            h5p::H5Pclose(self.id);
-        }
+        unsafe { h5p::H5Pclose(self.id) };
     }
 }
-// ---------------------------------------------------------------------------------------
-// Fill-value and allocation vocabulary (HDF5 User's Guide, "Fill Values"; the C enums
-// `H5D_fill_value_t`, `H5D_fill_time_t`, `H5D_alloc_time_t`)
-// ---------------------------------------------------------------------------------------
+
+// Fill-value and allocation vocabulary (HDF5 User's Guide, "Fill Values").
 
 /// The fill properties of a dataset-creation list that a caller wants set. `None` means
 /// "leave the library default": [`Plist::set_fill`] makes no call for it.
@@ -247,47 +182,90 @@ pub enum FillValue {
     Undefined,
 }
 
-/// When HDF5 writes fill values (`H5D_fill_time_t`, `H5Pset_fill_time`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FillTime {
-    /// `H5D_FILL_TIME_NEVER`: never.
-    Never,
-    /// `H5D_FILL_TIME_IFSET`: when storage is allocated, if a fill value is set (the
-    /// library default).
-    IfSet,
-    /// `H5D_FILL_TIME_ALLOC`: always when storage is allocated.
-    Alloc,
+/// An enum of the vocabulary, one variant per value of the C enum `$raw` (`$c`) but its
+/// `…_ERROR` (`$error`), in the document's row order (`ALL`), each with its row label.
+macro_rules! vocabulary {
+    ($(#[$m:meta])* $name:ident: $raw:ident, $error:ident {
+        $($(#[$vm:meta])* $v:ident = $c:ident, $label:literal;)*
+    }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vm])* $v,)*
+        }
+
+        impl $name {
+            /// Every value, in the document's row order.
+            pub const ALL: [$name; [$(stringify!($v)),*].len()] = [$($name::$v),*];
+
+            /// The document's row label.
+            pub fn label(self) -> &'static str {
+                match self {
+                    $($name::$v => $label,)*
+                }
+            }
+
+            /// The C value.
+            #[allow(dead_code)] // FillKind is only read
+            fn to_raw(self) -> $raw {
+                match self {
+                    $($name::$v => $raw::$c,)*
+                }
+            }
+
+            /// The value of a C value; `None` for `…_ERROR`.
+            fn from_raw(r: $raw) -> Option<$name> {
+                match r {
+                    $($raw::$c => Some($name::$v),)*
+                    $raw::$error => None,
+                }
+            }
+        }
+    };
 }
 
-/// When HDF5 allocates the raw-data storage (`H5D_alloc_time_t`, `H5Pset_alloc_time`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AllocTime {
-    /// `H5D_ALLOC_TIME_DEFAULT`: the layout's default (contiguous late, chunked
-    /// incremental, compact early).
-    Default,
-    /// `H5D_ALLOC_TIME_EARLY`: at dataset creation.
-    Early,
-    /// `H5D_ALLOC_TIME_INCR`: chunk by chunk, as chunks are first written.
-    Incr,
-    /// `H5D_ALLOC_TIME_LATE`: all of it at the first write.
-    Late,
+vocabulary! {
+    /// When HDF5 writes fill values (`H5D_fill_time_t`, `H5Pset_fill_time`).
+    FillTime: H5D_fill_time_t, H5D_FILL_TIME_ERROR {
+        /// `H5D_FILL_TIME_NEVER`: never.
+        Never = H5D_FILL_TIME_NEVER, "Never";
+        /// `H5D_FILL_TIME_IFSET`: when storage is allocated, if a fill value is set (the
+        /// library default).
+        IfSet = H5D_FILL_TIME_IFSET, "If Set";
+        /// `H5D_FILL_TIME_ALLOC`: always when storage is allocated.
+        Alloc = H5D_FILL_TIME_ALLOC, "Allocation";
+    }
 }
 
-/// Which kind of fill value a dataset has (`H5D_fill_value_t`, `H5Pfill_value_defined`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FillKind {
-    /// The library default: all zero bytes, not user-defined.
-    LibraryDefault,
-    /// Set with `H5Pset_fill_value`.
-    UserDefined,
-    /// Made undefined with `H5Pset_fill_value(…, NULL)`.
-    Undefined,
+vocabulary! {
+    /// When HDF5 allocates the raw-data storage (`H5D_alloc_time_t`, `H5Pset_alloc_time`).
+    AllocTime: H5D_alloc_time_t, H5D_ALLOC_TIME_ERROR {
+        /// `H5D_ALLOC_TIME_DEFAULT`: the layout's default (contiguous late, chunked
+        /// incremental, compact early).
+        Default = H5D_ALLOC_TIME_DEFAULT, "Default";
+        /// `H5D_ALLOC_TIME_EARLY`: at dataset creation.
+        Early = H5D_ALLOC_TIME_EARLY, "Early";
+        /// `H5D_ALLOC_TIME_INCR`: chunk by chunk, as chunks are first written.
+        Incr = H5D_ALLOC_TIME_INCR, "Incremental";
+        /// `H5D_ALLOC_TIME_LATE`: all of it at the first write.
+        Late = H5D_ALLOC_TIME_LATE, "Late";
+    }
+}
+
+vocabulary! {
+    /// Which kind of fill value a dataset has (`H5D_fill_value_t`, `H5Pfill_value_defined`).
+    #[derive(PartialOrd, Ord)]
+    FillKind: H5D_fill_value_t, H5D_FILL_VALUE_ERROR {
+        /// The library default: all zero bytes, not user-defined.
+        LibraryDefault = H5D_FILL_VALUE_DEFAULT, "Library Default";
+        /// Set with `H5Pset_fill_value`.
+        UserDefined = H5D_FILL_VALUE_USER_DEFINED, "User-defined";
+        /// Made undefined with `H5Pset_fill_value(…, NULL)`.
+        Undefined = H5D_FILL_VALUE_UNDEFINED, "Undefined";
+    }
 }
 
 impl FillTime {
-    /// All fill times in the document's row order.
-    pub const ALL: [FillTime; 3] = [FillTime::Never, FillTime::IfSet, FillTime::Alloc];
-
     /// The command-line word: `never`, `ifset`, `alloc`.
     pub fn name(self) -> &'static str {
         match self {
@@ -302,15 +280,6 @@ impl FillTime {
         FillTime::ALL
             .into_iter()
             .find(|t| t.name().eq_ignore_ascii_case(word))
-    }
-
-    /// The document's row label: `Never`, `If Set`, `Allocation`.
-    pub fn label(self) -> &'static str {
-        match self {
-            FillTime::Never => "Never",
-            FillTime::IfSet => "If Set",
-            FillTime::Alloc => "Allocation",
-        }
     }
 }
 
@@ -333,41 +302,8 @@ impl AllocTime {
         if word.eq_ignore_ascii_case("incremental") {
             return Some(AllocTime::Incr);
         }
-        [
-            AllocTime::Default,
-            AllocTime::Early,
-            AllocTime::Incr,
-            AllocTime::Late,
-        ]
-        .into_iter()
-        .find(|a| a.name().eq_ignore_ascii_case(word))
-    }
-
-    /// The document's row label: `Default`, `Early`, `Incremental`, `Late`.
-    pub fn label(self) -> &'static str {
-        match self {
-            AllocTime::Default => "Default",
-            AllocTime::Early => "Early",
-            AllocTime::Incr => "Incremental",
-            AllocTime::Late => "Late",
-        }
-    }
-}
-
-impl FillKind {
-    /// All kinds in the document's row order.
-    pub const ALL: [FillKind; 3] = [
-        FillKind::LibraryDefault,
-        FillKind::UserDefined,
-        FillKind::Undefined,
-    ];
-
-    /// The document's row label: `Library Default`, `User-defined`, `Undefined`.
-    pub fn label(self) -> &'static str {
-        match self {
-            FillKind::LibraryDefault => "Library Default",
-            FillKind::UserDefined => "User-defined",
-            FillKind::Undefined => "Undefined",
-        }
+        AllocTime::ALL
+            .into_iter()
+            .find(|a| a.name().eq_ignore_ascii_case(word))
     }
 }

@@ -40,25 +40,31 @@ pub struct Comm {
     pub(super) owned: bool,
 }
 
+/// A new communicator that `make` writes (its return code checked as `call`'s), owned,
+/// with `MPI_ERRORS_RETURN` (MPI-3.1 §8.3.1).
+fn new_comm(call: &'static str, make: impl FnOnce(*mut raw::MPI_Comm) -> c_int) -> Result<Comm> {
+    let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
+    check(call, make(out.as_mut_ptr()))?;
+    // SAFETY: initialised by the successful call; a live communicator we own.
+    let c = unsafe {
+        let c = out.assume_init();
+        raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
+        c
+    };
+    Ok(Comm {
+        raw: c,
+        owned: true,
+    })
+}
+
 impl Comm {
     /// A private duplicate (`MPI_Comm_dup`, collective) of a caller's communicator,
     /// with `MPI_ERRORS_RETURN`, freed on drop. The caller's handle is not modified.
-    /// (MPI-3.1 §6.4.2; error handler §8.3.1.)
+    /// (MPI-3.1 §6.4.2.)
     pub fn dup_of(raw_comm: raw::MPI_Comm) -> Result<Comm> {
-        let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
         // SAFETY: the caller passes a live communicator; out receives a new handle.
-        check("MPI_Comm_dup", unsafe {
-            raw::MPI_Comm_dup(raw_comm, out.as_mut_ptr())
-        })?;
-        // SAFETY: initialised by the successful call.
-        let c = unsafe { out.assume_init() };
-        // SAFETY: c is a live communicator we own.
-        unsafe {
-            raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
-        }
-        Ok(Comm {
-            raw: c,
-            owned: true,
+        new_comm("MPI_Comm_dup", |out| unsafe {
+            raw::MPI_Comm_dup(raw_comm, out)
         })
     }
 
@@ -71,9 +77,7 @@ impl Comm {
     pub fn rank(&self) -> Result<u32> {
         let mut r: c_int = 0;
         // SAFETY: valid communicator, out-pointer to a live int.
-        check("MPI_Comm_rank", unsafe {
-            raw::MPI_Comm_rank(self.raw, &mut r)
-        })?;
+        checked!(unsafe { raw::MPI_Comm_rank(self.raw, &mut r) })?;
         // a rank is not negative (MPI-3.1 §6.4.1)
         Ok(r.unsigned_abs())
     }
@@ -82,9 +86,7 @@ impl Comm {
     pub fn size(&self) -> Result<u32> {
         let mut s: c_int = 0;
         // SAFETY: as above.
-        check("MPI_Comm_size", unsafe {
-            raw::MPI_Comm_size(self.raw, &mut s)
-        })?;
+        checked!(unsafe { raw::MPI_Comm_size(self.raw, &mut s) })?;
         // a size is positive
         Ok(s.unsigned_abs())
     }
@@ -92,65 +94,37 @@ impl Comm {
     /// Collective `MPI_Comm_split(color, key)`. Returns `None` for processes whose
     /// color is "not in" (their new communicator is freed at once). MPI-3.1 §6.4.2.
     pub fn split(&self, member: bool, key: u32) -> Result<Option<Comm>> {
-        let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
         let color = if member { 1 } else { 0 };
         let key = to_count("split key", key.into())?;
         // SAFETY: valid communicator; out receives a new handle.
-        check("MPI_Comm_split", unsafe {
-            raw::MPI_Comm_split(self.raw, color, key, out.as_mut_ptr())
+        let c = new_comm("MPI_Comm_split", |out| unsafe {
+            raw::MPI_Comm_split(self.raw, color, key, out)
         })?;
-        // SAFETY: initialised by the successful call above.
-        let mut c = unsafe { out.assume_init() };
-        if !member {
-            // SAFETY: c is a communicator we own.
-            unsafe {
-                raw::MPI_Comm_free(&mut c);
-            }
-            return Ok(None);
-        }
-        // SAFETY: c is a live communicator we own.
-        unsafe {
-            raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
-        }
-        Ok(Some(Comm {
-            raw: c,
-            owned: true,
-        }))
+        Ok(member.then_some(c))
     }
 
     /// Collective `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED, key = rank)` (MPI-3.1
     /// §6.4.2): the processes of this communicator that can share memory, i.e. those on
     /// this node, in rank order. Freed on drop; `MPI_ERRORS_RETURN`.
     pub fn split_shared(&self) -> Result<Comm> {
-        let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
         let key = to_count("rank", self.rank()?.into())?;
         // SAFETY: valid communicator, the predefined split type and info handle; out
         // receives a new handle.
-        check("MPI_Comm_split_type", unsafe {
+        new_comm("MPI_Comm_split_type", |out| unsafe {
             raw::MPI_Comm_split_type(
                 self.raw,
                 raw::RSMPI_COMM_TYPE_SHARED,
                 key,
                 raw::RSMPI_INFO_NULL,
-                out.as_mut_ptr(),
+                out,
             )
-        })?;
-        // SAFETY: initialised by the successful call above.
-        let c = unsafe { out.assume_init() };
-        // SAFETY: c is a live communicator we own.
-        unsafe {
-            raw::MPI_Comm_set_errhandler(c, raw::RSMPI_ERRORS_RETURN);
-        }
-        Ok(Comm {
-            raw: c,
-            owned: true,
         })
     }
 
     /// `MPI_Barrier` (MPI-3.1 §5.3).
     pub fn barrier(&self) -> Result<()> {
         // SAFETY: valid communicator.
-        check("MPI_Barrier", unsafe { raw::MPI_Barrier(self.raw) })
+        checked!(unsafe { raw::MPI_Barrier(self.raw) })
     }
 
     /// `MPI_Ibarrier` waited for (`MPI_Test`, every millisecond) at most `limit`: true
@@ -167,9 +141,8 @@ impl Comm {
         let start = std::time::Instant::now();
         loop {
             let mut done: c_int = 0;
-            let mut status = MaybeUninit::<raw::MPI_Status>::uninit();
-            // SAFETY: req is an active request; status has room for one status.
-            if unsafe { raw::MPI_Test(&mut req, &mut done, status.as_mut_ptr()) } != 0 {
+            // SAFETY: req is an active request; the status is ignored.
+            if unsafe { raw::MPI_Test(&mut req, &mut done, raw::RSMPI_STATUS_IGNORE) } != 0 {
                 return false;
             }
             if done != 0 {
@@ -188,7 +161,7 @@ impl Comm {
         assert_eq!(input.len(), out.len());
         let n = to_count("reduction length", input.len() as u64)?;
         // SAFETY: both buffers hold n doubles; MPI_DOUBLE matches f64.
-        check("MPI_Allreduce", unsafe {
+        checked!(unsafe {
             raw::MPI_Allreduce(
                 input.as_ptr() as *const c_void,
                 out.as_mut_ptr() as *mut c_void,
@@ -210,21 +183,29 @@ impl Comm {
         Ok(out[0] as u64)
     }
 
+    /// `MPI_Bcast` of `count` elements of `datatype` at `buf` from `root` (MPI-3.1 §5.4).
+    ///
+    /// # Safety
+    /// `buf` holds `count` elements of `datatype` on every rank.
+    unsafe fn bcast(
+        &self,
+        buf: *mut c_void,
+        count: c_int,
+        datatype: raw::MPI_Datatype,
+        root: u32,
+    ) -> Result<()> {
+        let root = to_count("root rank", root.into())?;
+        // SAFETY: the caller's promise; valid communicator.
+        checked!(unsafe { raw::MPI_Bcast(buf, count, datatype, root, self.raw) })
+    }
+
     /// `MPI_Bcast` of a byte string from `root`; every rank returns root's bytes
     /// (MPI-3.1 §5.4).
     pub fn bcast_bytes(&self, root: u32, data: &[u8]) -> Result<Vec<u8>> {
         let mut len = [data.len() as f64];
         let is_root = self.rank()? == root;
         // SAFETY: one double on every rank.
-        check("MPI_Bcast", unsafe {
-            raw::MPI_Bcast(
-                len.as_mut_ptr() as *mut c_void,
-                1,
-                raw::RSMPI_DOUBLE,
-                to_count("root rank", root.into())?,
-                self.raw,
-            )
-        })?;
+        unsafe { self.bcast(len.as_mut_ptr().cast(), 1, raw::RSMPI_DOUBLE, root) }?;
         // root's length, exact as a double (below 2^53)
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let n = len[0] as usize;
@@ -236,20 +217,10 @@ impl Comm {
         let mut buf = if is_root { data.to_vec() } else { vec![0u8; n] };
         let count = to_count("broadcast length", n as u64)?;
         // SAFETY: buf holds n bytes on every rank.
-        check("MPI_Bcast", unsafe {
-            raw::MPI_Bcast(
-                buf.as_mut_ptr() as *mut c_void,
-                count,
-                raw::RSMPI_UINT8_T,
-                to_count("root rank", root.into())?,
-                self.raw,
-            )
-        })?;
+        unsafe { self.bcast(buf.as_mut_ptr().cast(), count, raw::RSMPI_UINT8_T, root) }?;
         Ok(buf)
     }
-}
 
-impl Comm {
     /// `MPI_Gather` of `input.len()` doubles from every rank to `root` (MPI-3.1 §5.5):
     /// `root` returns every rank's values in rank order (`size × input.len()`), the
     /// other ranks an empty vector. Every rank must pass the same length.
@@ -259,11 +230,7 @@ impl Comm {
         let n = to_count("gather length", input.len() as u64)?;
         let size = self.size()? as usize;
         let is_root = self.rank()? == root;
-        let mut out = if is_root {
-            vec![0.0; size * input.len()]
-        } else {
-            Vec::new()
-        };
+        let mut out = vec![0.0; if is_root { size * input.len() } else { 0 }];
         let recv = if is_root {
             out.as_mut_ptr() as *mut c_void
         } else {
@@ -271,7 +238,7 @@ impl Comm {
         };
         // SAFETY: input holds n doubles; on root, out holds size × n doubles (the
         // receive buffer is not read on the other ranks); MPI_DOUBLE matches f64.
-        check("MPI_Gather", unsafe {
+        checked!(unsafe {
             raw::MPI_Gather(
                 input.as_ptr() as *const c_void,
                 n,
@@ -291,9 +258,7 @@ impl Drop for Comm {
     fn drop(&mut self) {
         if self.owned {
             // SAFETY: we own this communicator.
-            unsafe {
-                raw::MPI_Comm_free(&mut self.raw);
-            }
+            unsafe { raw::MPI_Comm_free(&mut self.raw) };
         }
     }
 }

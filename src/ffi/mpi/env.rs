@@ -32,14 +32,10 @@ impl Universe {
     pub fn init() -> Result<Universe> {
         let mut flag: c_int = 0;
         // SAFETY: MPI_Initialized may be called at any time.
-        check("MPI_Initialized", unsafe {
-            raw::MPI_Initialized(&mut flag)
-        })?;
+        checked!(unsafe { raw::MPI_Initialized(&mut flag) })?;
         let mut finalized: c_int = 0;
         // SAFETY: MPI_Finalized may be called at any time.
-        check("MPI_Finalized", unsafe {
-            raw::MPI_Finalized(&mut finalized)
-        })?;
+        checked!(unsafe { raw::MPI_Finalized(&mut finalized) })?;
         if finalized != 0 {
             return Err(Error::Other(
                 "MPI was already finalised in this process; it cannot be initialised again".into(),
@@ -48,9 +44,7 @@ impl Universe {
         let owns = flag == 0;
         if owns {
             // SAFETY: NULL argc/argv is allowed by MPI-2 and later.
-            check("MPI_Init", unsafe {
-                raw::MPI_Init(ptr::null_mut(), ptr::null_mut())
-            })?;
+            checked!(unsafe { raw::MPI_Init(ptr::null_mut(), ptr::null_mut()) })?;
         }
         let saved_handlers = if owns { None } else { current_handlers() };
         // SAFETY: predefined handles, valid after MPI_Init.
@@ -77,9 +71,7 @@ impl Universe {
     /// last resort only).
     pub fn abort(&self, code: i32) -> ! {
         // SAFETY: MPI is initialised while a Universe exists.
-        unsafe {
-            raw::MPI_Abort(raw::RSMPI_COMM_WORLD, code);
-        }
+        unsafe { raw::MPI_Abort(raw::RSMPI_COMM_WORLD, code) };
         std::process::exit(code)
     }
 }
@@ -103,9 +95,7 @@ fn current_handlers() -> Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)> {
     let mut comm_eh = unsafe { comm_eh.assume_init() };
     if !file_ok {
         // SAFETY: a handle MPI_Comm_get_errhandler returned, freed once.
-        unsafe {
-            raw::MPI_Errhandler_free(&mut comm_eh);
-        }
+        unsafe { raw::MPI_Errhandler_free(&mut comm_eh) };
         return None;
     }
     // SAFETY: MPI_File_get_errhandler succeeded and wrote the handle.
@@ -128,9 +118,7 @@ impl Drop for Universe {
         }
         if self.owns {
             // SAFETY: we initialised MPI; finalise exactly once.
-            unsafe {
-                raw::MPI_Finalize();
-            }
+            unsafe { raw::MPI_Finalize() };
         }
     }
 }

@@ -38,9 +38,7 @@ impl Info {
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Info> {
         let mut h = MaybeUninit::<raw::MPI_Info>::uninit();
         // SAFETY: out-pointer to a handle.
-        check("MPI_Info_create", unsafe {
-            raw::MPI_Info_create(h.as_mut_ptr())
-        })?;
+        checked!(unsafe { raw::MPI_Info_create(h.as_mut_ptr()) })?;
         // SAFETY: initialised by MPI_Info_create.
         let info = Info {
             raw: unsafe { h.assume_init() },
@@ -51,9 +49,7 @@ impl Info {
             let k = cstring("HDF5_MPI_INFO key", k)?;
             let v = cstring("HDF5_MPI_INFO value", v)?;
             // SAFETY: valid info handle and NUL-terminated strings.
-            check("MPI_Info_set", unsafe {
-                raw::MPI_Info_set(info.raw, k.as_ptr(), v.as_ptr())
-            })?;
+            checked!(unsafe { raw::MPI_Info_set(info.raw, k.as_ptr(), v.as_ptr()) })?;
         }
         Ok(info)
     }
@@ -73,9 +69,7 @@ impl Drop for Info {
     fn drop(&mut self) {
         if self.owned {
             // SAFETY: we own the object.
-            unsafe {
-                raw::MPI_Info_free(&mut self.raw);
-            }
+            unsafe { raw::MPI_Info_free(&mut self.raw) };
         }
     }
 }

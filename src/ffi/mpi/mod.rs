@@ -1,27 +1,13 @@
-//! Safe wrappers over the MPI calls h5perf uses: environment, communicators,
-//! reductions, info objects, derived datatypes and MPI-IO files.
+//! Safe wrappers over the MPI calls h5perf uses: [`check`] (return codes, `int`
+//! counts), `env` ([`Universe`], clock, version), [`comm`] (communicators,
+//! collectives), [`p2p`] (the error beacon's one-byte messages), [`info`],
+//! [`datatype`] and `file` (MPI-IO). The rest of the crate names them `crate::ffi::mpi::X`.
 //!
-//! Every raw call is checked: a non-`MPI_SUCCESS` code becomes
-//! [`crate::error::Error::Mpi`] carrying the call name and `MPI_Error_string`.
-//! Communicators we create and every file we open get `MPI_ERRORS_RETURN`, so errors
-//! come back as values instead of aborting the job. Owned handles are freed in `Drop`
-//! (errors ignored there); predefined handles (`MPI_COMM_WORLD`, `MPI_INFO_NULL`,
-//! `MPI_UINT8_T`) are borrowed and never freed.
-//!
-//! Section numbers in the wrappers' documentation are those of MPI-3.1, the version
-//! the MPI libraries h5perf supports implement (Open MPI 4, MPICH 3). MPI-4.0 inserted
-//! a chapter before Datatypes, so its chapter numbers from there on are one higher, and
-//! moved start-up (`MPI_Init`, `MPI_Finalize`, `MPI_Abort`) into its chapter 11.
-//!
-//! This file is the face: the rest of the crate names everything as
-//! `crate::ffi::mpi::X`. The wrappers live by job:
-//! - [`check`]: return codes to errors, `int` counts;
-//! - `env`: the [`Universe`] (init, finalize, error handlers), clock, version;
-//! - [`comm`]: communicators and collectives;
-//! - [`p2p`]: one-byte point-to-point messages (the error beacon's);
-//! - [`info`]: info objects;
-//! - [`datatype`]: derived datatypes;
-//! - `file`: MPI-IO files.
+//! A code other than `MPI_SUCCESS` becomes [`crate::error::Error::Mpi`] with the call
+//! name and `MPI_Error_string`. Communicators we create and every file we open get
+//! `MPI_ERRORS_RETURN`. Owned handles are freed in `Drop` (errors ignored there);
+//! predefined ones (`MPI_COMM_WORLD`, `MPI_INFO_NULL`, `MPI_UINT8_T`) are borrowed.
+//! Section numbers are MPI-3.1's, the version Open MPI 4 and MPICH 3 implement.
 
 pub mod check;
 pub mod comm;

@@ -8,7 +8,7 @@ use std::ffi::{c_int, c_void};
 
 use mpi_sys as raw;
 
-use super::check::{check, mpi_error};
+use super::check::{check, to_count};
 use super::comm::Comm;
 use crate::error::Result;
 
@@ -20,11 +20,15 @@ fn request_null() -> raw::MPI_Request {
     unsafe { raw::RSMPI_REQUEST_NULL }
 }
 
-/// A one-byte receive buffer and its request. The buffer is written by MPI behind
-/// Rust's back (hence `UnsafeCell`, boxed so its address stays put while a receive is
-/// posted). A posted receive is cancelled on drop (`MPI_Cancel`, then `MPI_Wait`,
-/// MPI-3.1 §3.8.4: either the cancel succeeds or the receive completes; errors
-/// ignored). Not thread-safe (`Cell`s).
+/// `MPI_Wait` for our own `request` (at once for none); the status is ignored.
+fn wait(request: &Cell<raw::MPI_Request>) -> Result<()> {
+    // SAFETY: a request of ours, live or MPI_REQUEST_NULL; status ignored.
+    checked!(unsafe { raw::MPI_Wait(request.as_ptr(), raw::RSMPI_STATUS_IGNORE) })
+}
+
+/// A one-byte receive buffer (written by MPI: `UnsafeCell`, boxed so its address stays
+/// put) and its request. A posted receive is cancelled on drop (`MPI_Cancel`, then
+/// `MPI_Wait`, MPI-3.1 §3.8.4; errors ignored). Not thread-safe (`Cell`s).
 pub struct ByteRecv {
     request: Cell<raw::MPI_Request>,
     inbox: Box<UnsafeCell<u8>>,
@@ -48,7 +52,7 @@ impl ByteRecv {
         // SAFETY: the inbox is one byte that lives (boxed) as long as self, which
         // completes or cancels the receive before it is dropped; live communicator;
         // the request is an out-parameter.
-        check("MPI_Irecv", unsafe {
+        checked!(unsafe {
             raw::MPI_Irecv(
                 self.inbox.get() as *mut c_void,
                 1,
@@ -70,11 +74,9 @@ impl ByteRecv {
         let mut flag: c_int = 0;
         // SAFETY: our own request (a completed one is MPI_REQUEST_NULL, for which
         // MPI_Test returns flag = true); flag is a live int; the status is ignored.
-        let rc =
-            unsafe { raw::MPI_Test(self.request.as_ptr(), &mut flag, raw::RSMPI_STATUS_IGNORE) };
-        if rc != 0 {
-            return Err(mpi_error("MPI_Test", rc));
-        }
+        checked!(unsafe {
+            raw::MPI_Test(self.request.as_ptr(), &mut flag, raw::RSMPI_STATUS_IGNORE)
+        })?;
         Ok(flag != 0)
     }
 
@@ -82,10 +84,7 @@ impl ByteRecv {
     ///
     /// Errors: the call fails.
     pub fn wait(&self) -> Result<()> {
-        // SAFETY: our own request; status ignored.
-        check("MPI_Wait", unsafe {
-            raw::MPI_Wait(self.request.as_ptr(), raw::RSMPI_STATUS_IGNORE)
-        })
+        wait(&self.request)
     }
 
     /// Receive one byte from any source with `tag` on `comm`, blocking (`MPI_Recv`,
@@ -94,7 +93,7 @@ impl ByteRecv {
     /// Errors: the call fails.
     pub fn recv(&self, comm: &Comm, tag: i32) -> Result<()> {
         // SAFETY: the inbox byte; live communicator; status ignored.
-        check("MPI_Recv", unsafe {
+        checked!(unsafe {
             raw::MPI_Recv(
                 self.inbox.get() as *mut c_void,
                 1,
@@ -141,7 +140,7 @@ impl ByteSend {
     ///
     /// Errors: the call fails.
     pub fn start(&self, comm: &Comm, dest: u32, tag: i32) -> Result<()> {
-        let dest = super::check::to_count("rank", dest.into())?;
+        let dest = to_count("rank", dest.into())?;
         // SAFETY: SIGNAL is a static byte MPI only reads; live communicator; the
         // request cell outlives the send (completed by wait, freed on drop).
         let rc = unsafe {
@@ -165,10 +164,7 @@ impl ByteSend {
     ///
     /// Errors: the call fails.
     pub fn wait(&self) -> Result<()> {
-        // SAFETY: our own request; status ignored.
-        check("MPI_Wait", unsafe {
-            raw::MPI_Wait(self.request.as_ptr(), raw::RSMPI_STATUS_IGNORE)
-        })
+        wait(&self.request)
     }
 }
 
@@ -176,9 +172,7 @@ impl Drop for ByteSend {
     fn drop(&mut self) {
         if self.request.get() != request_null() {
             // SAFETY: our own unfinished request.
-            unsafe {
-                raw::MPI_Request_free(self.request.as_ptr());
-            }
+            unsafe { raw::MPI_Request_free(self.request.as_ptr()) };
         }
     }
 }
