@@ -213,7 +213,7 @@ impl Driver for MpiioDriver {
                     }
                 };
                 let buf_t = Datatype::bytes(p.buf_bytes())?;
-                let piece_t = Datatype::bytes(p.piece(0, 0).len)?;
+                let piece_t = Datatype::bytes(ctx.pattern.steps().piece_len)?;
                 Types::D2 {
                     file_t,
                     _base: base,
