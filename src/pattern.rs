@@ -753,7 +753,11 @@ mod tests {
             let mut covered = 0;
             for j in 0..st.pieces {
                 let pc = p.piece(k, j);
-                assert_eq!((pc.buf_off, pc.file_off >= o), (covered, true), "{p:?} k={k} j={j}");
+                assert_eq!(
+                    (pc.buf_off, pc.file_off >= o),
+                    (covered, true),
+                    "{p:?} k={k} j={j}"
+                );
                 covered += pc.len;
             }
             assert_eq!(covered, p.buf_bytes(), "{p:?} k={k}");

@@ -12,7 +12,7 @@ use std::ffi::CString;
 use std::path::Path;
 
 use super::driver::{
-    self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig, ReadCheck,
+    self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, ReadCheck,
 };
 use super::file_watch::FileWatch;
 use super::storage::{drop_caches, Node};
@@ -186,7 +186,7 @@ impl Run<'_> {
                 let ctx = Ctx {
                     comm,
                     info: self.info,
-                    cfg: DriverConfig::of(p),
+                    p,
                     pattern: pattern_for(api),
                     stop: beacon.as_ref(),
                     poll_every: poll_interval(any.buf_bytes()),
@@ -545,7 +545,7 @@ impl<'a> ApiRun<'a> {
             }
         };
         settle(drv.begin_phase(ctx, phase))?;
-        for d in 0..ctx.cfg.num_dsets {
+        for d in 0..ctx.p.num_dsets {
             settle(drv.begin_dataset(ctx, d, phase))?;
             let mut check = |k: u64, b: &[u8]| {
                 if !b.iter().all(|&x| x == read_byte) {
