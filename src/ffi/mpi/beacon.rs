@@ -220,8 +220,13 @@ impl Drop for Beacon {
     /// Cancel the posted receive (`MPI_Cancel`, then `MPI_Wait`, MPI-3.1 §3.8.4: either
     /// the cancel succeeds or the receive completes) and free unfinished sends
     /// (`MPI_Request_free`; only after a failure no agreement settled). Errors are
-    /// ignored. The duplicate communicator is freed after this.
+    /// ignored; nothing is called once MPI is finalised. The duplicate communicator is
+    /// freed after this.
     fn drop(&mut self) {
+        // no MPI call after MPI_Finalize (MPI-3.1 §8.7): the requests are gone with it
+        if !super::env::is_running() {
+            return;
+        }
         // SAFETY: reading a link-time constant; our own requests.
         unsafe {
             let null = raw::RSMPI_REQUEST_NULL;

@@ -267,8 +267,14 @@ impl Reads<'_> {
 }
 
 impl Drop for File {
+    /// Close silently (`MPI_File_close`, collective), unless MPI is finalised (or not
+    /// running): no MPI call is allowed after `MPI_Finalize` (MPI-3.1 §8.7), and MPI
+    /// has released the file by then.
     fn drop(&mut self) {
-        // SAFETY: live handle (close() forgets self).
+        if !super::env::is_running() {
+            return;
+        }
+        // SAFETY: live handle (close() forgets self); MPI is running.
         unsafe {
             raw::MPI_File_close(&mut self.raw);
         }
