@@ -38,7 +38,6 @@ fn drops_after_finalize_make_no_mpi_call() {
         scenario(&dir);
         return;
     }
-    let _guard = common::mpi_lock();
     let tmp = common::scratch_dir();
     let dir = tmp.path();
     let exe = std::env::current_exe().unwrap();
