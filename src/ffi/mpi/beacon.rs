@@ -224,7 +224,7 @@ impl Drop for Beacon {
     /// freed after this.
     fn drop(&mut self) {
         // no MPI call after MPI_Finalize (MPI-3.1 §8.7): the requests are gone with it
-        if !super::env::is_running() {
+        if !super::check::is_running() {
             return;
         }
         // SAFETY: reading a link-time constant; our own requests.

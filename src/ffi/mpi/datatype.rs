@@ -107,7 +107,7 @@ impl Datatype {
 impl Drop for Datatype {
     fn drop(&mut self) {
         // no MPI call after MPI_Finalize (MPI-3.1 §8.7)
-        if self.owned && super::env::is_running() {
+        if self.owned && super::check::is_running() {
             // SAFETY: we own this datatype.
             unsafe {
                 raw::MPI_Type_free(&mut self.raw);

@@ -271,7 +271,7 @@ impl Drop for File {
     /// running): no MPI call is allowed after `MPI_Finalize` (MPI-3.1 §8.7), and MPI
     /// has released the file by then.
     fn drop(&mut self) {
-        if !super::env::is_running() {
+        if !super::check::is_running() {
             return;
         }
         // SAFETY: live handle (close() forgets self); MPI is running.

@@ -32,9 +32,9 @@ pub mod file;
 pub mod info;
 
 pub use beacon::Beacon;
-pub use check::to_count;
+pub use check::{is_running, to_count};
 pub use comm::{Comm, Op};
 pub use datatype::Datatype;
-pub use env::{is_running, library_version, wtime, Universe};
+pub use env::{library_version, wtime, Universe};
 pub use file::{file_delete, mode, to_offset, File, Reads, Writes};
 pub use info::Info;
