@@ -72,34 +72,6 @@ impl Pattern1D {
             self.begin() + k * self.buf
         }
     }
-
-    /// Number of pieces of transfer `k`: 1 (contiguous) or `buf / blk` (interleaved).
-    pub fn pieces_per_transfer(&self) -> u64 {
-        if self.interleaved {
-            self.blocks_per_transfer()
-        } else {
-            1
-        }
-    }
-
-    /// Piece `j` of transfer `k`. Contiguous: the whole buffer at `transfer_start(k)`.
-    /// Interleaved: block `j` goes from buffer bytes `[j×blk, (j+1)×blk)` to
-    /// `blk×r + (k×buf + j×blk)×N` (spec §6.3).
-    pub fn piece(&self, k: u64, j: u64) -> Piece {
-        if self.interleaved {
-            Piece {
-                file_off: self.begin() + (k * self.buf + j * self.blk) * self.nprocs,
-                len: self.blk,
-                buf_off: j * self.blk,
-            }
-        } else {
-            Piece {
-                file_off: self.transfer_start(k),
-                len: self.buf,
-                buf_off: 0,
-            }
-        }
-    }
 }
 
 /// The 2D pattern of one rank for one configuration (spec §6.4). The dataset is an
@@ -203,17 +175,6 @@ impl Pattern2D {
         }
     }
 
-    /// Number of pieces of a transfer: buffer rows (contiguous storage), one piece
-    /// (chunked, contiguous pattern) or `buf / blk` chunks (chunked, interleaved).
-    pub fn pieces_per_transfer(&self) -> u64 {
-        match (self.chunked, self.interleaved) {
-            (false, false) => self.blk,
-            (false, true) => self.buf,
-            (true, false) => 1,
-            (true, true) => self.buf / self.blk,
-        }
-    }
-
     /// Offset in the dataset of the first byte of transfer `k`, `o_k` of spec §6.4.
     pub fn transfer_start(&self, k: u64) -> u64 {
         let s = self.side();
@@ -227,39 +188,6 @@ impl Pattern2D {
             (true, true) => {
                 let y = k * blk2 * self.nprocs;
                 blk2 * self.rank + (y / (s * self.blk)) * self.buf * s + y % (s * self.blk)
-            }
-        }
-    }
-
-    /// Piece `i` of transfer `k` (spec §6.4): buffer row `i` at `o_k + i×S`
-    /// (contiguous storage), the whole buffer at `o_k` (chunked, contiguous pattern),
-    /// or chunk `i` of the buffer at `o_k + i×S×blk` (chunked, interleaved).
-    pub fn piece(&self, k: u64, i: u64) -> Piece {
-        let s = self.side();
-        let o = self.transfer_start(k);
-        match (self.chunked, self.interleaved) {
-            (false, false) => Piece {
-                file_off: o + i * s,
-                len: self.buf,
-                buf_off: i * self.buf,
-            },
-            (false, true) => Piece {
-                file_off: o + i * s,
-                len: self.blk,
-                buf_off: i * self.blk,
-            },
-            (true, false) => Piece {
-                file_off: o,
-                len: self.buf_bytes(),
-                buf_off: 0,
-            },
-            (true, true) => {
-                let c = self.blk * self.blk;
-                Piece {
-                    file_off: o + i * s * self.blk,
-                    len: c,
-                    buf_off: i * c,
-                }
             }
         }
     }
@@ -342,20 +270,16 @@ impl Pattern {
         }
     }
 
-    /// Pieces per transfer (all of equal length).
+    /// Pieces per transfer (all of equal length), [`Steps::pieces`].
     pub fn pieces_per_transfer(&self) -> u64 {
-        match self {
-            Pattern::D1(p) => p.pieces_per_transfer(),
-            Pattern::D2(p) => p.pieces_per_transfer(),
-        }
+        self.steps().pieces
     }
 
-    /// Piece `j` of transfer `k`.
+    /// Piece `j` of transfer `k`: [`Steps::piece`] at [`Steps::start`] (the one piece
+    /// formula).
     pub fn piece(&self, k: u64, j: u64) -> Piece {
-        match self {
-            Pattern::D1(p) => p.piece(k, j),
-            Pattern::D2(p) => p.piece(k, j),
-        }
+        let st = self.steps();
+        st.piece(st.start(self, k), j)
     }
 
     /// Dataset offset of the first byte of transfer `k` (of its first piece).
@@ -366,33 +290,44 @@ impl Pattern {
         }
     }
 
-    /// The layout of every transfer ([`Steps`]): the same pieces as [`Pattern::piece`].
+    /// The layout of every transfer ([`Steps`]), from which every piece is derived.
+    ///
+    /// 1D (spec §6.2–§6.3): contiguous, one piece, the whole buffer at
+    /// `transfer_start(k)`; interleaved, `buf / blk` pieces, block `j` from buffer bytes
+    /// `[j×blk, (j+1)×blk)` to `blk×r + (k×buf + j×blk)×N`.
+    ///
+    /// 2D (spec §6.4), from `o_k` ([`Pattern2D::transfer_start`]): contiguous storage,
+    /// buffer row `i` at `o_k + i×S` (`blk` rows of `buf` bytes, or `buf` rows of `blk`
+    /// bytes interleaved); chunked raw-file layout, the whole buffer at `o_k`
+    /// (contiguous pattern) or chunk `i` of the buffer (`blk²` bytes) at `o_k + i×S×blk`
+    /// (interleaved, `buf / blk` chunks).
     pub fn steps(&self) -> Steps {
         match self {
-            Pattern::D1(p) => Steps {
-                linear: Some((
-                    p.begin(),
-                    if p.interleaved {
-                        p.buf * p.nprocs
-                    } else {
-                        p.buf
-                    },
-                )),
-                pieces: p.pieces_per_transfer(),
-                piece_len: if p.interleaved { p.blk } else { p.buf },
-                piece_stride: if p.interleaved { p.blk * p.nprocs } else { 0 },
-            },
+            Pattern::D1(p) => {
+                let (step, pieces, piece_len, piece_stride) = if p.interleaved {
+                    let n = p.nprocs;
+                    (p.buf * n, p.blocks_per_transfer(), p.blk, p.blk * n)
+                } else {
+                    (p.buf, 1, p.buf, 0)
+                };
+                Steps {
+                    linear: Some((p.begin(), step)),
+                    pieces,
+                    piece_len,
+                    piece_stride,
+                }
+            }
             Pattern::D2(p) => {
                 let s = p.side();
-                let (linear, piece_len, piece_stride) = match (p.chunked, p.interleaved) {
-                    (false, false) => (None, p.buf, s),
-                    (false, true) => (None, p.blk, s),
-                    (true, false) => (Some((p.row0() * s, p.buf_bytes())), p.buf_bytes(), 0),
-                    (true, true) => (None, p.blk * p.blk, s * p.blk),
+                let (linear, pieces, piece_len, piece_stride) = match (p.chunked, p.interleaved) {
+                    (false, false) => (None, p.blk, p.buf, s),
+                    (false, true) => (None, p.buf, p.blk, s),
+                    (true, false) => (Some((p.row0() * s, p.buf_bytes())), 1, p.buf_bytes(), 0),
+                    (true, true) => (None, p.buf / p.blk, p.blk * p.blk, s * p.blk),
                 };
                 Steps {
                     linear,
-                    pieces: p.pieces_per_transfer(),
+                    pieces,
                     piece_len,
                     piece_stride,
                 }
@@ -402,9 +337,8 @@ impl Pattern {
 
     /// Dataset offset of transfer-buffer byte `i` of transfer `k` (for verification reports).
     pub fn dataset_offset_of(&self, k: u64, i: u64) -> u64 {
-        let len = self.piece(k, 0).len;
-        let pc = self.piece(k, i / len);
-        pc.file_off + i % len
+        let st = self.steps();
+        st.piece(st.start(self, k), i / st.piece_len).file_off + i % st.piece_len
     }
 
     /// The engine's debug-4 trace line of a phase (spec §8.6), `rank` being the world rank.
@@ -811,13 +745,22 @@ mod tests {
 
     fn check_steps(p: &Pattern) {
         let st = p.steps();
-        assert_eq!(st.pieces, p.pieces_per_transfer(), "{p:?}");
         for k in 0..p.transfers() {
+            // the linear start of the steps is the pattern's own start formula
             let o = st.start(p, k);
             assert_eq!(o, p.transfer_start(k), "{p:?} k={k}");
+            // the pieces cover the buffer once, in order
+            let mut covered = 0;
             for j in 0..st.pieces {
-                assert_eq!(st.piece(o, j), p.piece(k, j), "{p:?} k={k} j={j}");
+                let pc = p.piece(k, j);
+                assert_eq!(
+                    (pc.buf_off, pc.file_off >= o),
+                    (covered, true),
+                    "{p:?} k={k} j={j}"
+                );
+                covered += pc.len;
             }
+            assert_eq!(covered, p.buf_bytes(), "{p:?} k={k}");
         }
     }
 }

@@ -25,7 +25,7 @@
 mod common;
 
 use common::*;
-use h5perf::pattern::{Pattern2D, Piece};
+use h5perf::pattern::{Pattern, Pattern2D, Piece};
 use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -132,7 +132,7 @@ fn simulate_raw(
     let s = g.side();
     let mut map = vec![None; (s * s) as usize];
     for r in 0..g.np {
-        let p = Pattern2D {
+        let p = Pattern::D2(Pattern2D {
             bpp: g.bpp,
             buf: g.buf,
             blk: g.blk,
@@ -140,7 +140,7 @@ fn simulate_raw(
             rank: r,
             interleaved,
             chunked,
-        };
+        });
         for k in 0..p.transfers() {
             if last_k.is_some_and(|m| k > m) {
                 break;

@@ -12,7 +12,7 @@ use std::ffi::CString;
 use std::path::Path;
 
 use super::driver::{
-    self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig, ReadCheck,
+    self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, ReadCheck,
 };
 use super::file_watch::FileWatch;
 use super::storage::{drop_caches, Node};
@@ -186,7 +186,7 @@ impl Run<'_> {
                 let ctx = Ctx {
                     comm,
                     info: self.info,
-                    cfg: DriverConfig::of(p),
+                    p,
                     pattern: pattern_for(api),
                     stop: beacon.as_ref(),
                     poll_every: poll_interval(any.buf_bytes()),
@@ -507,12 +507,19 @@ impl<'a> ApiRun<'a> {
     /// transfer loop between the raw-timer stamps (verifying after each read with `-D v`),
     /// finish it. Returns the first error.
     ///
-    /// So that a failure on one rank never leaves the others in a collective call: when
-    /// the transfers are collective, a failing rank keeps making the remaining transfer
-    /// calls of the dataset (ignoring their results); when transfers or dataset
-    /// creation/closing are collective ([`Driver::collective_transfers`],
-    /// [`Driver::collective_datasets`]), all ranks agree after preparing the phase, after
-    /// preparing each dataset and after each dataset's transfers.
+    /// So that a failure on one rank never leaves the others in a collective call, with
+    /// as few agreements inside the fine timer as that allows (issue 27, step 7):
+    /// * collective transfers: a failing rank keeps making the remaining transfer calls
+    ///   of the dataset (ignoring their results);
+    /// * when transfers or datasets are collective ([`Driver::collective_transfers`],
+    ///   [`Driver::collective_datasets`]: MPI-IO with `-C`, PHDF5) the ranks agree once
+    ///   after preparing the phase and once per dataset, after its preparation; that
+    ///   agreement also carries the previous dataset's transfers (a rank whose transfers
+    ///   failed still finishes that dataset and prepares the next one, the calls every
+    ///   rank makes), and the last dataset's result is agreed after the file's
+    ///   (collective) close, in [`ApiRun::timed_phase`];
+    /// * otherwise no agreement: a failing rank raises the error beacon and leaves, and
+    ///   the ranks meet at the close.
     fn data_phase(&mut self, phase: Access) -> Result<()> {
         let ApiRun {
             run,
@@ -531,22 +538,35 @@ impl<'a> ApiRun<'a> {
         let coll_xfer = drv.collective_transfers(ctx);
         let sync = coll_xfer || drv.collective_datasets();
         let raw = measures(phase).raw.timer() as usize;
-        let settle = |r: Result<()>| {
-            // a failure here tells the ranks still transferring to stop (issue 12)
-            if let (Err(e), Some(b), false) = (&r, ctx.stop, coll_xfer) {
+        // a failure tells the ranks still transferring independently to stop (issue 12)
+        let raise = |r: &Result<()>| {
+            if let (Err(e), Some(b), false) = (r, ctx.stop, coll_xfer) {
                 if *e != Error::Stopped {
                     b.raise();
                 }
             }
-            if sync {
+        };
+        let settle = |r: Result<()>, together: bool| {
+            raise(&r);
+            if together {
                 settle_beacon(ctx, agree(ctx.comm, r))
             } else {
                 r
             }
         };
-        settle(drv.begin_phase(ctx, phase))?;
-        for d in 0..ctx.cfg.num_dsets {
-            settle(drv.begin_dataset(ctx, d, phase))?;
+        settle(drv.begin_phase(ctx, phase), sync)?;
+        // the previous dataset's result, agreed with the next dataset's preparation
+        let mut carried = Ok(());
+        for d in 0..ctx.p.num_dsets {
+            let began = drv.begin_dataset(ctx, d, phase);
+            let before = explain(
+                run,
+                api,
+                phase,
+                false,
+                std::mem::replace(&mut carried, Ok(())),
+            );
+            settle(before.and(began), sync)?;
             let mut check = |k: u64, b: &[u8]| {
                 if !b.iter().all(|&x| x == read_byte) {
                     mismatches.push(find_mismatch(b, read_byte, d, k));
@@ -559,10 +579,16 @@ impl<'a> ApiRun<'a> {
                 Access::Read => timed_reads(drv, ctx, n, buf, check),
             };
             t[raw] += wtime() - r0;
-            let first = explain(run, api, phase, false, first.and(drv.end_dataset()));
-            settle(first)?;
+            let done = first.and(drv.end_dataset());
+            if sync {
+                // explained when agreed: with the next dataset, or after the close
+                raise(&done);
+                carried = done;
+            } else {
+                settle(explain(run, api, phase, false, done), false)?;
+            }
         }
-        drv.end_phase()
+        carried.and(drv.end_phase())
     }
 }
 

@@ -291,7 +291,11 @@ fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
     let xfer = scope.agree(Plist::dataset_xfer(false))?;
     let data = vec![DATA; (PATCH * PATCH) as usize];
     let w2 = scope.agree(wchar())?;
-    scope.agree(ds.write(&mem, &space, &xfer, &data))?;
+    // the selection where it was made: offset (0, 0)
+    scope.agree(
+        ds.writes(&mem, &space, &xfer, &data)
+            .and_then(|w| w.at(&[0, 0])),
+    )?;
     scope.agree(flush(scope, &file, &ds))?;
     let w3 = scope.agree(wchar())?;
     let wrote = scope.sum(w3.saturating_sub(w2))?;

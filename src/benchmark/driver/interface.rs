@@ -1,14 +1,15 @@
 //! The interface every I/O API implements (IOR's `aiori` table, as a trait): the
 //! engine drives a file through [`Driver::open`] → [`Driver::begin_phase`] → for each
-//! dataset ([`Driver::begin_dataset`] → [`Driver::write`]/[`Driver::read`] per transfer →
-//! [`Driver::end_dataset`]) → [`Driver::end_phase`] → [`Driver::close`]. Everything a
-//! driver needs per transfer is prepared in `begin_*`, so that the per-transfer calls only
-//! compute offsets and call the I/O library.
+//! dataset ([`Driver::begin_dataset`] → [`Driver::write`] or [`Driver::read`] of its
+//! [`Transfers`] → [`Driver::end_dataset`]) → [`Driver::end_phase`] → [`Driver::close`].
+//! Everything a driver needs per transfer is prepared in `begin_*`, so that the transfer
+//! loops only compute offsets and call the I/O library. Each driver has one write and one
+//! read path; timed runs and `-D v` verification go through the same one.
 
 use std::ffi::CString;
 
 use crate::agreement::Beacon;
-use crate::config::{FillSettings, Params};
+use crate::config::Params;
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{Comm, Info};
 use crate::ffi::posix::FileStat;
@@ -23,50 +24,17 @@ pub enum Access {
     Read,
 }
 
-/// The part of the resolved parameters the drivers use (spec §1.9); the run loops keep
-/// the rest. The geometry (1D or 2D) and the sizes come with the [`Pattern`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DriverConfig {
-    /// `-C`: collective transfers (MPI-IO and PHDF5; POSIX ignores it).
-    pub collective: bool,
-    /// `-c`: chunked PHDF5 datasets, chunks of `blk` (1D) or `blk × blk` (2D) bytes.
-    /// (POSIX and MPI-IO get the 2D raw-file layout of `-c` through the pattern.)
-    pub chunk: bool,
-    /// `-d`: datasets per file.
-    pub num_dsets: u64,
-    /// `-a`: HDF5 alignment (`H5Pset_alignment`), bytes.
-    pub h5_align: u64,
-    /// `-T`: HDF5 alignment threshold, bytes.
-    pub h5_thresh: u64,
-    /// `--fill-value`, `--fill-time`, `--alloc-time` of the PHDF5 datasets (spec §9).
-    pub fill: FillSettings,
-    /// `--direct`: POSIX opens its data files with `O_DIRECT`.
-    pub direct: bool,
-}
-
-impl DriverConfig {
-    /// The drivers' part of `p`.
-    pub fn of(p: &Params) -> DriverConfig {
-        DriverConfig {
-            collective: p.collective,
-            chunk: p.chunk,
-            num_dsets: p.num_dsets,
-            h5_align: p.h5_align,
-            h5_thresh: p.h5_thresh,
-            fill: p.fill,
-            direct: p.storage.direct,
-        }
-    }
-}
-
 /// What a driver needs to know about the current configuration.
 pub struct Ctx<'a> {
     /// The run communicator (first N world ranks).
     pub comm: &'a Comm,
     /// `HDF5_MPI_INFO` as an info object (or `MPI_INFO_NULL`).
     pub info: &'a Info,
-    /// The drivers' part of the parameters.
-    pub cfg: DriverConfig,
+    /// The resolved parameters (spec §1.9); the drivers read `collective` (`-C`), `chunk`
+    /// (`-c`), `num_dsets` (`-d`), `h5_align` (`-a`), `h5_thresh` (`-T`), `fill` and
+    /// `storage.direct` (`--direct`). The geometry (1D or 2D) and the sizes come with
+    /// the [`Pattern`].
+    pub p: &'a Params,
     /// This rank's access pattern for the current (N, transfer size, API).
     pub pattern: Pattern,
     /// The error beacon of the communicator (`None` for one process): independent
@@ -117,36 +85,14 @@ pub trait Driver {
     fn begin_phase(&mut self, ctx: &Ctx<'_>, phase: Access) -> Result<()>;
     /// Prepare dataset `d` (0-based): HDF5 creates or opens `Dataset_<d+1>`.
     fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, phase: Access) -> Result<()>;
-    /// Write transfer `k` of the current dataset from `buf` (the transfer buffer).
-    fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()>;
-    /// Read transfer `k` of the current dataset into `buf`.
-    fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()>;
-    /// Transfers `0..n` of the current dataset's write phase, in order, from `buf`:
-    /// the loop [`timed_writes`] runs. Returns the first error; after it the remaining
-    /// transfers are still made (results ignored) when `keep_going` (collective
-    /// transfers), otherwise none is. The default calls [`Driver::write`] per transfer;
-    /// the drivers override it with a loop that only computes offsets and calls the
-    /// I/O library (everything else prepared before the loop, issue 18).
-    fn write_transfers(
-        &mut self,
-        ctx: &Ctx<'_>,
-        n: u64,
-        buf: &[u8],
-        keep_going: bool,
-    ) -> Result<()> {
-        each_transfer(ctx, n, keep_going, |k| self.write(ctx, k, buf))
-    }
-    /// Transfers `0..n` of the current dataset's read phase into `buf`; otherwise as
-    /// [`Driver::write_transfers`].
-    fn read_transfers(
-        &mut self,
-        ctx: &Ctx<'_>,
-        n: u64,
-        buf: &mut [u8],
-        keep_going: bool,
-    ) -> Result<()> {
-        each_transfer(ctx, n, keep_going, |k| self.read(ctx, k, buf))
-    }
+    /// Write the transfers `x` of the current dataset from `buf` (the transfer buffer),
+    /// in order, with [`each_write`]: a loop that only computes offsets and calls the
+    /// I/O library (everything else prepared before the loop, issue 18). Returns the
+    /// first error (after the remaining transfers when `x.keep_going`).
+    fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()>;
+    /// Read the transfers `x` of the current dataset into `buf` with [`each_read`]
+    /// (calling `x.check` after each successful read); otherwise as [`Driver::write`].
+    fn read(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &mut [u8]) -> Result<()>;
     /// Finish the current dataset (HDF5: `H5Dclose`).
     fn end_dataset(&mut self) -> Result<()>;
     /// Release what `begin_phase` made.
@@ -189,24 +135,40 @@ pub trait Driver {
 /// finds, without formatting (it runs inside the raw-read timer).
 pub type ReadCheck<'a> = &'a mut dyn FnMut(u64, &[u8]);
 
-/// The timed write loop of one dataset: transfers `0..n` from `buf` (spec §5.2, §7).
-/// Returns the first error. When the transfers are collective
-/// ([`Driver::collective_transfers`]) the remaining transfers are still made after a
-/// failure (their results ignored), so that no other rank waits in a collective call;
-/// otherwise the loop stops at the first failure.
+/// The transfers of one dataset in one phase, as [`Driver::write`] and [`Driver::read`]
+/// make them (spec §5.2, §7).
+pub struct Transfers<'a> {
+    /// Transfers `0..n` of the dataset, in order.
+    pub n: u64,
+    /// After a failed transfer, still make the remaining ones (their results ignored):
+    /// set when the transfers are collective ([`Driver::collective_transfers`]), so
+    /// that no other rank waits in a collective call; otherwise the loop stops at the
+    /// first failure.
+    pub keep_going: bool,
+    /// `-D v`: the check after each read ([`ReadCheck`]); `None` for writes and for
+    /// reads without verification.
+    pub check: Option<ReadCheck<'a>>,
+}
+
+/// The timed write loop of one dataset: transfers `0..n` from `buf` (spec §5.2, §7),
+/// [`Driver::write`]. Returns the first error.
 ///
 /// Never inlined: `make bench` counts the instructions spent in it (callgrind's
 /// `--toggle-collect=*timed_writes*`), so it holds exactly the timed loop.
 #[inline(never)]
 pub fn timed_writes(drv: &mut dyn Driver, ctx: &Ctx<'_>, n: u64, buf: &[u8]) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
-    drv.write_transfers(ctx, n, buf, keep_going)
+    let mut x = Transfers {
+        n,
+        keep_going,
+        check: None,
+    };
+    drv.write(ctx, &mut x, buf)
 }
 
 /// The timed read loop of one dataset: transfers `0..n` into `buf`, each followed by
-/// `check` when given (`-D v`); errors as [`timed_writes`]. Never inlined, for the
-/// same reason. Without `check`, one call of [`Driver::read_transfers`]; with it, one
-/// [`Driver::read`] per transfer (the check reads the whole buffer anyway).
+/// `check` when given (`-D v`, inside the raw-read timer, spec §8.1), [`Driver::read`]:
+/// the same read path with or without the check. Never inlined, as [`timed_writes`].
 #[inline(never)]
 pub fn timed_reads(
     drv: &mut dyn Driver,
@@ -216,12 +178,65 @@ pub fn timed_reads(
     check: Option<ReadCheck<'_>>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
-    let Some(check) = check else {
-        return drv.read_transfers(ctx, n, buf, keep_going);
+    let mut x = Transfers {
+        n,
+        keep_going,
+        check,
     };
+    drv.read(ctx, &mut x, buf)
+}
+
+/// The write loop of a driver: `one(k)` writes transfer `k`, for the transfers `x`
+/// ([`each_transfer`]).
+#[inline(always)]
+pub fn each_write(
+    ctx: &Ctx<'_>,
+    x: &Transfers<'_>,
+    one: impl FnMut(u64) -> Result<()>,
+) -> Result<()> {
+    each_transfer(ctx, x.n, x.keep_going, one)
+}
+
+/// The read loop of a driver: `one(s, k)` reads transfer `k` into the driver's read
+/// state `s` (the buffer, or what holds it), for the transfers `x` ([`each_transfer`]);
+/// with `x.check` (`-D v`) each successful read is followed by the check of `data(s)`,
+/// the transfer buffer. The same `one` serves both: the check is added around it, not
+/// a second way of reading.
+#[inline(always)]
+pub fn each_read<S>(
+    ctx: &Ctx<'_>,
+    x: &mut Transfers<'_>,
+    mut s: S,
+    mut one: impl FnMut(&mut S, u64) -> Result<()>,
+    data: impl Fn(&S) -> &[u8],
+) -> Result<()> {
+    match x.check.as_mut() {
+        None => each_transfer(
+            ctx,
+            x.n,
+            x.keep_going,
+            #[inline(always)]
+            move |k| one(&mut s, k),
+        ),
+        Some(check) => checked_reads(ctx, x.n, x.keep_going, &mut s, one, data, &mut **check),
+    }
+}
+
+/// [`each_read`] with the check: `one(s, k)`, then `check(k, data(s))`, for each `k`.
+/// Out of line, so that the unchecked loop keeps the registers it had alone.
+#[inline(never)]
+fn checked_reads<S: ?Sized>(
+    ctx: &Ctx<'_>,
+    n: u64,
+    keep_going: bool,
+    s: &mut S,
+    mut one: impl FnMut(&mut S, u64) -> Result<()>,
+    data: impl Fn(&S) -> &[u8],
+    check: &mut dyn FnMut(u64, &[u8]),
+) -> Result<()> {
     each_transfer(ctx, n, keep_going, |k| {
-        drv.read(ctx, k, buf)?;
-        check(k, buf);
+        one(s, k)?;
+        check(k, data(s));
         Ok(())
     })
 }

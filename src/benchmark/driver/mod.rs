@@ -7,8 +7,8 @@ pub mod phdf5;
 pub mod posix;
 
 pub use interface::{
-    each_transfer, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, DriverConfig,
-    ReadCheck, POLL_BYTES,
+    each_read, each_transfer, each_write, poll_interval, timed_reads, timed_writes, Access, Ctx,
+    Driver, ReadCheck, Transfers, POLL_BYTES,
 };
 
 use crate::config::Api;

@@ -1,7 +1,7 @@
 //! MPI-IO driver (spec §5.2, §6.2–§6.4): collective `MPI_File_open` (a new file, with
 //! `MPI_MODE_EXCL`, for writing), `set_size(0)`;
 //! independent `write_at`/`read_at` per piece, or collective `write_at_all`/`read_at_all`
-//! with a file view of a derived datatype.
+//! with a file view of a derived datatype (all through [`File::writes`]/[`File::reads`]).
 //!
 //! Datatypes are built and committed once per configuration ([`Driver::prepare`],
 //! outside the timers) and freed with the driver:
@@ -16,7 +16,7 @@
 
 use std::ffi::CString;
 
-use super::interface::{each_transfer, Access, Ctx, Driver};
+use super::interface::{each_read, each_write, Access, Ctx, Driver, Transfers};
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{self, mode, Datatype, File};
 use crate::pattern::{Pattern, Steps};
@@ -56,11 +56,12 @@ fn not_ready() -> Error {
 }
 
 impl MpiioDriver {
-    /// Transfer `k` of the current dataset (any pattern; [`Driver::write_transfers`]
-    /// has a tighter loop for the 1D contiguous pattern).
+    /// Transfer `k` of the current dataset (any pattern; [`MpiioDriver::contiguous_1d`]
+    /// gives [`Driver::write`] and [`Driver::read`] a tighter loop for the 1D contiguous
+    /// pattern).
     fn transfer(&self, ctx: &Ctx<'_>, k: u64, dir: Dir<'_>) -> Result<()> {
         let f = self.file.as_ref().ok_or_else(not_ready)?;
-        let coll = ctx.cfg.collective;
+        let coll = ctx.p.collective;
         match (self.types.as_ref().ok_or_else(not_ready)?, &ctx.pattern) {
             (
                 Types::D1 {
@@ -151,19 +152,18 @@ impl Dir<'_> {
         }
     }
 
+    /// One transfer of `count` elements of `t` at `off`, collective or not.
     fn call(self, f: &File, coll: bool, off: i64, count: i32, t: &Datatype) -> Result<()> {
-        match (self, coll) {
-            (Dir::Write(b), false) => f.write_at(off, b, count, t),
-            (Dir::Write(b), true) => f.write_at_all(off, b, count, t),
-            (Dir::Read(b), false) => f.read_at(off, b, count, t),
-            (Dir::Read(b), true) => f.read_at_all(off, b, count, t),
+        match self {
+            Dir::Write(b) => f.writes(b, count, t, coll)?.at(off),
+            Dir::Read(b) => f.reads(b, count, t, coll)?.at(off),
         }
     }
 }
 
 impl Driver for MpiioDriver {
     fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
-        ctx.cfg.collective
+        ctx.p.collective
     }
 
     fn abandon(&mut self) -> bool {
@@ -213,7 +213,7 @@ impl Driver for MpiioDriver {
                     }
                 };
                 let buf_t = Datatype::bytes(p.buf_bytes())?;
-                let piece_t = Datatype::bytes(p.piece(0, 0).len)?;
+                let piece_t = Datatype::bytes(ctx.pattern.steps().piece_len)?;
                 Types::D2 {
                     file_t,
                     _base: base,
@@ -255,61 +255,43 @@ impl Driver for MpiioDriver {
         Ok(())
     }
 
-    fn write_transfers(
-        &mut self,
-        ctx: &Ctx<'_>,
-        n: u64,
-        buf: &[u8],
-        keep_going: bool,
-    ) -> Result<()> {
+    fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()> {
         match self.contiguous_1d(ctx) {
             // one call per transfer at evenly spaced offsets, nothing else
-            Some((f, t, nb, first, step)) if n > 0 => {
-                let w = f.writes(buf, nb, t, ctx.cfg.collective)?;
-                each_transfer(
+            Some((f, t, nb, first, step)) if x.n > 0 => {
+                let w = f.writes(buf, nb, t, ctx.p.collective)?;
+                each_write(
                     ctx,
-                    n,
-                    keep_going,
+                    x,
                     #[inline(always)]
                     |k| w.at(mpi::to_offset(first + k * step)?),
                 )
             }
-            _ => each_transfer(ctx, n, keep_going, |k| {
-                self.transfer(ctx, k, Dir::Write(buf))
-            }),
+            _ => each_write(ctx, x, |k| self.transfer(ctx, k, Dir::Write(buf))),
         }
     }
 
-    fn read_transfers(
-        &mut self,
-        ctx: &Ctx<'_>,
-        n: u64,
-        buf: &mut [u8],
-        keep_going: bool,
-    ) -> Result<()> {
+    fn read(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &mut [u8]) -> Result<()> {
         match self.contiguous_1d(ctx) {
-            Some((f, t, nb, first, step)) if n > 0 => {
-                let mut r = f.reads(buf, nb, t, ctx.cfg.collective)?;
-                each_transfer(
+            Some((f, t, nb, first, step)) if x.n > 0 => {
+                let r = f.reads(buf, nb, t, ctx.p.collective)?;
+                each_read(
                     ctx,
-                    n,
-                    keep_going,
+                    x,
+                    r,
                     #[inline(always)]
-                    |k| r.at(mpi::to_offset(first + k * step)?),
+                    |r, k| r.at(mpi::to_offset(first + k * step)?),
+                    |r| r.buf(),
                 )
             }
-            _ => each_transfer(ctx, n, keep_going, |k| {
-                self.transfer(ctx, k, Dir::Read(buf))
-            }),
+            _ => each_read(
+                ctx,
+                x,
+                buf,
+                |b, k| self.transfer(ctx, k, Dir::Read(b)),
+                |b| &b[..],
+            ),
         }
-    }
-
-    fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {
-        self.transfer(ctx, k, Dir::Write(buf))
-    }
-
-    fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()> {
-        self.transfer(ctx, k, Dir::Read(buf))
     }
 
     fn end_dataset(&mut self) -> Result<()> {

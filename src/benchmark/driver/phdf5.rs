@@ -8,7 +8,7 @@
 
 use std::ffi::CString;
 
-use super::interface::{each_transfer, Access, Ctx, Driver};
+use super::interface::{each_read, each_write, Access, Ctx, Driver, Transfers};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{Dataset, Dataspace, H5File, Plist};
 use crate::ffi::mpi;
@@ -32,6 +32,15 @@ fn not_ready() -> Error {
 }
 
 impl Phdf5Driver {
+    /// The dataset, its file and memory dataspaces and the transfer list of the current
+    /// dataset, once prepared.
+    fn ready(&self) -> Result<(&Dataset, &Dataspace, &Dataspace, &Plist)> {
+        match (&self.dset, &self.file_space, &self.mem_space, &self.dxpl) {
+            (Some(ds), Some(fs), Some(ms), Some(x)) => Ok((ds, fs, ms, x)),
+            _ => Err(not_ready()),
+        }
+    }
+
     fn release(&mut self) {
         self.dset = None;
         self.file_space = None;
@@ -42,7 +51,7 @@ impl Phdf5Driver {
 
 impl Driver for Phdf5Driver {
     fn collective_transfers(&self, ctx: &Ctx<'_>) -> bool {
-        ctx.cfg.collective
+        ctx.p.collective
     }
 
     fn collective_datasets(&self) -> bool {
@@ -61,14 +70,14 @@ impl Driver for Phdf5Driver {
     }
 
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
-        if self.names.len() as u64 != ctx.cfg.num_dsets {
+        if self.names.len() as u64 != ctx.p.num_dsets {
             // first use only: outside the timers the engine calls open after a barrier,
             // so build the names lazily here but only once per driver.
-            self.names = (1..=ctx.cfg.num_dsets)
+            self.names = (1..=ctx.p.num_dsets)
                 .map(|d| CString::new(format!("Dataset_{d}")).expect("no NUL in dataset name"))
                 .collect();
         }
-        let c = &ctx.cfg;
+        let c = ctx.p;
         let fapl = Plist::file_access_mpio(ctx.comm, ctx.info, c.h5_thresh, c.h5_align)?;
         let f = match phase {
             Access::Write => H5File::create(path, &fapl)?,
@@ -111,7 +120,7 @@ impl Driver for Phdf5Driver {
         };
         self.file_space = Some(fs);
         self.mem_space = Some(ms);
-        self.dxpl = Some(Plist::dataset_xfer(ctx.cfg.collective)?);
+        self.dxpl = Some(Plist::dataset_xfer(ctx.p.collective)?);
         Ok(())
     }
 
@@ -124,9 +133,9 @@ impl Driver for Phdf5Driver {
                     Pattern::D1(p) => &[p.blk],
                     Pattern::D2(p) => &[p.blk, p.blk],
                 };
-                let dcpl = Plist::dataset_create(if ctx.cfg.chunk { Some(dims) } else { None })?;
+                let dcpl = Plist::dataset_create(if ctx.p.chunk { Some(dims) } else { None })?;
                 // --fill-value/--fill-time/--alloc-time; nothing is set by default
-                dcpl.set_fill(&ctx.cfg.fill.into())?;
+                dcpl.set_fill(&ctx.p.fill.into())?;
                 let fs = self.file_space.as_ref().ok_or_else(not_ready)?;
                 Dataset::create(file, name, fs, &dcpl)?
             }
@@ -136,91 +145,57 @@ impl Driver for Phdf5Driver {
         Ok(())
     }
 
-    fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {
-        let (Some(ds), Some(fs), Some(ms), Some(x)) =
-            (&self.dset, &self.file_space, &self.mem_space, &self.dxpl)
-        else {
-            return Err(not_ready());
-        };
-        move_selection(fs, ctx, k)?;
-        ds.write(ms, fs, x, buf)
-    }
-
-    fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()> {
-        let (Some(ds), Some(fs), Some(ms), Some(x)) =
-            (&self.dset, &self.file_space, &self.mem_space, &self.dxpl)
-        else {
-            return Err(not_ready());
-        };
-        move_selection(fs, ctx, k)?;
-        ds.read(ms, fs, x, buf)
-    }
-
-    fn write_transfers(
-        &mut self,
-        ctx: &Ctx<'_>,
-        n: u64,
-        buf: &[u8],
-        keep_going: bool,
-    ) -> Result<()> {
-        if n == 0 {
+    fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()> {
+        if x.n == 0 {
             return Ok(());
         }
-        let (Some(ds), Some(fs), Some(ms), Some(x)) =
-            (&self.dset, &self.file_space, &self.mem_space, &self.dxpl)
-        else {
-            return Err(not_ready());
-        };
-        let w = ds.writes(ms, fs, x, buf)?;
+        let (ds, fs, ms, dx) = self.ready()?;
+        let w = ds.writes(ms, fs, dx, buf)?;
         match &ctx.pattern {
             Pattern::D1(p) => {
                 let step = step_1d(p);
-                each_transfer(
+                each_write(
                     ctx,
-                    n,
-                    keep_going,
+                    x,
                     #[inline(always)]
                     |k| w.at(&[conv(k * step)?]),
                 )
             }
-            Pattern::D2(p) => each_transfer(ctx, n, keep_going, |k| {
+            Pattern::D2(p) => each_write(ctx, x, |k| {
                 let (r, c) = p.hdf5_offset(k);
                 w.at(&[conv(r)?, conv(c)?])
             }),
         }
     }
 
-    fn read_transfers(
-        &mut self,
-        ctx: &Ctx<'_>,
-        n: u64,
-        buf: &mut [u8],
-        keep_going: bool,
-    ) -> Result<()> {
-        if n == 0 {
+    fn read(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &mut [u8]) -> Result<()> {
+        if x.n == 0 {
             return Ok(());
         }
-        let (Some(ds), Some(fs), Some(ms), Some(x)) =
-            (&self.dset, &self.file_space, &self.mem_space, &self.dxpl)
-        else {
-            return Err(not_ready());
-        };
-        let mut r = ds.reads(ms, fs, x, buf)?;
+        let (ds, fs, ms, dx) = self.ready()?;
+        let r = ds.reads(ms, fs, dx, buf)?;
         match &ctx.pattern {
             Pattern::D1(p) => {
                 let step = step_1d(p);
-                each_transfer(
+                each_read(
                     ctx,
-                    n,
-                    keep_going,
+                    x,
+                    r,
                     #[inline(always)]
-                    |k| r.at(&[conv(k * step)?]),
+                    |r, k| r.at(&[conv(k * step)?]),
+                    |r| r.buf(),
                 )
             }
-            Pattern::D2(p) => each_transfer(ctx, n, keep_going, |k| {
-                let (row, col) = p.hdf5_offset(k);
-                r.at(&[conv(row)?, conv(col)?])
-            }),
+            Pattern::D2(p) => each_read(
+                ctx,
+                x,
+                r,
+                |r, k| {
+                    let (row, col) = p.hdf5_offset(k);
+                    r.at(&[conv(row)?, conv(col)?])
+                },
+                |r| r.buf(),
+            ),
         }
     }
 
@@ -253,21 +228,9 @@ impl Driver for Phdf5Driver {
     }
 }
 
-/// Move the hyperslab to transfer `k` with `H5Soffset_simple`: 1D `k × buf`
-/// (contiguous) or `k × buf × N` (interleaved) elements ([`step_1d`]); 2D the (row,
-/// column) offset of [`crate::pattern::Pattern2D::hdf5_offset`] (spec §6.2–§6.4).
-fn move_selection(fs: &Dataspace, ctx: &Ctx<'_>, k: u64) -> Result<()> {
-    match &ctx.pattern {
-        Pattern::D1(p) => fs.offset_simple(&[conv(k * step_1d(p))?]),
-        Pattern::D2(p) => {
-            let (r, c) = p.hdf5_offset(k);
-            fs.offset_simple(&[conv(r)?, conv(c)?])
-        }
-    }
-}
-
-/// Elements from one 1D transfer's selection offset to the next: `buf` (contiguous)
-/// or `buf × N` (interleaved).
+/// Elements from one 1D transfer's selection offset to the next (`H5Soffset_simple`):
+/// `buf` (contiguous) or `buf × N` (interleaved); 2D uses the (row, column) offset of
+/// [`crate::pattern::Pattern2D::hdf5_offset`] (spec §6.2–§6.4).
 fn step_1d(p: &Pattern1D) -> u64 {
     if p.interleaved {
         p.buf * p.nprocs

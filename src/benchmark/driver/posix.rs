@@ -6,7 +6,7 @@
 
 use std::ffi::CString;
 
-use super::interface::{each_transfer, Access, Ctx, Driver};
+use super::interface::{each_read, each_write, Access, Ctx, Driver, Transfers};
 use crate::error::{Error, Result};
 use crate::ffi::posix::{self, Fd, FileStat, OpenMode};
 use crate::pattern::Steps;
@@ -36,7 +36,7 @@ impl PosixDriver {
 
 impl Driver for PosixDriver {
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
-        let how = match (phase, ctx.cfg.direct) {
+        let how = match (phase, ctx.p.storage.direct) {
             (Access::Write, false) => OpenMode::CreateRw,
             (Access::Read, false) => OpenMode::Read,
             (Access::Write, true) => OpenMode::CreateRwDirect,
@@ -57,26 +57,20 @@ impl Driver for PosixDriver {
         Ok(())
     }
 
-    fn write_transfers(
-        &mut self,
-        ctx: &Ctx<'_>,
-        n: u64,
-        buf: &[u8],
-        keep_going: bool,
-    ) -> Result<()> {
-        if n == 0 {
+    fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()> {
+        if x.n == 0 {
             return Ok(());
         }
-        let (fd, st, p) = (self.fd()?, self.steps, &ctx.pattern);
+        let (fd, st, p, base) = (self.fd()?, self.steps, &ctx.pattern, self.base);
         let res = match (st.linear, st.pieces) {
             // one piece per transfer at evenly spaced offsets (1D contiguous, 2D chunked
             // contiguous): one pwrite per transfer, nothing else
             (Some((first, step)), 1) => {
-                let (first, src) = (self.base + first, &buf[..st.piece_len as usize]);
-                each_transfer(ctx, n, keep_going, |k| fd.pwrite_all(src, first + k * step))
+                let (first, src) = (base + first, &buf[..st.piece_len as usize]);
+                each_write(ctx, x, |k| fd.pwrite_all(src, first + k * step))
             }
-            _ => each_transfer(ctx, n, keep_going, |k| {
-                let o = self.base + st.start(p, k);
+            _ => each_write(ctx, x, |k| {
+                let o = base + st.start(p, k);
                 for j in 0..st.pieces {
                     let pc = st.piece(o, j);
                     let src = &buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
@@ -88,59 +82,40 @@ impl Driver for PosixDriver {
         res.map_err(|e| self.with_path(e))
     }
 
-    fn read_transfers(
-        &mut self,
-        ctx: &Ctx<'_>,
-        n: u64,
-        buf: &mut [u8],
-        keep_going: bool,
-    ) -> Result<()> {
-        if n == 0 {
+    fn read(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &mut [u8]) -> Result<()> {
+        if x.n == 0 {
             return Ok(());
         }
-        let (fd, st, p) = (self.fd()?, self.steps, &ctx.pattern);
+        let (fd, st, p, base) = (self.fd()?, self.steps, &ctx.pattern, self.base);
         let res = match (st.linear, st.pieces) {
+            // one piece, the whole buffer: the buffer is exactly `piece_len` bytes
             (Some((first, step)), 1) => {
-                let (first, dst) = (self.base + first, &mut buf[..st.piece_len as usize]);
-                each_transfer(ctx, n, keep_going, |k| {
-                    fd.pread_exact(dst, first + k * step)
-                })
+                let (first, dst) = (base + first, &mut buf[..st.piece_len as usize]);
+                each_read(
+                    ctx,
+                    x,
+                    (dst, first),
+                    move |(d, first), k| fd.pread_exact(d, *first + k * step),
+                    |(d, _)| &d[..],
+                )
             }
-            _ => each_transfer(ctx, n, keep_going, |k| {
-                let o = self.base + st.start(p, k);
-                for j in 0..st.pieces {
-                    let pc = st.piece(o, j);
-                    let dst = &mut buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
-                    fd.pread_exact(dst, pc.file_off)?;
-                }
-                Ok(())
-            }),
+            _ => each_read(
+                ctx,
+                x,
+                buf,
+                |b, k| {
+                    let o = base + st.start(p, k);
+                    for j in 0..st.pieces {
+                        let pc = st.piece(o, j);
+                        let dst = &mut b[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
+                        fd.pread_exact(dst, pc.file_off)?;
+                    }
+                    Ok(())
+                },
+                |b| &b[..],
+            ),
         };
         res.map_err(|e| self.with_path(e))
-    }
-
-    fn write(&mut self, ctx: &Ctx<'_>, k: u64, buf: &[u8]) -> Result<()> {
-        let p = ctx.pattern;
-        let fd = self.fd()?;
-        for j in 0..p.pieces_per_transfer() {
-            let pc = p.piece(k, j);
-            let src = &buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
-            fd.pwrite_all(src, self.base + pc.file_off)
-                .map_err(|e| self.with_path(e))?;
-        }
-        Ok(())
-    }
-
-    fn read(&mut self, ctx: &Ctx<'_>, k: u64, buf: &mut [u8]) -> Result<()> {
-        let p = ctx.pattern;
-        let base = self.base;
-        for j in 0..p.pieces_per_transfer() {
-            let pc = p.piece(k, j);
-            let dst = &mut buf[pc.buf_off as usize..(pc.buf_off + pc.len) as usize];
-            let res = self.fd()?.pread_exact(dst, base + pc.file_off);
-            res.map_err(|e| self.with_path(e))?;
-        }
-        Ok(())
     }
 
     fn end_dataset(&mut self) -> Result<()> {

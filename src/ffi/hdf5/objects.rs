@@ -196,37 +196,11 @@ impl Dataset {
         Ok(Dataset { id })
     }
 
-    /// `H5Dwrite` of bytes from `buf` through memory space `mem` to the selection of
-    /// `file_space`. Errors: `buf` shorter than the extent of `mem`, or HDF5's error.
-    pub fn write(
-        &self,
-        mem: &Dataspace,
-        file_space: &Dataspace,
-        dxpl: &Plist,
-        buf: &[u8],
-    ) -> Result<()> {
-        if (buf.len() as u64) < mem.len {
-            return Err(Error::Other(
-                "H5Dwrite: buffer smaller than the memory dataspace".into(),
-            ));
-        }
-        // SAFETY: buf covers the memory dataspace (checked above); ids are valid.
-        check("H5Dwrite", unsafe {
-            h5d::H5Dwrite(
-                self.id,
-                *h5t::H5T_NATIVE_UCHAR,
-                mem.id,
-                file_space.id,
-                dxpl.id,
-                buf.as_ptr() as *const c_void,
-            )
-        })
-    }
-
-    /// The transfers of a timed loop that all write `buf` through the memory
-    /// dataspace `mem` to the selection of `file_space`, moved per transfer
-    /// ([`DatasetWrites::at`]): the length check of [`Dataset::write`] is made here,
-    /// once. Errors: `buf` smaller than the memory dataspace.
+    /// Writes of `buf` through the memory dataspace `mem` to the selection of
+    /// `file_space`, moved per transfer ([`DatasetWrites::at`]: `H5Soffset_simple`,
+    /// `H5Dwrite` with the transfer list `dxpl`): the buffer's length is checked here,
+    /// once. The one way this crate writes a dataset's selection. Errors: `buf` smaller
+    /// than the memory dataspace.
     pub fn writes<'a>(
         &'a self,
         mem: &'a Dataspace,
@@ -248,7 +222,7 @@ impl Dataset {
         })
     }
 
-    /// The reads of a timed loop into `buf` ([`DatasetReads::at`]), as
+    /// Reads of the moving selection into `buf` ([`DatasetReads::at`], `H5Dread`), as
     /// [`Dataset::writes`].
     pub fn reads<'a>(
         &'a self,
@@ -268,32 +242,6 @@ impl Dataset {
             file_space,
             dxpl,
             buf,
-        })
-    }
-
-    /// `H5Dread` into `buf`; same contract as [`Dataset::write`].
-    pub fn read(
-        &self,
-        mem: &Dataspace,
-        file_space: &Dataspace,
-        dxpl: &Plist,
-        buf: &mut [u8],
-    ) -> Result<()> {
-        if (buf.len() as u64) < mem.len {
-            return Err(Error::Other(
-                "H5Dread: buffer smaller than the memory dataspace".into(),
-            ));
-        }
-        // SAFETY: as write, buffer writable.
-        check("H5Dread", unsafe {
-            h5d::H5Dread(
-                self.id,
-                *h5t::H5T_NATIVE_UCHAR,
-                mem.id,
-                file_space.id,
-                dxpl.id,
-                buf.as_mut_ptr() as *mut c_void,
-            )
         })
     }
 
@@ -428,7 +376,7 @@ pub struct DatasetWrites<'a> {
 impl DatasetWrites<'_> {
     /// Move the file selection to `offset` (elements per dimension, one per dimension
     /// of the file dataspace; [`Dataspace::offset_simple`]) and write the buffer there
-    /// ([`Dataset::write`]).
+    /// (`H5Dwrite`). Errors: HDF5's.
     #[inline(always)]
     pub fn at(&self, offset: &[hssize_t]) -> Result<()> {
         self.file_space.offset_simple(offset)?;
@@ -457,6 +405,12 @@ pub struct DatasetReads<'a> {
 }
 
 impl DatasetReads<'_> {
+    /// The buffer the reads fill.
+    #[inline(always)]
+    pub fn buf(&self) -> &[u8] {
+        self.buf
+    }
+
     /// Move the file selection to `offset` and read it into the buffer, as
     /// [`DatasetWrites::at`].
     #[inline(always)]

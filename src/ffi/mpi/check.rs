@@ -65,6 +65,18 @@ pub fn to_count(what: &'static str, n: u64) -> Result<c_int> {
     })
 }
 
+/// Whether MPI is initialised and not yet finalised (`MPI_Initialized`, `MPI_Finalized`;
+/// MPI-3.1 §8.7, §8.7.2).
+pub fn is_running() -> bool {
+    let (mut init, mut fin): (c_int, c_int) = (0, 0);
+    // SAFETY: both may be called at any time.
+    unsafe {
+        raw::MPI_Initialized(&mut init);
+        raw::MPI_Finalized(&mut fin);
+    }
+    init != 0 && fin == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::one_line;

@@ -255,8 +255,10 @@ impl Comm {
 }
 
 impl Drop for Comm {
+    /// Free an owned communicator (`MPI_Comm_free`, collective), unless MPI is
+    /// finalised: no MPI call is allowed after `MPI_Finalize` (MPI-3.1 §8.7).
     fn drop(&mut self) {
-        if self.owned {
+        if self.owned && super::check::is_running() {
             // SAFETY: we own this communicator.
             unsafe { raw::MPI_Comm_free(&mut self.raw) };
         }

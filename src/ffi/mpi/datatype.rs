@@ -106,7 +106,8 @@ impl Datatype {
 
 impl Drop for Datatype {
     fn drop(&mut self) {
-        if self.owned {
+        // no MPI call after MPI_Finalize (MPI-3.1 §8.7)
+        if self.owned && super::check::is_running() {
             // SAFETY: we own this datatype.
             unsafe {
                 raw::MPI_Type_free(&mut self.raw);

@@ -8,7 +8,7 @@ use std::ptr;
 
 use mpi_sys as raw;
 
-use super::check::check;
+use super::check::{check, is_running};
 use super::comm::Comm;
 use crate::error::{Error, Result};
 
@@ -121,18 +121,6 @@ impl Drop for Universe {
             unsafe { raw::MPI_Finalize() };
         }
     }
-}
-
-/// Whether MPI is initialised and not yet finalised (`MPI_Initialized`, `MPI_Finalized`;
-/// MPI-3.1 §8.7, §8.7.2).
-pub fn is_running() -> bool {
-    let (mut init, mut fin): (c_int, c_int) = (0, 0);
-    // SAFETY: both may be called at any time.
-    unsafe {
-        raw::MPI_Initialized(&mut init);
-        raw::MPI_Finalized(&mut fin);
-    }
-    init != 0 && fin == 0
 }
 
 /// `MPI_Wtime()` in seconds (MPI-3.1 §8.6).

@@ -126,169 +126,11 @@ impl File {
         })
     }
 
-    /// One transfer call of the `MPI_File_write_at`/`read_at` families: checks that the
-    /// buffer (`buf_len` bytes) covers `count` elements of `dtype`, then runs `call_mpi`
-    /// with a status out-pointer, checks its return code and the count the status
-    /// reports ([`check_count`]). `call_mpi` runs only when the buffer is large enough.
-    /// Inlined into the timed loops: on success three comparisons around the two MPI
-    /// calls; every error is built out of line.
-    #[inline(always)]
-    fn transfer(
-        call: &'static str,
-        buf_len: usize,
-        count: c_int,
-        dtype: &Datatype,
-        call_mpi: impl FnOnce(*mut raw::MPI_Status) -> c_int,
-    ) -> Result<()> {
-        ensure_len(buf_len, need(count, dtype), call)?;
-        let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
-        let rc = call_mpi(st.as_mut_ptr());
-        if rc != 0 {
-            return Err(mpi_error(call, rc));
-        }
-        // SAFETY: the successful call filled the status.
-        check_count(call, unsafe { st.assume_init_ref() }, count, dtype)
-    }
-
-    /// One write call of the `MPI_File_write_at` family ([`File::transfer`]).
-    #[inline]
-    fn write_with(
-        &self,
-        call: &'static str,
-        f: WriteFn,
-        offset: raw::MPI_Offset,
-        buf: &[u8],
-        count: c_int,
-        dtype: &Datatype,
-    ) -> Result<()> {
-        File::transfer(call, buf.len(), count, dtype, |st| {
-            // SAFETY: buf covers count elements of dtype (checked by `transfer` before
-            // this runs); live file and type handles; st is an out-parameter.
-            unsafe {
-                f(
-                    self.raw,
-                    offset,
-                    buf.as_ptr() as *const c_void,
-                    count,
-                    dtype.raw,
-                    st,
-                )
-            }
-        })
-    }
-
-    /// One read call of the `MPI_File_read_at` family ([`File::transfer`]).
-    #[inline]
-    fn read_with(
-        &self,
-        call: &'static str,
-        f: ReadFn,
-        offset: raw::MPI_Offset,
-        buf: &mut [u8],
-        count: c_int,
-        dtype: &Datatype,
-    ) -> Result<()> {
-        File::transfer(call, buf.len(), count, dtype, |st| {
-            // SAFETY: as write_with, and buf is writable.
-            unsafe {
-                f(
-                    self.raw,
-                    offset,
-                    buf.as_mut_ptr() as *mut c_void,
-                    count,
-                    dtype.raw,
-                    st,
-                )
-            }
-        })
-    }
-
-    /// Independent `MPI_File_write_at(offset, buf, count, dtype)` (MPI-3.1 §13.4.2).
-    /// `offset` is in etype units of the current view. Errors: `buf` shorter than
-    /// `count × size(dtype)` bytes, or the MPI error.
-    #[inline]
-    pub fn write_at(
-        &self,
-        offset: raw::MPI_Offset,
-        buf: &[u8],
-        count: c_int,
-        dtype: &Datatype,
-    ) -> Result<()> {
-        self.write_with(
-            "MPI_File_write_at",
-            raw::MPI_File_write_at,
-            offset,
-            buf,
-            count,
-            dtype,
-        )
-    }
-
-    /// Collective `MPI_File_write_at_all` (MPI-3.1 §13.4.2); same contract as
-    /// [`File::write_at`].
-    #[inline]
-    pub fn write_at_all(
-        &self,
-        offset: raw::MPI_Offset,
-        buf: &[u8],
-        count: c_int,
-        dtype: &Datatype,
-    ) -> Result<()> {
-        self.write_with(
-            "MPI_File_write_at_all",
-            raw::MPI_File_write_at_all,
-            offset,
-            buf,
-            count,
-            dtype,
-        )
-    }
-
-    /// Independent `MPI_File_read_at` into `buf` (MPI-3.1 §13.4.2); same contract as
-    /// [`File::write_at`].
-    #[inline]
-    pub fn read_at(
-        &self,
-        offset: raw::MPI_Offset,
-        buf: &mut [u8],
-        count: c_int,
-        dtype: &Datatype,
-    ) -> Result<()> {
-        self.read_with(
-            "MPI_File_read_at",
-            raw::MPI_File_read_at,
-            offset,
-            buf,
-            count,
-            dtype,
-        )
-    }
-
-    /// Collective `MPI_File_read_at_all` (MPI-3.1 §13.4.2); same contract as
-    /// [`File::write_at`].
-    #[inline]
-    pub fn read_at_all(
-        &self,
-        offset: raw::MPI_Offset,
-        buf: &mut [u8],
-        count: c_int,
-        dtype: &Datatype,
-    ) -> Result<()> {
-        self.read_with(
-            "MPI_File_read_at_all",
-            raw::MPI_File_read_at_all,
-            offset,
-            buf,
-            count,
-            dtype,
-        )
-    }
-
-    /// The transfers of a timed loop that all write `count` elements of `dtype` from
-    /// `buf` ([`Writes`]), collective (`MPI_File_write_at_all`) or independent
-    /// (`MPI_File_write_at`): the length check of [`File::write_at`] is made here,
-    /// once, and each transfer only calls MPI and checks its result. Errors: `buf`
-    /// shorter than `count × size(dtype)` bytes.
+    /// Writes of `count` elements of `dtype` from `buf` at explicit offsets ([`Writes`],
+    /// [`Writes::at`]), collective (`MPI_File_write_at_all`) or independent
+    /// (`MPI_File_write_at`, MPI-3.1 §13.4.2): the length check is made here, once, and
+    /// each transfer only calls MPI and checks its result. The one way this crate
+    /// writes an MPI-IO file. Errors: `buf` shorter than `count × size(dtype)` bytes.
     pub fn writes<'a>(
         &'a self,
         buf: &'a [u8],
@@ -312,8 +154,9 @@ impl File {
         })
     }
 
-    /// The reads of a timed loop into `buf` ([`Reads`]), `MPI_File_read_at_all` or
-    /// `MPI_File_read_at`, as [`File::writes`].
+    /// Reads into `buf` at explicit offsets ([`Reads`], [`Reads::at`]),
+    /// `MPI_File_read_at_all` or `MPI_File_read_at`, as [`File::writes`]: the one way
+    /// this crate reads an MPI-IO file.
     pub fn reads<'a>(
         &'a self,
         buf: &'a mut [u8],
@@ -366,8 +209,8 @@ pub struct Writes<'a> {
 }
 
 impl Writes<'_> {
-    /// One write at `offset` (etype units of the current view), as [`File::write_at`]
-    /// or [`File::write_at_all`]: the MPI error, or a short count, is an error.
+    /// One write at `offset` (etype units of the current view): the MPI error, or a
+    /// short count ([`check_count`]), is an error.
     #[inline(always)]
     pub fn at(&self, offset: raw::MPI_Offset) -> Result<()> {
         let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
@@ -383,16 +226,7 @@ impl Writes<'_> {
                 st.as_mut_ptr(),
             )
         };
-        if rc != 0 {
-            return Err(mpi_error(self.call, rc));
-        }
-        // SAFETY: the successful call filled the status.
-        check_count(
-            self.call,
-            unsafe { st.assume_init_ref() },
-            self.count,
-            self.dtype,
-        )
+        done(self.call, rc, &st, self.count, self.dtype)
     }
 }
 
@@ -408,7 +242,13 @@ pub struct Reads<'a> {
 }
 
 impl Reads<'_> {
-    /// One read at `offset`, as [`File::read_at`] or [`File::read_at_all`].
+    /// The buffer the reads fill.
+    #[inline(always)]
+    pub fn buf(&self) -> &[u8] {
+        self.buf
+    }
+
+    /// One read at `offset`, as [`Writes::at`].
     #[inline(always)]
     pub fn at(&mut self, offset: raw::MPI_Offset) -> Result<()> {
         let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
@@ -423,26 +263,40 @@ impl Reads<'_> {
                 st.as_mut_ptr(),
             )
         };
-        if rc != 0 {
-            return Err(mpi_error(self.call, rc));
-        }
-        // SAFETY: the successful call filled the status.
-        check_count(
-            self.call,
-            unsafe { st.assume_init_ref() },
-            self.count,
-            self.dtype,
-        )
+        done(self.call, rc, &st, self.count, self.dtype)
     }
 }
 
 impl Drop for File {
+    /// Close silently (`MPI_File_close`, collective), unless MPI is finalised (or not
+    /// running): no MPI call is allowed after `MPI_Finalize` (MPI-3.1 §8.7), and MPI
+    /// has released the file by then.
     fn drop(&mut self) {
-        // SAFETY: live handle (close() forgets self).
+        if !super::check::is_running() {
+            return;
+        }
+        // SAFETY: live handle (close() forgets self); MPI is running.
         unsafe {
             raw::MPI_File_close(&mut self.raw);
         }
     }
+}
+
+/// The result of a transfer call that returned `rc` with the status `st` (filled when
+/// `rc` is 0): the MPI error, or a short count ([`check_count`]).
+#[inline(always)]
+fn done(
+    call: &'static str,
+    rc: c_int,
+    st: &MaybeUninit<raw::MPI_Status>,
+    count: c_int,
+    dtype: &Datatype,
+) -> Result<()> {
+    if rc != 0 {
+        return Err(mpi_error(call, rc));
+    }
+    // SAFETY: the successful call filled the status.
+    check_count(call, unsafe { st.assume_init_ref() }, count, dtype)
 }
 
 /// Check that a transfer moved all `count` elements (`MPI_Get_count` of its status,

@@ -67,7 +67,8 @@ impl Info {
 
 impl Drop for Info {
     fn drop(&mut self) {
-        if self.owned {
+        // no MPI call after MPI_Finalize (MPI-3.1 §8.7)
+        if self.owned && super::check::is_running() {
             // SAFETY: we own the object.
             unsafe { raw::MPI_Info_free(&mut self.raw) };
         }

@@ -17,10 +17,10 @@ pub mod file;
 pub mod info;
 pub mod p2p;
 
-pub use check::to_count;
+pub use check::{is_running, to_count};
 pub use comm::{Comm, Op};
 pub use datatype::Datatype;
-pub use env::{is_running, library_version, wtime, Universe};
+pub use env::{library_version, wtime, Universe};
 pub use file::{file_delete, mode, to_offset, File, Reads, Writes};
 pub use info::Info;
 pub use p2p::{ByteRecv, ByteSend};

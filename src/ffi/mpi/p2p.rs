@@ -109,7 +109,8 @@ impl ByteRecv {
 
 impl Drop for ByteRecv {
     fn drop(&mut self) {
-        if self.request.get() != request_null() {
+        // no MPI call after MPI_Finalize (MPI-3.1 §8.7): the request is gone with it
+        if self.request.get() != request_null() && super::check::is_running() {
             // SAFETY: our own active request.
             unsafe {
                 raw::MPI_Cancel(self.request.as_ptr());
@@ -170,7 +171,8 @@ impl ByteSend {
 
 impl Drop for ByteSend {
     fn drop(&mut self) {
-        if self.request.get() != request_null() {
+        // no MPI call after MPI_Finalize (MPI-3.1 §8.7)
+        if self.request.get() != request_null() && super::check::is_running() {
             // SAFETY: our own unfinished request.
             unsafe { raw::MPI_Request_free(self.request.as_ptr()) };
         }
