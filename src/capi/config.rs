@@ -103,14 +103,14 @@ pub unsafe extern "C" fn h5perf_config_set(
     })
 }
 
-/// Apply `f` to the configuration `cfg`; `f` returns the refusal of a value, whose text
+/// Apply `f` to the configuration `cfg`; `f` returns the refusal of a value, whose reason
 /// becomes the message `h5perf: <refusal>` of `H5PERF_EINVAL`.
 ///
 /// # Safety
 /// `cfg` is NULL or from `h5perf_config_new`.
 unsafe fn set(
     cfg: *mut H5perfConfig,
-    f: impl FnOnce(&mut H5perfConfig) -> Result<(), String>,
+    f: impl FnOnce(&mut H5perfConfig) -> Result<(), ValueError>,
 ) -> c_int {
     guard(|| {
         // SAFETY: guaranteed by the caller.
@@ -119,33 +119,37 @@ unsafe fn set(
         };
         match f(c) {
             Ok(()) => H5PERF_OK,
-            Err(m) => fail(H5PERF_EINVAL, &format!("h5perf: {m}")),
+            Err(m) => fail(H5PERF_EINVAL, &format!("h5perf: {}", m.reason())),
         }
     })
 }
 
 /// Store the value a rule accepted in `field`, or refuse it with a sentence naming it
 /// `what` (`bytes per process (N) is too large (at most M)`).
-fn put<T>(field: &mut T, checked: Result<T, ValueError>, what: &'static str) -> Result<(), String> {
-    *field = checked.map_err(|e| e.named(what).to_string())?;
+fn put<T>(
+    field: &mut T,
+    checked: Result<T, ValueError>,
+    what: &'static str,
+) -> Result<(), ValueError> {
+    *field = checked.map_err(|e| ValueError::from(e.named(what).to_string()))?;
     Ok(())
 }
 
 /// Store `value` in `field` (a value without a rule).
-fn store<T>(field: &mut T, value: T) -> Result<(), String> {
+fn store<T>(field: &mut T, value: T) -> Result<(), ValueError> {
     *field = value;
     Ok(())
 }
 
 /// The entry of `table` at `v`, or the refusal `why`.
-fn pick<T: Copy>(table: &[T], v: c_int, why: impl FnOnce() -> String) -> Result<T, String> {
+fn pick<T: Copy>(table: &[T], v: c_int, why: impl FnOnce() -> String) -> Result<T, ValueError> {
     usize::try_from(v)
         .ok()
         .and_then(|i| table.get(i).copied())
-        .ok_or_else(why)
+        .ok_or_else(|| ValueError::from(why()))
 }
 
-/// The typed setters: each applies `|c| body` (a `Result<(), String>`) to the
+/// The typed setters: each applies `|c| body` (a `Result<(), ValueError>`) to the
 /// configuration, a refusal being the message of `H5PERF_EINVAL` (flags: non-zero = on).
 macro_rules! setters {
     ($($(#[$doc:meta])* $name:ident($v:ident: $ty:ty), |$c:ident| $body:expr;)*) => {$(
@@ -170,7 +174,7 @@ setters! {
     /// `h5perf_config_set_apis` (-A): bit mask of `H5PERF_API_*`, 0 = all.
     h5perf_config_set_apis(mask: c_uint), |c| {
         if mask & !7 != 0 {
-            return Err(format!("unknown API bits in mask {mask:#x}"));
+            return Err(format!("unknown API bits in mask {mask:#x}").into());
         }
         c.opts.apis.posix = mask & 1 != 0;
         c.opts.apis.mpiio = mask & 2 != 0;
