@@ -149,8 +149,8 @@ pub(super) fn err(call: &'static str) -> Error {
     let system = system.filter(|_| short_transfer(&stack));
     Error::Hdf5 {
         call,
-        stack,
-        system,
+        stack: stack.into_boxed_slice(),
+        system: system.map(String::into_boxed_str),
     }
 }
 
@@ -211,7 +211,7 @@ mod tests {
         assert!(short_transfer(&stack));
         let e = Error::Hdf5 {
             call: "H5Dwrite",
-            stack,
+            stack: stack.into(),
             system: Some("No space left on device".into()),
         };
         assert_eq!(
@@ -233,7 +233,7 @@ mod tests {
         assert!(!short_transfer(&mpich));
         let none = Error::Hdf5 {
             call: "H5Fopen",
-            stack: vec![],
+            stack: Box::default(),
             system: None,
         };
         assert_eq!(
