@@ -1,25 +1,5 @@
-//! The engine's watch on one data file (issue 12, items 2 and 5), every check outside
-//! the timers and ending at an agreement point:
-//!
-//! * before the write phase, rank 0 makes the name free ([`data_files::make_room`]:
-//!   an own leftover is removed — POSIX, whose ranks open with `O_TRUNC`, keeps one
-//!   with a single link — a symbolic link or another user's file refused);
-//! * after each open, every rank checks the file it opened: in the write phase a new
-//!   file of its own ([`data_files::check_new`]), the same inode on every rank; in the
-//!   read phase the file the write phase left, of the size it left
-//!   ([`data_files::check_same`]). POSIX looks through its descriptor (`fstat`); for
-//!   MPI-IO and PHDF5, whose library opens the file by name, at the name (`lstat`) and
-//!   among the process's open descriptors ([`data_files::check_held`]);
-//! * after the write phase every rank records what it sees (device, inode) and the
-//!   ranks agree on the size (the largest any rank sees, so a rank whose view of a
-//!   network file system lags behind does not shrink it);
-//! * before the read phase every rank checks that the name still leads to that file,
-//!   and after it that the file still has the size the write phase left (HDF5 reads
-//!   zeros where a file was cut short while it was read).
-//!
-//! A `--read-only` run has no write phase: the file under the name before the read
-//! phase (a regular file, not a link) is the one the open must find, of the size seen
-//! then.
+//! The engine's watch on one data file (issue 12, items 2 and 5; README "Data files are
+//! never trusted"), every check outside the timers and ending at an agreement point.
 
 use std::ffi::CStr;
 
@@ -35,15 +15,13 @@ use crate::ffi::posix::{self, FileKind, FileStat};
 pub(super) struct FileWatch {
     /// The API's library opens the file by name (MPI-IO, PHDF5), not h5perf itself.
     by_library: bool,
-    /// The file as this rank saw it after its write-phase open (or, `--read-only`,
-    /// before the read phase): device and inode.
+    /// The file as this rank saw it after its write-phase open (`--read-only`: before
+    /// the read phase).
     written: Option<FileStat>,
-    /// The file's size after the write phase, bytes (agreed: the largest any rank saw).
+    /// The file's size after the write phase, bytes (the largest any rank saw).
     size: Option<u64>,
-    /// The regular files this process held open before the current open.
     open_before: Vec<FileStat>,
-    /// Rank 0 made the name free for this file's write phase (so what is there now is
-    /// this run's, see [`FileWatch::ours`]).
+    /// Rank 0 made the name free for this file's write phase.
     room_made: bool,
 }
 

@@ -1,12 +1,5 @@
-//! The run loops (spec §3) and the per-iteration engine (spec §5.2, §7, §8): process
-//! counts over sub-communicators, transfer sizes, APIs, iterations, files, datasets and
-//! transfers; timers; reduction; verification; failure agreement.
-//!
-//! Failure agreement: every step that can fail on one rank ends at an agreement point
-//! ([`agree()`]) where all ranks of the communicator learn whether any rank failed and
-//! leave together with the first failing rank's message. Ranks outside a
-//! sub-communicator meet the others at the world-level agreement after each
-//! process-count step, so no rank is left waiting in a collective call.
+//! The run loops (spec §3) and the per-iteration engine (spec §5.2, §7, §8). Every step
+//! that can fail on one rank ends at an agreement point ([`agree()`]).
 
 use std::ffi::CString;
 use std::path::Path;
@@ -108,10 +101,8 @@ pub fn run(
     Ok(outcome)
 }
 
-/// What every step of a run shares, read-only: the parameters, the info object and
-/// where the run writes its data files and its report.
+/// What every step of a run shares, read-only.
 struct Run<'a> {
-    /// The resolved parameters.
     p: &'a Params,
     /// `HDF5_MPI_INFO` as an info object (or `MPI_INFO_NULL`).
     info: &'a Info,
@@ -121,7 +112,6 @@ struct Run<'a> {
     dir: &'a Path,
     /// The report: headers and results from rank 0, traces from every rank.
     out: &'a Sink,
-    /// Gather every rank's times on rank 0 after each iteration.
     gather: bool,
 }
 
@@ -249,29 +239,19 @@ pub(super) fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Patt
     }
 }
 
-/// The state of one API's iterations for the current (N, transfer size): its driver
-/// and context, the transfer buffer, the current iteration's times and the current
-/// file's verification findings.
+/// The state of one API's iterations for the current (N, transfer size).
 struct ApiRun<'a> {
-    /// What the whole run shares.
     run: &'a Run<'a>,
-    /// The API.
     api: Api,
-    /// The driver's context: communicator, info, the drivers' parameters, this rank's
-    /// pattern of the current phase.
+    /// The driver's context, with this rank's pattern of the current phase.
     ctx: Ctx<'a>,
-    /// What the storage options need in this step.
     step: &'a Step,
-    /// The pattern of the write phase (this rank's part).
     write_pattern: Pattern,
-    /// The pattern of the read phase: this rank's part, or with `--reorder` the part of
-    /// the rank it reads.
+    /// With `--reorder`, the part of the rank this rank reads.
     read_pattern: Pattern,
-    /// The API's driver.
     drv: Box<dyn Driver>,
     /// The transfer buffer, page-aligned, made once per (N, transfer size).
     buf: &'a mut [u8],
-    /// This process's rank in the run communicator.
     rank: u32,
     /// The byte this rank writes with `-D v`: rank + 1, wrapping.
     rank_byte: u8,
@@ -314,10 +294,8 @@ impl<'a> ApiRun<'a> {
         })
     }
 
-    /// All iterations of the API (spec §5.2, §8.2): per iteration a barrier, every file
-    /// (written, read back, verified, removed), then the reduction of the iteration's
-    /// times over the communicator. Adds the bytes read back wrong to `wrong_bytes` and
-    /// the time spent gathering every rank's times to `gather_seconds`.
+    /// All iterations of the API (spec §5.2, §8.2); adds to `wrong_bytes` and
+    /// `gather_seconds`.
     fn iterations(
         &mut self,
         wrong_bytes: &mut u64,
@@ -412,11 +390,7 @@ impl<'a> ApiRun<'a> {
         })
     }
 
-    /// Write (and unless `-w` read back) one file, accumulating into the iteration's
-    /// times exactly as spec §8.1 says: barrier → gross start → open → fine start →
-    /// datasets (raw timers around the transfer loops) → fine stop → close → gross stop.
-    /// `--read-only` skips the write phase; `--drop-caches` drops the page cache before
-    /// the read phase, outside the timers; `--reorder` reads with the read pattern.
+    /// Write (and unless `-w` read back) one file, timed as spec §8.1 says.
     fn one_file(&mut self, path: &str, cpath: &CString) -> Result<()> {
         let Run { p, out, .. } = *self.run;
         let comm = self.ctx.comm;
@@ -455,12 +429,8 @@ impl<'a> ApiRun<'a> {
         self.watch.after_read(comm, cpath)
     }
 
-    /// One phase of one file between the timer stamps of spec §8.1: gross start → open →
-    /// fine start → datasets → [`--fsync`: sync] → fine stop → close → gross stop,
-    /// accumulating the phase's open, fine, gross, close and sync times (raw times are
-    /// added by [`ApiRun::data_phase`]). Between the open and the fine start the file
-    /// opened is checked ([`FileWatch::after_open`]); that time is left out of every
-    /// timer.
+    /// One phase of one file between the timer stamps of spec §8.1; the check of the
+    /// opened file ([`FileWatch::after_open`]) is left out of every timer.
     fn timed_phase(&mut self, cpath: &CString, phase: Access) -> Result<()> {
         let m = measures(phase);
         let [open, fine, gross, close] =
@@ -592,12 +562,8 @@ impl<'a> ApiRun<'a> {
     }
 }
 
-/// `res` of a phase of an API's file (`opening`: its open), its error completed with
-/// what to fix, outside the timers: for MPI-IO and PHDF5, the `HDF5_MPI_INFO` hints the
-/// MPI library's text names, or all of them for a failed open ([`hint_note`]); for a
-/// write that gives no reason (HDF5's "file write failed" after a short MPI-IO
-/// transfer), that the data directory's file system is full, when it is. Agreed
-/// errors (of other ranks) are left as they are.
+/// `res` of a phase of an API's file (`opening`: its open), its own error completed with
+/// what to fix ([`hint_note`], or a full file system), outside the timers.
 #[inline]
 fn explain(run: &Run<'_>, api: Api, phase: Access, opening: bool, res: Result<()>) -> Result<()> {
     match res {

@@ -39,10 +39,8 @@ impl Node {
     }
 }
 
-/// `--drop-caches` between the phases of a file, outside every timer: the leader of
-/// each node calls `sync` and writes `3` to `/proc/sys/vm/drop_caches`; then all ranks
-/// of `comm` agree (so none starts reading before every node dropped its cache).
-/// Collective over `comm`.
+/// `--drop-caches` between the phases of a file, outside every timer (collective: each
+/// node's leader writes `3` to `/proc/sys/vm/drop_caches`).
 ///
 /// Errors: the write failed on some node (agreed).
 pub fn drop_caches(comm: &Comm, node: &Node) -> Result<()> {

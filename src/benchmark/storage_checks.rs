@@ -1,10 +1,5 @@
-//! The checks of the storage options (issue 13) made before any report or data file is
-//! written or anything timed ([`check_up_front`]): the files a `--read-only` run reads,
-//! the right to drop the page cache, the direct-I/O alignment and file system of
-//! `--direct` ([`direct_problems`]).
-//!
-//! The checks end at one agreement point, so all ranks refuse together, with one
-//! message ([`Error::Invalid`], printed once by rank 0).
+//! The up-front checks of the storage options (issue 13, [`check_up_front`]), ending at
+//! one agreement point so all ranks refuse together ([`Error::Invalid`]).
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -22,20 +17,8 @@ use crate::ffi::posix::{self, Fd, OpenMode};
 use crate::ffi::storage::{self as kernel, DirectIoAlignment, DROP_CACHES};
 use crate::output::export::hostname;
 
-/// The checks of the storage options that depend on the machine, made on `comm` (the
-/// communicator of the run) after the data directory `dir` was checked and before any
-/// report or data file is written, and what they found for the parameter block:
-/// * `--read-only`: every data file of every selected API exists with the size the
-///   run's parameters give it (HDF5: datasets `Dataset_1..d` of the right shape), for
-///   every process count (rank 0 checks);
-/// * `--drop-caches`: one process per node may open `/proc/sys/vm/drop_caches` for
-///   writing;
-/// * `--direct`: the data directory is not in memory (tmpfs, ramfs), accepts `O_DIRECT`,
-///   and every POSIX call's length is a multiple of its direct-I/O alignment
-///   ([`direct_problems`]); one process per node probes, the largest alignment counts;
-/// * `--reorder`: whether the processes share one node.
-///
-/// Collective over `comm`. Without storage options nothing is done (no MPI call).
+/// The machine-dependent checks of the storage options on `comm`, before any report or
+/// data file is written, and what they found. Collective; no MPI call without them.
 ///
 /// Errors: [`Error::Invalid`] with the reason (the same on every rank), or an MPI error.
 pub fn check_up_front(p: &Params, comm: &Comm, dir: &Path) -> Result<StorageFacts> {
@@ -96,12 +79,8 @@ fn refused(m: String) -> Error {
     Error::Invalid(vec![m])
 }
 
-/// `--read-only`: the data files an earlier run left are there and fit the run's
-/// parameters, for every process count of the run: POSIX and MPI-IO files hold exactly
-/// `d × D` bytes, HDF5 files hold `Dataset_1..d` of shape `[D]` (1D) or `[S, S]` (2D).
-///
-/// # Errors
-/// The first problem, as a refusal.
+/// `--read-only`: the data files an earlier run left are there and fit the parameters
+/// (`d × D` bytes; HDF5: `Dataset_1..d` of shape `[D]` or `[S, S]`).
 fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
     let again = "write the files first with the same options and HDF5_NOCLEANUP=1, \
                  without --read-only";
@@ -188,13 +167,9 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `--direct` on this node: the data directory must not be in memory (tmpfs, ramfs:
-/// direct I/O there measures memory), a file in it must open with `O_DIRECT` (a new
-/// probe file, removed again; with `--read-only` the first POSIX data file), and its
-/// direct-I/O alignment is asked of the kernel: `statx` `STATX_DIOALIGN` (the larger
-/// of the memory and offset alignments; 0 means no direct I/O), else the logical block
-/// size of the device, else the page size. Returns the alignment in bytes and where it
-/// comes from, or the refusal.
+/// `--direct` on this node: the directory not in memory, a file opens with `O_DIRECT`;
+/// returns the alignment in bytes (`STATX_DIOALIGN`, else the device's logical block
+/// size, else the page size) and where it comes from.
 fn direct_probe(p: &Params, dir: &Path) -> Result<(u64, String)> {
     let c_here = posix::c_path(dir_or_current(dir))?;
     let here = path_text(dir_or_current(dir).as_os_str());
@@ -268,13 +243,9 @@ fn piece_words(p: &Params) -> &'static str {
     }
 }
 
-/// The `--direct` refusals for a direct-I/O alignment of `align` bytes (`source`: where
-/// it comes from): one per distinct length of a POSIX call (a piece of a transfer) that
-/// is not a multiple of `align`, over every (process count, transfer size) of the run.
-/// In every pattern each piece's file offset, each dataset's start and each piece's
-/// place in the (page-aligned) transfer buffer are multiples of the piece's length (a
-/// unit test of this module checks it), so aligned lengths are all O_DIRECT needs
-/// (open(2), "O_DIRECT").
+/// The `--direct` refusals for an alignment of `align` bytes: one per distinct POSIX call
+/// length that is not a multiple of it. Offsets are multiples of the length (unit-tested),
+/// so aligned lengths are all O_DIRECT needs (open(2), "O_DIRECT").
 pub fn direct_problems(p: &Params, align: u64, source: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if align <= 1 {

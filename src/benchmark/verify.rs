@@ -20,9 +20,8 @@ pub(super) struct Mismatch {
     got: [u8; 19],
 }
 
-/// The finding for transfer `transfer` of dataset `dataset` (both 0-based): how many
-/// bytes of `buf` differ from `rank_byte` (the writer's byte, expected back), the first
-/// one's index and the first 19 values read. Cold: called only for a transfer that has wrong bytes.
+/// The finding for transfer `transfer` of dataset `dataset` (both 0-based), for a
+/// transfer whose bytes differ from `rank_byte`.
 #[cold]
 pub(super) fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u64) -> Mismatch {
     let mut m = Mismatch {
@@ -47,11 +46,8 @@ pub(super) fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u
     m
 }
 
-/// The lines printed for one transfer with wrong bytes: up to 19 of the C tool's
-/// `R: read data error, expected (E), got (G)` lines, its `...total read data errors=N`
-/// line when N >= 20 (spec §7), then our summary naming the file, the dataset and the
-/// offset of the first wrong byte (file offset for POSIX/MPI-IO, element offset in
-/// the dataset for PHDF5).
+/// The lines printed for one transfer with wrong bytes: the C tool's (spec §7), then our
+/// summary with the offset of the first wrong byte.
 fn mismatch_text(rank: u32, pat: &Pattern, path: &str, api: Api, m: &Mismatch) -> String {
     use std::fmt::Write;
     let expected = m.expected;
@@ -84,10 +80,8 @@ fn mismatch_text(rank: u32, pat: &Pattern, path: &str, api: Api, m: &Mismatch) -
     s
 }
 
-/// Print the verification findings of one file of `rank` (the C tool's lines, kept for
-/// scripts that grep them, plus one summary per transfer) to `out`, and empty
-/// `mismatches`. Returns the number of wrong bytes they counted. (A failed write is
-/// kept by `out` for the next agreement point.)
+/// Print the verification findings of one file of `rank` to `out` and empty
+/// `mismatches`; returns the number of wrong bytes.
 pub(super) fn report_mismatches(
     rank: u32,
     pat: &Pattern,

@@ -1,9 +1,5 @@
-//! The acceptance options, pure core: contract criteria (`--expect`), the baseline of an
-//! earlier run (`--baseline`, `--tolerance`), the HTML page (`--html`) and the results
-//! files a page or verdict is made from without running a benchmark (`--from`).
-//!
-//! The verdict they lead to is [`crate::output::verdict`]'s, the comparison with the
-//! baseline [`crate::output::baseline`]'s and the page [`crate::output::html`]'s.
+//! The acceptance options, pure core: `--expect`, `--baseline`, `--tolerance`, `--html`
+//! and `--from`.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;

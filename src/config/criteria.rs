@@ -1,6 +1,5 @@
 //! Contract criteria (`--expect CRITERION`): the grammar, and which measurements a
-//! criterion selects. Pure core: no I/O, no MPI. Evaluating a criterion against the
-//! results of a run is [`crate::output::verdict`]'s.
+//! criterion selects. Pure core: no I/O, no MPI.
 //!
 //! ```text
 //! CRITERION  = API "." PHASE [ "." STATISTIC ] COMPARISON BOUND UNIT [ "@" SELECTOR { "," SELECTOR } ]
@@ -14,14 +13,8 @@
 //! SELECTOR   = procs=N | xfer=SIZE                          (SIZE: bytes, K/M/G suffix as -x)
 //! ```
 //!
-//! Blanks are allowed around the comparison, between the bound and its unit and around
-//! `@` and `,`. Units are case-sensitive (`Gb/s` would be bits); `MB/s` and `KB/s` are
-//! refused as ambiguous (the report's "MB/s" are MiB/s). The statistic is that of the
-//! report's throughput lines over the iterations: `max` is "Maximum Throughput" (the
-//! fastest iteration), `mean` "Average Throughput", `min` "Minimum Throughput".
-//!
-//! A criterion holds when every measurement it selects — every (processes, transfer
-//! size) of its API and phase, narrowed by its selectors — satisfies the comparison.
+//! Units are case-sensitive; `MB/s` and `KB/s` are refused as ambiguous. A criterion
+//! holds when every measurement it selects satisfies the comparison.
 
 use super::values::ValueError;
 use crate::terms::{Api, Phase};

@@ -1,23 +1,14 @@
-//! Pure parsing of environment-variable values (spec §2.4).
-//!
-//! Only the text is handled here: reading the variable, creating the `MPI_Info` object and
-//! calling `MPI_Info_set` is the caller's business. Unlike the reference, which silently
-//! skipped pieces without `=` and let Open MPI abort the whole job on an empty key or
-//! value, every malformed entry is refused here with one message naming `HDF5_MPI_INFO`
-//! (the same defect class as spec §11 item 18: user typos must not be ignored silently).
+//! Pure parsing of environment-variable values (spec §2.4). Every malformed entry is
+//! refused with one message naming `HDF5_MPI_INFO` (spec §11 item 18).
 
 use super::values::printable;
 use crate::error::Error;
 
-/// Parse the value of `HDF5_MPI_INFO` (spec §2.4) into `(key, value)` pairs, in order:
-/// entries `KEY=VALUE` separated by `;`, split at the first `=`; blanks around entries,
-/// keys and values removed; blank entries skipped (`""` gives no pairs). Keys may be at
-/// most `max_key` bytes and values `max_val` bytes long (`MPI_MAX_INFO_KEY - 1` and
-/// `MPI_MAX_INFO_VAL - 1` of the MPI library in use).
+/// Parse the value of `HDF5_MPI_INFO` (spec §2.4) into `(key, value)` pairs, in order;
+/// keys at most `max_key` bytes, values `max_val` bytes.
 ///
 /// # Errors
-/// [`Error::Usage`] (one line starting with `h5perf: `) for an entry without `=`, an empty
-/// key, an empty value, or a key or value longer than the limits.
+/// [`Error::Usage`] for an entry without `=`, an empty key or value, or one too long.
 pub fn parse_mpi_info_with_limits(
     s: &str,
     max_key: usize,
@@ -67,11 +58,7 @@ pub fn parse_mpi_info_with_limits(
 }
 
 /// What to add to the message `msg` of an MPI-IO or PHDF5 call made with the hints
-/// `pairs` of `HDF5_MPI_INFO`, so that the user sees which hint to fix: the hints whose
-/// key the MPI library's text names (`cb_config_list` in MPICH's `ADIO_OPEN
-/// cb_config_list(320): No aggregators match`), or, for a failed open (`opening`), all
-/// of them. None without hints, or when no hint is named and the call was not an open
-/// (a transfer's error is the file system's, not a hint's).
+/// `pairs`: the hints whose key `msg` names, or for a failed open (`opening`) all of them.
 pub fn hint_note(msg: &str, pairs: &[(String, String)], opening: bool) -> Option<String> {
     if pairs.is_empty() {
         return None;

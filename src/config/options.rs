@@ -1,9 +1,5 @@
-//! The option table: every option of h5perf ([`DEFS`]: its names, what it takes, its
-//! help text, what it sets and how it shows), beside what the options set ([`Options`]:
-//! checked but not yet defaulted or clamped, spec §1). The command line, its help text,
-//! the C API's keyed setter, the parameter block and results fields of shown flags, and
-//! the checks of the man page and the README all read [`DEFS`]; the README's "Where a
-//! change goes" adds an option end to end.
+//! The option table ([`DEFS`]) and what the options set ([`Options`]: checked, not yet
+//! defaulted or clamped, spec §1).
 
 use std::ffi::{OsStr, OsString};
 

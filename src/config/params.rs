@@ -1,9 +1,5 @@
-//! The resolved configuration after h5perf's defaults and clamping (spec §1.9), and the
-//! checks that refuse a configuration before any I/O.
-//!
-//! No I/O and no MPI here; the world size is passed in as a number. (The one exception:
-//! given fill options are checked with HDF5 in an in-memory file, see
-//! [`crate::terms::FillSettings::refusal`].)
+//! The resolved configuration after defaults and clamping (spec §1.9), and the checks
+//! that refuse a configuration before any I/O. No I/O, no MPI.
 
 use std::ops::{Deref, DerefMut};
 
@@ -12,10 +8,8 @@ use super::storage::{StorageFacts, StorageOptions};
 use super::values::ApiSet;
 use crate::terms::Api;
 
-/// The resolved configuration the engine runs: the options as given, and the values
-/// h5perf defaults or clamps (spec §1.9), resolved once. Sizes in bytes. The fields
-/// below shadow the given values of the same name; everything else is read from the
-/// given [`Options`] through `Deref` (`p.collective`, `p.storage.fsync`).
+/// The resolved configuration (spec §1.9; sizes in bytes); everything else is read from
+/// the given [`Options`] through `Deref`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Params {
     /// The options as given (checked, not defaulted).
@@ -160,13 +154,9 @@ impl Params {
         fields
     }
 
-    /// Check every (process count, transfer size) combination the run will sweep,
-    /// before any I/O (spec §4, §6.6, §10, §11.9): the engine's checks, then what it
-    /// could not run (2D regions that do not tile, MPI counts and HDF5 1.10 transfers
-    /// above `INT_MAX`, HDF5 chunks of 4 GiB, buffers larger than `mem_bytes`, file
-    /// offsets beyond `i64`), with `world_size` bounding the process counts; then fill
-    /// settings HDF5 refuses (its reason, asked in an in-memory file) and the storage
-    /// options' combinations. One message per distinct problem, in the order found.
+    /// Check every (process count, transfer size) combination before any I/O (spec §4,
+    /// §6.6, §10, §11.9), then the fill settings and storage options; one message per
+    /// distinct problem, in the order found.
     pub fn problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
         let mut out = self.engine_problems(world_size, mem_bytes);
         if let Some(m) = self.fill.refusal(self.chunk, self.dim2d) {
@@ -330,9 +320,7 @@ fn shown_on<'a>(defs: &'a [Def], o: &'a Options) -> impl Iterator<Item = &'a Sho
     defs.iter().filter_map(shown).filter(|s| (s.on)(o))
 }
 
-/// The limits of MPI-IO for one (process count, transfer size) combination (spec §6.4,
-/// §11.9): each vector count or stride of `counts` must fit in an `int`. One message
-/// per count that does not.
+/// MPI-IO: each vector count or stride of `counts` must fit in an `int` (spec §6.4, §11.9).
 fn mpiio_limits(counts: &[Count]) -> Vec<String> {
     let int_max = i32::MAX as u64;
     counts
@@ -347,10 +335,8 @@ fn mpiio_limits(counts: &[Count]) -> Vec<String> {
         .collect()
 }
 
-/// The limits of PHDF5 (HDF5 1.10) for one combination: a transfer of `buf_bytes` bytes
-/// must fit in one MPI-IO call of HDF5's driver, `INT_MAX` bytes (spec §11.9), and with
-/// `chunk2d` (2D chunked datasets) a `blk × blk` chunk must be smaller than 4 GiB,
-/// HDF5's chunk limit. Messages in that order.
+/// PHDF5 (HDF5 1.10): a transfer at most `INT_MAX` bytes (spec §11.9); with `chunk2d` a
+/// `blk × blk` chunk below 4 GiB.
 fn phdf5_limits(buf_bytes: u64, chunk2d: bool, blk: u64) -> Vec<String> {
     let int_max = i32::MAX as u64;
     let mut out = Vec::new();

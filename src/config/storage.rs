@@ -1,16 +1,11 @@
-//! The storage options (issue 13), which make the numbers measure the storage rather than
-//! the page cache: what was asked ([`StorageOptions`]; what each does is its help text
-//! in the option table), the combinations refused before anything runs, what the run
-//! found out about the machine ([`StorageFacts`]), and how the report and the results
-//! files show them. None given, the report is the C tool's.
+//! The storage options (issue 13): what was asked ([`StorageOptions`]), the refused
+//! combinations, what the run found ([`StorageFacts`]) and how reports show them.
 
 /// `--reorder[=SHIFT]`: in the read phase rank r reads the part that rank
 /// `(r + SHIFT) mod N` wrote (IOR's `-C`/`-Q`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reorder {
-    /// `--reorder`: SHIFT is the number of ranks on the node of rank 0 (from
-    /// `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`, for each process count) when the run
-    /// communicator spans nodes, else 1.
+    /// `--reorder`: SHIFT is the number of ranks on the node of rank 0, or 1 on one node.
     ByNode,
     /// `--reorder=SHIFT`, SHIFT ≥ 1.
     Shift(u64),
@@ -52,10 +47,7 @@ impl StorageOptions {
     }
 
     /// The combinations refused before anything runs, one message each (without
-    /// `h5perf: `): a storage option with `-w` or with another that leaves it nothing to
-    /// do, `--direct` with the APIs `non_posix` (`mpiio`, `phdf5`), `--reorder` when no
-    /// process count of `proc_counts` has a second rank, or with a SHIFT that is a
-    /// multiple of one.
+    /// `h5perf: `).
     pub fn problems(
         &self,
         non_posix: &[&str],

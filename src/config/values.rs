@@ -1,9 +1,6 @@
-//! The values of the options: their parsers (spec §1.5–§1.8, made strict as spec §11
-//! asks), what a value is ([`ValueKind`]), the value types [`ApiSet`] and
-//! [`struct@Debug`], and the rules a value must obey, shared by the option table and the
-//! C API's typed setters (each words a refusal, [`ValueError`], in its own way). A
-//! parser's reason does not name the option; the command line prints it after
-//! `invalid value 'V' for -e/--num-bytes: `.
+//! Option values: their parsers (spec §1.5–§1.8, made strict as spec §11 asks),
+//! [`ValueKind`], [`ApiSet`], [`struct@Debug`] and the rules a value must obey, shared by
+//! the option table and the C API's typed setters ([`ValueError`]).
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -34,14 +31,11 @@ fn trim_blanks(s: &str) -> &str {
     s.trim_matches([' ', '\t'])
 }
 
-/// Parse a size in bytes (spec §1.5, made strict): decimal digits with an optional `+`,
-/// one optional suffix `K`, `M` or `G` (either case, ×2^10, ×2^20, ×2^30), blanks around
-/// them; at most [`MAX_SIZE`]; zero is accepted (callers decide what it means).
+/// Parse a size in bytes (spec §1.5, made strict; `K`/`M`/`G` ×2^10/2^20/2^30), at most
+/// [`MAX_SIZE`]; zero is accepted.
 ///
 /// # Errors
-/// A reason for an empty, negative or fractional value, no digits, an unknown suffix
-/// (the C tool's phrase `Illegal size specifier 'Q'`), anything after the suffix, or a
-/// value above [`MAX_SIZE`].
+/// A reason for anything else (an unknown suffix: `Illegal size specifier 'Q'`).
 pub fn parse_size(s: &str) -> Result<u64, ValueError> {
     let t = s.trim_start_matches([' ', '\t']);
     if trim_blanks(t).is_empty() {
@@ -188,13 +182,10 @@ pub fn parse_api_list(v: &str) -> Result<Vec<Api>, ValueError> {
     Ok(out)
 }
 
-/// Parse a debug list (spec §1.8): levels and the letters `r`, `t`, `v`, separated by
-/// commas, added to the settings `d`: the last level wins (above
-/// [`MAX_DEBUG_LEVEL`] counts as it), letters add up.
+/// Parse a debug list (spec §1.8) into the settings `d`: the last level wins, letters add up.
 ///
 /// # Errors
-/// A reason for an empty list or entry, or an entry that is neither a number nor one of
-/// the letters.
+/// A reason for an empty list or entry, or an entry neither a number nor `r`, `t`, `v`.
 pub fn parse_debug_list(v: &str, mut d: Debug) -> Result<Debug, ValueError> {
     const HINT: &str = "(expected a level 0-4 or the letters r, t, v, separated by commas)";
     for (raw, tok) in split_list(v).map_err(|e| format!("{e} {HINT}"))? {
@@ -412,7 +403,6 @@ pub struct ValueError {
     /// What the value is, in words (`HDF5 alignment`, `number of files`); empty until
     /// [`ValueError::named`].
     what: &'static str,
-    /// What is wrong with it.
     problem: Problem,
 }
 
@@ -441,8 +431,7 @@ impl ValueError {
         ValueError { what, ..self }
     }
 
-    /// The reason alone, without naming the value: `must be at least 1`, `too large (at
-    /// most 9223372036854775807 bytes)`, `empty file name`.
+    /// The reason alone, without naming the value (`must be at least 1`).
     pub fn reason(&self) -> String {
         match &self.problem {
             Problem::Zero => "must be at least 1".to_string(),
@@ -455,9 +444,7 @@ impl ValueError {
 }
 
 impl fmt::Display for ValueError {
-    /// The whole sentence, naming the value: `HDF5 alignment must be at least 1`,
-    /// `block size (18446744073709551615) is too large (at most 9223372036854775807)`,
-    /// `debug level (-1) must be 0..4`, `empty report file name`.
+    /// The whole sentence, naming the value (`HDF5 alignment must be at least 1`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = self.what;
         match &self.problem {
@@ -474,9 +461,7 @@ impl fmt::Display for ValueError {
 
 impl std::error::Error for ValueError {}
 
-/// A parser's refusal (`empty list`), also of the `--expect` grammar and the
-/// acceptance options: the reason alone, as the command line prints it after `invalid
-/// value 'V' for -A/--api: `.
+/// A parser's refusal (`empty list`): the reason alone, as the command line prints it.
 impl From<String> for ValueError {
     fn from(reason: String) -> ValueError {
         ValueError {
@@ -501,8 +486,7 @@ pub const MAX_COUNT: u64 = i64::MAX as u64;
 /// The highest debug level (`-D`); larger levels count as this one (spec §1.8).
 pub const MAX_DEBUG_LEVEL: u8 = 4;
 
-/// A size in bytes (`-e -x -X -B -T`; 0 means the default for the first four): at most
-/// [`MAX_SIZE`] ([`parse_size`] refuses larger sizes with the same reason).
+/// A size in bytes (`-e -x -X -B -T`), at most [`MAX_SIZE`].
 ///
 /// # Errors
 /// More than [`MAX_SIZE`] bytes.
@@ -543,8 +527,7 @@ pub fn debug_level(level: i64) -> Result<u8, ValueError> {
     Ok(level.min(i64::from(MAX_DEBUG_LEVEL)) as u8)
 }
 
-/// A file name (`-o`, `--json`, ...), its bytes as given, blanks included; the reason
-/// for an empty name ends with `hint` (possibly empty).
+/// A file name (`-o`, `--json`, ...) as given; the reason for an empty one ends with `hint`.
 ///
 /// # Errors
 /// An empty name.
@@ -562,8 +545,7 @@ pub fn file_name(name: &OsStr, hint: &'static str) -> Result<OsString, ValueErro
 /// Appended to the reason for an empty `--json`/`--csv`/`--rank-csv` name.
 pub const STDOUT_HINT: &str = " (use - for standard output)";
 
-/// `--reorder[=SHIFT]`: `None` for the default shift (the ranks on a node, or 1 on one
-/// node), else the shift, at least 1.
+/// `--reorder[=SHIFT]`: `None` for the default shift (the ranks on a node).
 ///
 /// # Errors
 /// A shift of zero, or more than [`MAX_COUNT`].

@@ -1,25 +1,7 @@
-//! Files to remove however the process ends: a small registry of paths (the `-o`
-//! report's temporary file, the data file in use, a `--fill-behaviour` scratch file, the
-//! data directory's lock) that
-//!
-//! * the signal handlers ([`crate::ffi::signals`], installed by [`install_handlers`])
-//!   unlink, async-signal-safely, when the process is interrupted or crashes;
-//! * a helper process, the *reaper* ([`start_reaper`], world rank 0 of the `h5perf`
-//!   program only), unlinks when this process ends without having removed them — also
-//!   when no handler can run: `SIGKILL` (MPICH's hydra sends `SIGTERM` and `SIGKILL` back
-//!   to back), or an `_exit` inside the MPI library (Open MPI's ranks when `mpiexec` dies,
-//!   e.g. under `timeout`).
-//!
-//! The engine records a file with [`register`] before creating it and forgets it with
-//! [`unregister`] once it is removed or to be kept; both happen outside the timers. The
-//! reaper learns each change over a socket; it removes what is still registered when
-//! that socket reaches end of file, i.e. when this process is gone, however it ended.
-//! It leaves the launcher's process group and session (`setsid`), so a launcher that
-//! kills the rank's process group does not kill it; it keeps the rank's standard error
-//! open, so the launcher waits for it (it prints there what it removed) and it holds
-//! nothing else. A cgroup-wide kill (a batch system) or a node crash kills it too: then
-//! the next run in the directory finds the leftovers through the lock
-//! (`datadir::lock`).
+//! Files to remove however the process ends: a registry of paths ([`register`],
+//! [`unregister`]) unlinked by the signal handlers ([`install_handlers`]) and by the
+//! reaper ([`start_reaper`]), a helper process that outlives this one (`setsid`) and
+//! removes what is still registered when its socket reaches end of file.
 
 use std::ffi::{CStr, OsStr};
 use std::io::Read;
@@ -38,8 +20,7 @@ pub const PATH_MAX_BYTES: usize = 4096;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Slot {
-    /// The `-o` report's temporary file until it is renamed over the report (the rank
-    /// that created it); first, as the smallest: a launcher may follow SIGTERM with
+    /// The `-o` report's temporary file; first, as a launcher may follow SIGTERM with
     /// SIGKILL soon.
     Report,
     /// The data file in use (recorded on every rank).
@@ -137,10 +118,8 @@ pub fn clear_current() {
     unregister(Slot::Data);
 }
 
-/// Record `path`, the temporary file of the `-o` report not yet renamed over the
-/// report, to remove if the process is interrupted or crashes ([`register`] with
-/// [`Slot::Report`]): an interrupted run leaves an earlier report as it was and no
-/// temporary file. Paths of 4096 bytes or more are not recorded.
+/// Record `path`, the `-o` report's temporary file, to remove if the process is
+/// interrupted or crashes. Paths of 4096 bytes or more are not recorded.
 pub fn set_pending_report(path: impl AsRef<OsStr>) {
     register(Slot::Report, path);
 }
@@ -224,9 +203,8 @@ fn tell_reaper(op: u8, slot: Slot, path: &[u8]) {
     }
 }
 
-/// Start the reaper: a helper process ([`process::fork_helper`]) that removes the
-/// files still registered when this process ends (see the module documentation). Call
-/// once, before `MPI_Init`, while the process has a single thread.
+/// Start the reaper ([`process::fork_helper`]). Call once, before `MPI_Init`, while
+/// the process has a single thread.
 ///
 /// Errors: `socketpair` or `fork` failed (nothing started).
 pub fn start_reaper() -> Result<()> {

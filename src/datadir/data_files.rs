@@ -1,9 +1,5 @@
-//! What h5perf trusts about the files it writes: nothing that is already there (issue
-//! 12; README "Data files are never trusted"). [`make_room`] frees the name (only an
-//! own regular file is removed, anything else refused), the file is then created
-//! exclusively (`O_EXCL | O_NOFOLLOW`, `MPI_MODE_EXCL`, `H5F_ACC_EXCL`), and after the
-//! open each process checks what it holds ([`check_new`], [`check_held`]); the read
-//! phase checks that it reads the file the write phase left ([`check_same`]).
+//! What h5perf trusts about the files it writes: nothing (issue 12; README "Data files
+//! are never trusted"): [`make_room`], [`check_new`], [`check_held`], [`check_same`].
 
 use std::ffi::{CStr, OsStr};
 use std::os::unix::ffi::OsStrExt;
@@ -70,9 +66,8 @@ pub fn make_room(path: &CStr) -> Result<()> {
     posix::unlink(path)
 }
 
-/// [`make_room`] for a file every process then opens with `O_CREAT | O_TRUNC |
-/// O_NOFOLLOW` (the POSIX write phase): an own regular file with one link is left for
-/// those opens to empty, so its name never goes missing between iterations.
+/// [`make_room`] for the POSIX write phase (`O_TRUNC`): an own regular file with one
+/// link is left for the opens to empty.
 ///
 /// Errors: as [`make_room`].
 pub fn make_room_keeping_own(path: &CStr) -> Result<()> {
@@ -131,9 +126,8 @@ pub fn check_new(path: &CStr, seen: &FileStat, empty: bool) -> Result<()> {
     Ok(())
 }
 
-/// Step 3 for a file a library opened by name: `at_name` (`lstat` after the open) must be
-/// among the regular files this process holds (`open_now`); a process holding no new one
-/// compared with `open_before` is accepted (some MPI-IO hints defer the open).
+/// Step 3 for a file a library opened by name: `at_name` must be among `open_now`, or no
+/// new file held since `open_before` (some MPI-IO hints defer the open).
 ///
 /// Errors: the process holds another new file than the one under the name.
 pub fn check_held(
@@ -224,8 +218,7 @@ pub fn reopen(path: &CStr, append: bool, made: &FileStat) -> Result<std::fs::Fil
     Ok(f)
 }
 
-/// The file under `path` must still be `made` (a regular file, the same device and
-/// inode): for files a library reopens by name.
+/// The file under `path` must still be `made` (a regular file, same device and inode).
 ///
 /// Errors: nothing there, or another file.
 pub fn check_still(path: &CStr, made: &FileStat) -> Result<()> {

@@ -1,6 +1,5 @@
-//! This host and this process as other processes see them: the host name, the kernel's
-//! boot id, a process's start time (`/proc`), the wall clock as RFC 3339 text. Used by
-//! the results files (`output::export`) and by the data-directory lock ([`super::lock`]).
+//! This host and process as other processes see them (host name, boot id, process start
+//! time, RFC 3339 clock), for the results files and the lock ([`super::lock`]).
 
 /// `unix_seconds` as an RFC 3339 UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` (proleptic
 /// Gregorian, leap seconds not counted; years after 9999 with more digits).

@@ -9,10 +9,8 @@ use std::path::Path;
 use super::lock_record::{claimed_names, left_by, shown, Holder};
 use crate::error::{path_text, Error, Result};
 
-/// Rank 0, holding the lock it took over from the dead run `stale`: remove the files
-/// `stale` claimed and left in `dir` ([`left_by`]), or leave them if that run kept its
-/// files. Returns one line each (starting `h5perf: `) for stderr: the takeover, what
-/// was removed (with sizes), kept, or could not be removed (with the reason).
+/// Rank 0, holding the lock taken over from the dead run `stale`: remove the files it
+/// left in `dir` ([`left_by`]) unless it kept them; returns the lines for stderr.
 pub fn clean(dir: &Path, stale: &Holder) -> Vec<String> {
     let mut notes = vec![format!(
         "h5perf: an earlier h5perf run ended without releasing the data directory {} ({}); \

@@ -1,11 +1,5 @@
-//! The data directory's lock (README "The lock"): rank 0 of a run holds `#h5perf.lock`
-//! ([`Holder::render`]: who holds it and the files its run makes, [`Claim`]), created in
-//! a file of its own and hard-linked to its name (never following or replacing what is
-//! there). A live holder refuses the run; a stale one (its process gone, as a rank on its
-//! host sees it) is taken over and what its run left removed ([`super::leftovers`]); a
-//! holder no rank can check, or another user's stale lock, refuses the run. The lock is
-//! removed at the end ([`DirLock::release`]), on an error path when dropped, and by the
-//! signal handlers and the reaper when the process is stopped ([`super::cleanup`]).
+//! The data directory's lock (README "The lock"), removed at the end
+//! ([`DirLock::release`]), when dropped, and by [`super::cleanup`].
 
 use std::fs;
 use std::io::{ErrorKind, Read, Write};
@@ -76,13 +70,11 @@ fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
     Error::DataDir(format!("{what} {cut_shown}{more}: {why}"))
 }
 
-/// Take the lock of data directory `dir` for a run making the files of `claim`.
-/// Collective: rank 0 works on the file, every rank on the holder's host helps decide
-/// whether the holder still runs.
+/// Take the lock of data directory `dir` for a run making the files of `claim`
+/// (collective).
 ///
-/// Errors (the same on every rank): [`Error::Invalid`] when a live run, a run no rank can
-/// check, another user's stale lock or a file that is not a lock is in the way; an agreed
-/// error when a file operation failed on rank 0.
+/// Errors (the same on every rank): [`Error::Invalid`] when anything but a stale lock of
+/// ours is in the way; an agreed error when a file operation failed on rank 0.
 pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
     let rank = comm.rank()?;
     let me = Holder::this_process(claim.clone());
@@ -182,8 +174,7 @@ fn held(rank: u32, lock: PathBuf, ident: FileId, takeover: Vec<String>) -> DirLo
     }
 }
 
-/// Rank 0's [`Found`] (or its failure) on every rank in one broadcast (the identity on
-/// rank 0 only), with the lock file's owner for [`Found::Held`]. Collective.
+/// Rank 0's [`Found`] on every rank, with the owner for [`Found::Held`]. Collective.
 ///
 /// # Errors
 /// Rank 0's failure: its own error there, [`Error::Remote`] on the other ranks.
@@ -218,9 +209,7 @@ fn share_found(comm: &Comm, rank: u32, found: Result<Found>) -> Result<(Found, u
     Ok((shared, owner))
 }
 
-/// The outcome of a step only rank 0 makes, on every rank, in one broadcast of its
-/// `encode`d value (`Erank 0: message` when it failed); also the bytes, for the other
-/// ranks to decode. Collective.
+/// The outcome of a step only rank 0 makes, on every rank (and the bytes). Collective.
 ///
 /// # Errors
 /// Rank 0's failure: its own error there, [`Error::Remote`] on the other ranks.

@@ -1,8 +1,5 @@
-//! The data directory's safety, in one place: where the data files go and their names
-//! ([`run_env`]: `HDF5_PARAPREFIX`, `USER`, `HDF5_NOCLEANUP`, spec §5.1), how a data
-//! file is made and checked ([`data_files`]), the directory's lock and its record
-//! ([`lock`], [`lock_record`]), what a run left there and its removal ([`leftovers`]),
-//! and this host and process as another run sees them ([`host`]).
+//! The data directory's safety: file names ([`run_env`]), data files ([`data_files`]),
+//! the lock ([`lock`], [`lock_record`]), [`leftovers`] and [`host`].
 
 pub mod cleanup;
 pub mod data_files;

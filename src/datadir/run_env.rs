@@ -40,9 +40,8 @@ impl RunEnv {
     }
 }
 
-/// The data-file directory (spec §5.1), checked on every rank before any I/O (a
-/// collective open failing on some ranks only can hang inside MPI): every rank must be
-/// able to create files in it. Collective. Returns [`data_dir`] (empty: the current one).
+/// The data-file directory (spec §5.1; [`data_dir`]), checked writable on every rank
+/// before any I/O. Collective.
 ///
 /// Errors: the directory is missing, not a directory or not writable on some rank; `USER`
 /// is not a plain name, or `$HDF5_PARAPREFIX/$USER` is not a directory of this user.

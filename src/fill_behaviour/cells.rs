@@ -1,6 +1,4 @@
-//! The cells of the experiment: the settings each cell of the two tables is observed
-//! with (fill value, fill time, allocation time, storage method), the dataset every
-//! cell creates, and the document's cell for each. Pure, no I/O.
+//! The cells of the experiment and their settings. Pure, no I/O.
 
 use std::fmt::Write as _;
 

@@ -1,7 +1,4 @@
-//! What a cell left behind, and its classification into the document's outcomes: bytes
-//! counted by value ([`Census`]), the state after each step ([`Snapshot`]), everything
-//! observed for a cell ([`Observation`]) and the outcome it shows ([`classify`],
-//! [`Verdict`]). Pure, no I/O.
+//! What a cell left behind ([`Observation`]) and its outcome ([`classify`]). Pure, no I/O.
 
 use crate::ffi::hdf5::{AllocTime, FillKind};
 
@@ -147,21 +144,8 @@ impl Verdict {
     }
 }
 
-/// Classify an observation into the document's outcomes:
-///
-/// * HDF5 refused → Error.
-/// * Contiguous and chunked: if storage was allocated at creation, it is "written during
-///   creation" / "to all chunks during create" when every allocated byte holds the fill
-///   value, else no fill. Otherwise, if the write allocated storage beyond the chunk it
-///   touched (contiguous data, late chunk allocation), that storage decides: all fill →
-///   "during write" / "to all chunks during write", else no fill. Otherwise (only the
-///   touched chunk was allocated) the rest of that chunk decides: all fill → "set in
-///   each chunk accessed", else no fill.
-/// * Compact: the compact data after creation decides: all fill → "during creation".
-///
-/// Where the deciding bytes came from HDF5's buffer (the touched chunk, compact data)
-/// and the fill value is 0, "no fill" leaves the same bytes and is given as the
-/// alternative.
+/// Classify an observation into the document's outcomes (README `h5perf
+/// --fill-behaviour`); with fill value 0 from HDF5's buffer, "no fill" is the alternative.
 pub(super) fn classify(o: &Observation) -> Verdict {
     if o.error.is_some() {
         return Verdict::sure(FillOutcome::Error);

@@ -1,8 +1,5 @@
-//! The document's tables: HDF5's fill value writing behaviour for each property list
-//! setting, serial and parallel, as the HDF5 documentation states it ("These tables
-//! summarize the library's fill value writing behavior for various property list settings
-//! and compare serial I/O vs. parallel I/O", last modified March 16, 2018). Data only, no
-//! I/O.
+//! The document's tables: HDF5's fill value writing behaviour, serial and parallel, as the
+//! HDF5 documentation states it (last modified March 16, 2018). Data only.
 
 use crate::ffi::hdf5::{AllocTime, FillKind, FillTime};
 

@@ -1,7 +1,4 @@
-//! The experiment's I/O: for each cell, a scratch file with marker bytes behind HDF5's
-//! allocated space, the dataset created and written with the cell's settings (serial on
-//! rank 0 alone, or parallel on every rank), the bytes written and the storage read back
-//! after each step; and the mode itself ([`run_mode`]).
+//! The experiment's I/O, and the mode itself ([`run_mode`]).
 
 use std::ffi::CStr;
 use std::path::Path;
@@ -399,13 +396,11 @@ fn remove_scratch(path: &Path) -> Result<()> {
 const SERIAL_SCRATCH: &str = "#h5perf_fill_serial.h5";
 const PARALLEL_SCRATCH: &str = "#h5perf_fill_parallel.h5";
 
-/// Run every experiment on `world` (collective) and return the findings on every rank
-/// (observed contents only on rank 0), in scratch files of the data directory, under
-/// its lock ([`dir_lock`]), removed whatever happens.
+/// Run every experiment on `world` (collective) in scratch files under the data
+/// directory's lock ([`dir_lock`]) and return the findings on every rank.
 ///
-/// Errors: the data directory is in use by another run; a failure other than HDF5
-/// refusing a cell's settings, agreed on by all ranks; a scratch file that cannot be
-/// removed.
+/// Errors: the directory in use; a failure other than HDF5 refusing a cell's settings;
+/// a scratch file that cannot be removed.
 fn observe(world: &Comm) -> Result<Findings> {
     // HDF5 prints nothing while h5perf runs; errors come back from its error stack
     let _quiet = hdf5::Quiet::new();
@@ -507,13 +502,10 @@ fn parallel_observations(world: &Comm, parallel_path: &Path) -> Result<ParallelO
     Ok((pcells, pobs, rows))
 }
 
-/// The `--fill-behaviour` mode on `world` (collective): observes both tables and the
-/// checks, then rank 0 prints the report on standard output. Differences are findings:
-/// `Ok` unless `strict` is set and something differs, which gives an [`Error::Invalid`]
-/// naming the number of differences (exit status 1).
+/// The `--fill-behaviour` mode on `world` (collective); rank 0 prints the report.
 ///
-/// Errors: a failure other than HDF5 refusing a cell's settings (the data directory,
-/// file creation, I/O, `/proc/self/io`), agreed on by all ranks; writing the report.
+/// Errors: [`Error::Invalid`] with `strict` when something differs; a failure other
+/// than HDF5 refusing a cell's settings, agreed on by all ranks; writing the report.
 pub fn run_mode(world: &Comm, strict: bool) -> Result<()> {
     // HDF5's error printing stays off until the process ends: HDF5 1.10.8 leaves its
     // free lists unbalanced after the experiment's parallel datasets created with an

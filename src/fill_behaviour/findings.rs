@@ -1,7 +1,4 @@
-//! The findings of the experiment and their report: each cell's observation paired with
-//! the document ([`CellResult`], [`results`]), the library's defaults ([`Defaults`]), the
-//! parallel allocation-time check ([`AllocCheck`]), and everything together
-//! ([`Findings`]) rendered as the mode's report. Pure, no I/O.
+//! The findings of the experiment ([`Findings`]) and their report. Pure, no I/O.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

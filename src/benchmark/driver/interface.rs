@@ -30,19 +30,13 @@ pub struct Ctx<'a> {
     pub comm: &'a Comm,
     /// `HDF5_MPI_INFO` as an info object (or `MPI_INFO_NULL`).
     pub info: &'a Info,
-    /// The resolved parameters (spec §1.9); the drivers read `collective` (`-C`), `chunk`
-    /// (`-c`), `num_dsets` (`-d`), `h5_align` (`-a`), `h5_thresh` (`-T`), `fill` and
-    /// `storage.direct` (`--direct`). The geometry (1D or 2D) and the sizes come with
-    /// the [`Pattern`].
+    /// The resolved parameters (spec §1.9); geometry and sizes come with the [`Pattern`].
     pub p: &'a Params,
     /// This rank's access pattern for the current (N, transfer size, API).
     pub pattern: Pattern,
-    /// The error beacon of the communicator (`None` for one process): independent
-    /// transfer loops raise it when they fail and test it every
-    /// [`Ctx::poll_every`] transfers ([`each_transfer`]).
+    /// The error beacon of the communicator (`None` for one process), see [`each_transfer`].
     pub stop: Option<&'a Beacon>,
-    /// Transfers between two tests of the beacon: [`poll_interval`] of the transfer
-    /// size.
+    /// Transfers between two tests of the beacon ([`poll_interval`]).
     pub poll_every: u64,
 }
 
@@ -85,10 +79,8 @@ pub trait Driver {
     fn begin_phase(&mut self, ctx: &Ctx<'_>, phase: Access) -> Result<()>;
     /// Prepare dataset `d` (0-based): HDF5 creates or opens `Dataset_<d+1>`.
     fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, phase: Access) -> Result<()>;
-    /// Write the transfers `x` of the current dataset from `buf` (the transfer buffer),
-    /// in order, with [`each_write`]: a loop that only computes offsets and calls the
-    /// I/O library (everything else prepared before the loop, issue 18). Returns the
-    /// first error (after the remaining transfers when `x.keep_going`).
+    /// Write the transfers `x` of the current dataset from `buf` with [`each_write`]
+    /// (issue 18); returns the first error.
     fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()>;
     /// Read the transfers `x` of the current dataset into `buf` with [`each_read`]
     /// (calling `x.check` after each successful read); otherwise as [`Driver::write`].
@@ -97,10 +89,8 @@ pub trait Driver {
     fn end_dataset(&mut self) -> Result<()>;
     /// Release what `begin_phase` made.
     fn end_phase(&mut self) -> Result<()>;
-    /// Force what this process wrote to the open file to stable storage (`--fsync`,
-    /// after [`Driver::end_phase`] of the write phase and before [`Driver::close`]):
-    /// POSIX `fsync`, MPI-IO `MPI_File_sync` and PHDF5 `H5Fflush` (collective for
-    /// MPI-IO and PHDF5, so every rank calls it, even after a failed transfer).
+    /// `--fsync`: force what this process wrote to stable storage (collective for MPI-IO
+    /// and PHDF5).
     fn sync(&mut self) -> Result<()>;
     /// Close the file (collective for MPI-IO and PHDF5); releases anything still open first.
     fn close(&mut self) -> Result<()>;
@@ -122,9 +112,8 @@ pub trait Driver {
     }
     /// Delete the file `path` (its bytes as a C string; called on one rank only).
     fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()>;
-    /// The open file as this process's own descriptor shows it (`fstat`: POSIX), for
-    /// the checks after an open; `None` when the MPI or HDF5 library holds the file
-    /// (the engine then looks at the name and at the process's open descriptors).
+    /// The open file as this process's own descriptor shows it (POSIX); `None` when the
+    /// MPI or HDF5 library holds the file.
     fn open_file_stat(&self) -> Option<Result<FileStat>> {
         None
     }
@@ -140,10 +129,7 @@ pub type ReadCheck<'a> = &'a mut dyn FnMut(u64, &[u8]);
 pub struct Transfers<'a> {
     /// Transfers `0..n` of the dataset, in order.
     pub n: u64,
-    /// After a failed transfer, still make the remaining ones (their results ignored):
-    /// set when the transfers are collective ([`Driver::collective_transfers`]), so
-    /// that no other rank waits in a collective call; otherwise the loop stops at the
-    /// first failure.
+    /// After a failed transfer, still make the remaining ones (collective transfers).
     pub keep_going: bool,
     /// `-D v`: the check after each read ([`ReadCheck`]); `None` for writes and for
     /// reads without verification.
@@ -242,15 +228,9 @@ fn checked_reads<S: ?Sized>(
 }
 
 /// Run `one(k)` for `k` in `0..n`, in order; the first error is returned, after the
-/// remaining calls when `keep_going` (their results ignored), else at once. The error
-/// handling is out of line, so that the loop is only the calls (issue 18).
-///
-/// Independent transfers (`keep_going` false) of several processes (`ctx.stop` set) run
-/// in runs of `ctx.poll_every` transfers with one test of the error beacon between two
-/// runs (issue 12): when another rank has raised it, the loop stops with
-/// [`Error::Stopped`] (or the failed test's error). The runs are the plain loop, so a
-/// transfer costs what it did; the test costs a compare and a call every
-/// `ctx.poll_every` transfers.
+/// remaining calls when `keep_going`, else at once (error handling out of line, issue 18).
+/// With `ctx.stop`, the error beacon is tested every `ctx.poll_every` transfers (issue
+/// 12); a raised beacon stops the loop with [`Error::Stopped`].
 #[inline(always)]
 pub fn each_transfer(
     ctx: &Ctx<'_>,

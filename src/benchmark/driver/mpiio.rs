@@ -228,12 +228,8 @@ impl Driver for MpiioDriver {
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
         match phase {
             Access::Write => {
-                // The engine has made the name free (rank 0, before the timers): the
-                // file is created new, with MPI_MODE_EXCL, so it picks up striping
-                // hints from HDF5_MPI_INFO and a symbolic link or a file that appeared
-                // under the name is never opened (the first process creates it with
-                // O_EXCL, the others open what it made). (The C tool deleted it from
-                // every rank, racing the open.)
+                // created new (MPI_MODE_EXCL; the engine made the name free): it picks
+                // up striping hints, and a link or a file that appeared is never opened
                 let f = File::open(ctx.comm, path, mode::CREATE_EXCL_RDWR, ctx.info)?;
                 f.set_size(0)?;
                 self.file = Some(f);
