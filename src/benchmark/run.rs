@@ -473,23 +473,11 @@ impl<'a> ApiRun<'a> {
         settle_beacon(&self.ctx, agree(comm, res))
     }
 
-    /// The data phase of one file (spec §5.2, §7): for each dataset, prepare it, run the
-    /// transfer loop between the raw-timer stamps (verifying after each read with `-D v`),
-    /// finish it. Returns the first error.
-    ///
-    /// So that a failure on one rank never leaves the others in a collective call, with
-    /// as few agreements inside the fine timer as that allows (issue 27, step 7):
-    /// * collective transfers: a failing rank keeps making the remaining transfer calls
-    ///   of the dataset (ignoring their results);
-    /// * when transfers or datasets are collective ([`Driver::collective_transfers`],
-    ///   [`Driver::collective_datasets`]: MPI-IO with `-C`, PHDF5) the ranks agree once
-    ///   after preparing the phase and once per dataset, after its preparation; that
-    ///   agreement also carries the previous dataset's transfers (a rank whose transfers
-    ///   failed still finishes that dataset and prepares the next one, the calls every
-    ///   rank makes), and the last dataset's result is agreed after the file's
-    ///   (collective) close, in [`ApiRun::timed_phase`];
-    /// * otherwise no agreement: a failing rank raises the error beacon and leaves, and
-    ///   the ranks meet at the close.
+    /// The data phase of one file (spec §5.2, §7), returning the first error. A failure
+    /// never leaves other ranks in a collective call (issue 27, step 7): collective
+    /// transfers keep going; with collective transfers or datasets the ranks agree after
+    /// the phase's and each dataset's preparation (carrying the previous dataset's
+    /// result; the last is agreed after the close); otherwise the beacon is raised.
     fn data_phase(&mut self, phase: Access) -> Result<()> {
         let ApiRun {
             run,

@@ -203,10 +203,8 @@ impl Criterion {
     /// Parse one criterion (grammar in the module documentation).
     ///
     /// # Errors
-    /// The reason, as one phrase without the criterion itself (`unknown phase 'wirte'
-    /// (expected raw_write, write, …)`), when `text` does not follow the grammar, names
-    /// an unknown API, phase, statistic, unit or selector, gives a selector twice, or a
-    /// bound or selector value that is not a positive number.
+    /// The reason, as one phrase (`unknown phase 'wirte' (expected raw_write, write, …)`),
+    /// when `text` does not follow the grammar.
     pub fn parse(text: &str) -> Result<Criterion, ValueError> {
         let text = text.trim();
         if text.is_empty() {

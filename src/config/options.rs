@@ -59,19 +59,15 @@ pub struct Options {
     pub json: Option<OsString>,
     /// `--csv FILE`: machine-readable results as CSV (`-` = standard output).
     pub csv: Option<OsString>,
-    /// `--rank-csv FILE`: every rank's time per iteration and phase as CSV (`-` =
-    /// standard output).
+    /// `--rank-csv FILE`: every rank's time per iteration and phase as CSV.
     pub rank_csv: Option<OsString>,
-    /// `--progress`: a line on stderr after each (processes, transfer size) step, also
-    /// when stderr is not a terminal.
+    /// `--progress`: a line on stderr after each (processes, transfer size) step.
     pub progress: bool,
     /// `--summary`: a summary table after the report.
     pub summary: bool,
-    /// `--fill-value`, `--fill-time` (`-n`), `--alloc-time`: dataset-creation settings of
-    /// the PHDF5 datasets (default: none set, the library's defaults).
+    /// `--fill-value`, `--fill-time` (`-n`), `--alloc-time` (default: none set).
     pub fill: FillSettings,
-    /// `--fsync`, `--direct`, `--reorder`, `--read-only`, `--drop-caches` (default: none
-    /// given, the C tool's run).
+    /// `--fsync`, `--direct`, `--reorder`, `--read-only`, `--drop-caches` (default: none).
     pub storage: StorageOptions,
     /// `--expect`, `--baseline`, `--tolerance`, `--html`, `--from` (default: none).
     pub acceptance: Acceptance,
@@ -169,15 +165,13 @@ pub enum Switch {
         words: bool,
         /// Store the flag.
         apply: fn(&mut Options, bool),
-        /// How the flag shows in the parameter block and the results files when it is
-        /// on (none: nowhere, or as its consumer writes it).
+        /// How the flag shows when it is on (none: nowhere, or as its consumer writes it).
         shown: Option<Shown>,
     },
 }
 
-/// How a flag the C tool lacks shows when it is on: one line of the parameter block and
-/// one field `on` of every results record, after the storage options'. Off, it shows
-/// nowhere.
+/// How a flag the C tool lacks shows when it is on: a parameter-block line and a results
+/// field `on`.
 pub struct Shown {
     /// Whether the flag is on in `o`.
     pub on: fn(&Options) -> bool,

@@ -266,12 +266,8 @@ pub fn each_transfer(
     }
 }
 
-/// Transfers `from..to` of [`each_transfer`] (of `n`) between two tests of the beacon:
-/// the plain loop of the calls, out of line so that its registers are its own (inline,
-/// the loop around it cost the POSIX loop one spilled register, one instruction per
-/// transfer; out of line, MPI-IO's loop reloads its captures, about 4 of its ~2600
-/// instructions per transfer); the first error goes to [`after_error`] (with
-/// `keep_going`, the transfers up to `n` are still made).
+/// Transfers `from..to` of [`each_transfer`] (of `n`) between two tests of the beacon,
+/// out of line so that its registers are its own (inline cost POSIX one spilled register).
 #[inline(never)]
 fn transfer_run<F: FnMut(u64) -> Result<()>>(
     one: &mut F,
