@@ -44,9 +44,8 @@ enum TakeOver {
     Foreign,
 }
 
-/// The data directory's lock, held by rank 0 of a run's communicator. Release it with
-/// [`DirLock::release`] at the end of the run; dropped unreleased (an error path), it
-/// is removed if it is still this run's.
+/// The data directory's lock, held by rank 0 of a run's communicator; release it with
+/// [`DirLock::release`] (dropped unreleased, it is removed if still this run's).
 pub struct DirLock {
     /// The lock file (rank 0), `None` on the other ranks.
     path: Option<PathBuf>,
@@ -347,9 +346,7 @@ fn read_existing(lock: &Path) -> Result<Found> {
     }
 }
 
-/// Rank 0: take over the stale lock `stale` (file `stale_ident`, owned by `owner`): move
-/// it aside, check that what moved is that lock, create this run's, remove what the dead
-/// run left.
+/// Rank 0: take over the stale lock `stale` (file `stale_ident`, owned by `owner`).
 fn take_over(
     dir: &Path,
     lock: &Path,

@@ -190,9 +190,8 @@ fn snapshot(
     Ok(snap)
 }
 
-/// Run one cell (collective in parallel) and return what was observed (contents on the
-/// root only). HDF5 refusing the dataset is an observation; anything else that fails is
-/// an error, agreed on by all ranks in parallel.
+/// Run one cell (collective in parallel) and return what was observed; HDF5 refusing
+/// the dataset is an observation, anything else that fails an error.
 fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
     let cpath = crate::ffi::posix::c_path(path)?;
     let root = scope.root()?;
@@ -371,8 +370,7 @@ fn library_defaults() -> Result<Defaults> {
     })
 }
 
-/// Remove a scratch file if it is one of this user's own regular files (never a link
-/// or another user's file planted under its name, which a cell refused) and forget it
+/// Remove a scratch file if it is one of this user's own regular files, and forget it
 /// ([`cleanup::unregister`]).
 fn remove_scratch(path: &Path) -> Result<()> {
     let own = posix::c_path(path).is_ok_and(|c| data_files::is_own(&c));

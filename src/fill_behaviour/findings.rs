@@ -30,8 +30,7 @@ impl CellResult {
         self.verdict.agrees(self.doc.outcome)
     }
 
-    /// The table cell: the document's text when consistent (followed by ` ≈` when the
-    /// observation cannot tell it from another outcome), else `≠ observed (document:
+    /// The table cell: the document's text when consistent, else `≠ observed (document:
     /// text)`.
     pub(super) fn cell_text(&self) -> String {
         let kind = self.cell.kind;
@@ -51,8 +50,7 @@ impl CellResult {
     }
 
     /// The evidence line: bytes written and storage contents after each step, and the
-    /// classification (`-> outcome`, followed by `(Same as Late)` when the table shows
-    /// that).
+    /// classification.
     pub(super) fn evidence(&self) -> String {
         let o = &self.obs;
         let fill = o.fill_byte;
@@ -205,9 +203,7 @@ impl Findings {
             + usize::from(!self.alloc_check.early())
     }
 
-    /// The whole report of the mode (both tables in the document's layout, the checks,
-    /// the differences with their evidence, HDF5's reasons for the errors, and the
-    /// evidence of every cell).
+    /// The whole report of the mode.
     pub(super) fn render(&self) -> String {
         let mut s = String::new();
         let total = self.serial.len() + self.parallel.len();
