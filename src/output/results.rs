@@ -1,7 +1,5 @@
-//! The results of a run as the results files hold them ([`ResultSet`]), whether the run
-//! just ended ([`super::export::result_set`]) or its files are read back
-//! ([`super::readback`]): what the verdict, the comparison with a baseline and the page
-//! work from, so that a page made later with `--from` is the page the run made. No I/O.
+//! The results of a run as the results files hold them ([`ResultSet`]), just made or read
+//! back, so that a page made later with `--from` is the page the run made. No I/O.
 
 use std::fmt;
 
@@ -58,8 +56,7 @@ impl fmt::Display for CellKey {
     }
 }
 
-/// One measurement: the statistics of one phase over the iterations (seconds, MiB/s),
-/// as in the results files' fields of the same names.
+/// One measurement: the statistics of one phase over the iterations (seconds, MiB/s).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     /// What was measured.
@@ -112,8 +109,7 @@ pub struct RankSample {
     pub time_s: f64,
 }
 
-/// The names of the run fields a [`ResultSet`] keeps, in this order (the results files'
-/// names; `start_time` is also written as `timestamp`).
+/// The names of the run fields a [`ResultSet`] keeps, in this order.
 pub const RUN_FIELDS: [&str; 13] = [
     "h5perf_version",
     "hdf5_version",
@@ -130,8 +126,7 @@ pub const RUN_FIELDS: [&str; 13] = [
     "hosts",
 ];
 
-/// A run's results: the run fields, the parameters, one [`Cell`] per (processes,
-/// transfer size, API, phase) in run order, and the per-rank samples when there are.
+/// A run's results: run fields, parameters, cells in run order and per-rank samples.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResultSet {
     /// The values of [`RUN_FIELDS`] as text, in that order (empty when unknown: a CSV
@@ -141,8 +136,7 @@ pub struct ResultSet {
     pub parameters: Vec<(String, String)>,
     /// The measurements, in run order.
     pub cells: Vec<Cell>,
-    /// The per-rank samples, in `--rank-csv` order (empty when not gathered or not
-    /// given).
+    /// The per-rank samples, in `--rank-csv` order (empty when not gathered).
     pub samples: Vec<RankSample>,
 }
 
@@ -187,13 +181,9 @@ impl ResultSet {
         sorted(self.cells.iter().map(|c| c.key.xfer_size))
     }
 
-    /// The (processes, transfer size) step with per-rank samples that took longest,
-    /// among the steps with samples of the largest process count (a step of fewer
-    /// processes, however slow, shows fewer ranks to compare; one process shows no
-    /// straggler at all): the largest sum over its measurements of the open-close
-    /// phases' mean time × iterations (the time from the first barrier to the last
-    /// close, both directions); the first of equals in run order. `None` without
-    /// samples.
+    /// The (processes, transfer size) step with samples that took longest, among those of the
+    /// largest process count: the largest sum of the open-close phases' mean time × iterations;
+    /// the first of equals in run order. `None` without samples.
     pub fn slowest_step(&self) -> Option<(u32, u64)> {
         let step = |k: &CellKey| (k.nprocs, k.xfer_size);
         let mut steps: Vec<(u32, u64)> = Vec::new();
@@ -230,8 +220,7 @@ fn sorted<T: Ord>(v: impl Iterator<Item = T>) -> Vec<T> {
     v
 }
 
-/// A size in bytes in words: `8 KiB`, `1 MiB`, `2 GiB` for exact multiples, else
-/// `1000 B`.
+/// A size in bytes in words: `8 KiB`, `1 MiB`, `2 GiB` for exact multiples, else `1000 B`.
 pub fn size_text(bytes: u64) -> String {
     for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
         if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
