@@ -42,19 +42,16 @@ pub fn error_message(e: &Error) -> String {
     }
 }
 
-/// Run h5perf with `args` (without `argv[0]`) on `MPI_COMM_WORLD`: exit status 0, 1 on an
-/// error, [`EXIT_CHECKS_FAILED`] (3) when a check failed; a fatal error aborts the job.
+/// Run h5perf with `args` on `MPI_COMM_WORLD`; exit status 0, 1 or [`EXIT_CHECKS_FAILED`].
 pub fn run_program(args: &[OsString]) -> i32 {
     run_program_with(args, true)
 }
 
-/// [`run_program`]; `as_program` false (the C API's `h5perf_main`) installs no signal
-/// handlers and returns 1 on a fatal error instead of calling `MPI_Abort`.
+/// [`run_program`]; `as_program` false (the C API) sets no signal handlers and never aborts.
 pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     let abort_on_fatal = as_program;
     if as_program && launched_as_rank_zero() {
-        // before MPI_Init, while the process has one thread; without it the signal
-        // handlers and the next run's lock takeover still clean up
+        // before MPI_Init, while the process has one thread (cleanup works without it too)
         let _ = crate::datadir::cleanup::start_reaper();
     }
     let universe = match Universe::init() {
@@ -87,14 +84,12 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
                 eprintln!("{}", error_message(&e));
             }
             if as_program && !matches!(e, Error::Usage(_) | Error::Invalid(_)) {
-                // the other ranks wait (boundedly) until rank 0 has printed: a rank that
-                // exits first without MPI_Finalize makes hydra kill rank 0 at once
+                // others wait (boundedly) for rank 0 to print; hydra kills it if one exits first
                 let _ = world.barrier_within(std::time::Duration::from_secs(2));
             }
             if as_program && hdf5::a_file_close_failed() {
-                // leave without MPI_Finalize, which would crash in HDF5 1.10.8's clean-up;
-                // every other error finalizes (hydra kills the ranks still running when
-                // one exits without it: exit status 9)
+                // no MPI_Finalize, which would crash in HDF5 1.10.8's clean-up; every other
+                // error finalizes (hydra kills the other ranks, status 9, when one exits without)
                 std::mem::forget(world);
                 std::mem::forget(universe);
                 return 1;
@@ -107,8 +102,7 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     code
 }
 
-/// Whether the launcher started this process as world rank 0 (true without a rank variable),
-/// read before `MPI_Init`.
+/// Whether the launcher started this process as world rank 0 (true without a rank variable).
 fn launched_as_rank_zero() -> bool {
     [
         "OMPI_COMM_WORLD_RANK",
@@ -165,7 +159,7 @@ fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     Ok(0)
 }
 
-/// `HDF5_MPI_INFO` parsed into key/value pairs (spec §2.4); `None` when unset; errors when malformed.
+/// `HDF5_MPI_INFO` as key/value pairs (spec §2.4); `None` when unset; errors when malformed.
 pub fn mpi_info_from_env() -> Result<Option<Vec<(String, String)>>> {
     match std::env::var("HDF5_MPI_INFO") {
         Ok(v) => Ok(Some(mpi_info::parse_mpi_info_with_limits(
@@ -201,13 +195,11 @@ pub struct Caller {
     pub report: bool,
     /// The command line as the results files record it.
     pub command_line: String,
-    /// The `h5perf` program rather than the C API (which always gathers per-rank times and
-    /// the metadata, and prints progress lines only when asked).
+    /// The `h5perf` program rather than the C API (which always gathers times and metadata).
     pub program: bool,
 }
 
-/// Run a configuration on `comm` (collective): check, claim, open the outputs, run, publish.
-/// Only progress lines go to stderr; errors (invalid parameters, agreed failures) are returned.
+/// Run a configuration on `comm` (collective), in stages; only progress lines go to stderr.
 pub fn run_on(
     comm: &Comm,
     opts: &Options,
@@ -244,8 +236,7 @@ struct Place {
     storage_lines: Vec<String>,
 }
 
-/// Stage 2, claim the data directory (collective) before anything is written: clashing
-/// outputs, long names, the lock, machine-dependent storage checks; errors agreed.
+/// Stage 2, claim the data directory (collective) before anything is written; errors agreed.
 fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller) -> Result<Place> {
     let env = RunEnv::from_process();
     let dir = datadir::data_dir_checked(comm, &env)?;
@@ -290,14 +281,12 @@ struct Outputs {
     docs: Docs,
     /// `HDF5_MPI_INFO` as an info object.
     info: Info,
-    /// The run's metadata, when results are gathered.
     meta: Option<export::RunMeta>,
     /// HDF5 prints nothing while h5perf runs; its errors come back from its stack.
     _quiet: hdf5::Quiet,
 }
 
-/// Stage 3, open the outputs (collective): the report and its header, the results documents,
-/// the `HDF5_MPI_INFO` info object and the metadata when gathered; errors agreed.
+/// Stage 3, open the outputs, their header and the metadata (collective); errors agreed.
 fn open_outputs(
     comm: &Comm,
     params: &Params,
@@ -339,8 +328,7 @@ fn open_outputs(
     })
 }
 
-/// The report's header on `out`: the version line, the info dump and the parameter block;
-/// with `-o`, stdout keeps what the C tool prints there. Errors: stdout cannot be written.
+/// The report's header on `out` (version line, info dump, parameter block); errors: stdout.
 fn write_header(
     rank: u32,
     params: &Params,
@@ -371,8 +359,7 @@ fn write_header(
     }
 }
 
-/// Stage 4, run (collective): the benchmark, rank 0 publishing outputs and progress after
-/// each step; then the wrong bytes of all ranks. Errors: any agreed failure.
+/// Stage 4, run (collective), rank 0 publishing after each step; errors agreed.
 fn run_steps(
     comm: &Comm,
     params: &Params,
@@ -416,8 +403,7 @@ fn run_steps(
     Ok((outcome, wrong_bytes))
 }
 
-/// Stage 5, publish (collective): summary, verdict, page, final results documents, report,
-/// lock released. Errors: an output that cannot be written, agreed.
+/// Stage 5, publish (collective): summary, verdict, page, results, report; errors agreed.
 fn publish(
     comm: &Comm,
     params: Params,
@@ -468,8 +454,7 @@ fn publish(
     })
 }
 
-/// The progress lines on stderr (rank 0, `--progress` or a terminal): one whole line
-/// per finished step, never on stdout, never inside a timer.
+/// The progress lines on stderr (rank 0): one whole line per step, never inside a timer.
 struct Progress {
     on: bool,
     /// Steps of the run: process counts × transfer sizes.
@@ -525,7 +510,6 @@ struct Docs([(Option<Sink>, Render); 3]);
 
 impl Docs {
     /// Check every document's destination before any I/O (rank 0; not collective).
-    /// Errors: the first destination that cannot be written.
     fn create(rank: u32, params: &Params) -> Result<Docs> {
         let open = |dest: Option<&std::ffi::OsStr>, option| match dest {
             Some(d) if rank == 0 => Sink::document(d, option).map(Some),
@@ -541,8 +525,7 @@ impl Docs {
         ]))
     }
 
-    /// Write every document whose sink `to` takes (standard output only for a verified run).
-    /// Errors: the first document that cannot be written.
+    /// Write every document whose sink `to` takes (stdout only for a verified run).
     fn write(
         &self,
         to: impl Fn(&Sink) -> bool,

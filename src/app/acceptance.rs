@@ -1,5 +1,4 @@
-//! The acceptance options in the program: the checks before the run, the verdict and the
-//! page after it (rank 0), and the `--from` mode.
+//! The acceptance options in the program: checks, verdict and page, and the `--from` mode.
 
 use crate::agreement::{agree, agree_value};
 use crate::config::criteria::Criterion;
@@ -103,11 +102,8 @@ fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
     )))
 }
 
-/// The before-run checks of the acceptance options `a` (collective; `None` without any).
-///
-/// # Errors
-/// [`Error::Invalid`] naming each criterion that selects nothing; an agreed error when the
-/// baseline cannot be read or shares nothing, or the page cannot be created.
+/// The before-run checks of the acceptance options `a` (collective; `None` without any);
+/// agreed errors: a criterion that selects nothing, an unusable baseline or page file.
 pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Option<Prepared>> {
     if !a.any() {
         return Ok(None);
@@ -165,8 +161,7 @@ fn verdict_of(
     (!criteria.is_empty() || cmp.is_some()).then(|| Verdict::evaluate(set, criteria, cmp))
 }
 
-/// After the run (collective): rank 0 writes the verdict table to `out` (a `verified` run
-/// only) and the page; every rank learns the number of failed checks. Errors are agreed.
+/// After the run (collective): rank 0 writes the verdict table and the page; errors agreed.
 pub(super) fn finish(
     comm: &Comm,
     prepared: &Prepared,
@@ -201,8 +196,7 @@ pub(super) fn finish(
     Ok(checks)
 }
 
-/// The `--from` mode on rank 0: the verdict on standard output, the page; exit status 0 or
-/// [`EXIT_CHECKS_FAILED`]. Errors: [`Error::Invalid`] for unusable files or criteria; the page.
+/// The `--from` mode on rank 0: verdict, page, exit status 0 or [`EXIT_CHECKS_FAILED`].
 fn from_files_here(a: &Acceptance) -> Result<i32> {
     let invalid = |e: String| Error::Invalid(vec![e]);
     let set =
@@ -247,8 +241,7 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
     }
 }
 
-/// The `--from` mode (collective): rank 0 does the work; every rank returns its exit status,
-/// or an error (printed by rank 0 only).
+/// The `--from` mode (collective): rank 0 does the work; every rank returns its status.
 pub(super) fn from_files(world: &Comm, a: &Acceptance) -> Result<i32> {
     let rank = world.rank()?;
     let here = if rank == 0 { from_files_here(a) } else { Ok(0) };

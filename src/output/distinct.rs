@@ -1,5 +1,4 @@
-//! The check, before anything is written, that no two outputs, data files or the `--baseline`
-//! are one file ([`check_distinct`]).
+//! The check that no two outputs, data files or the `--baseline` are one file.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -24,9 +23,8 @@ struct Output<'a> {
     name: &'a OsStr,
 }
 
-/// Refuse outputs (`-o` and results files, not `-` nor special files) that would overwrite
-/// each other, a data file of the run in `dir` or the `--baseline`, compared as files
-/// ([`FileKey`]). Touches no file.
+/// Refuse outputs (not `-` nor special files) that would overwrite each other, a data file of
+/// the run in `dir` or the `--baseline`, compared as files ([`FileKey`]). Touches no file.
 ///
 /// # Errors
 /// The refusal ([`Error::Invalid`]), one line naming both options and files.
@@ -41,8 +39,7 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
     let outputs: Vec<(Output<'_>, FileKey)> = named
         .iter()
         .filter_map(|&(option, name)| name.map(|name| Output { option, name }))
-        // a device or FIFO named twice (`--json /dev/null --csv /dev/null`) is written
-        // through, never replaced: the outputs cannot overwrite each other
+        // a special file named twice is written through: the outputs cannot overwrite each other
         .filter(|o| !paths::is_special(Path::new(o.name)))
         .map(|o| {
             let key = FileKey::of(Path::new(o.name));
@@ -91,8 +88,7 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The data file of the run that the output `name` (key `key`) is, if any, by name in `dir`
-/// (`dir_meta` its `stat`) or as a hard link.
+/// The data file of the run that the output `name` is, if any, by name in `dir` or hard link.
 fn data_file_of(
     p: &Params,
     dir: &Path,

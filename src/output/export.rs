@@ -1,6 +1,5 @@
-//! Machine-readable results: `--json` ([`to_json`]), `--csv` ([`to_csv`]), `--rank-csv`
-//! ([`to_rank_csv`]) and the run's [`ResultSet`] ([`result_set`]); fields, units and shapes
-//! as in the README ("Machine-readable results"). Non-finite floats: JSON `null`, empty CSV field.
+//! Machine-readable results ([`to_json`], [`to_csv`], [`to_rank_csv`], [`result_set`]), as
+//! in the README ("Machine-readable results"). Non-finite floats: JSON `null`, empty CSV field.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -572,9 +571,8 @@ pub const RANK_FIELDS: [&str; 11] = [
     "gbps",
 ];
 
-/// The per-rank samples as CSV (`--rank-csv`): the header [`RANK_FIELDS`], then one row per
-/// (record, iteration, phase, rank); `iteration` counts from 1, `time_s` is the rank's own
-/// time (seconds), `mibps`/`gbps` 0 for a zero time.
+/// The per-rank samples as CSV (`--rank-csv`): [`RANK_FIELDS`], then one row per (record,
+/// iteration from 1, phase, rank); `mibps`/`gbps` 0 for a zero time.
 pub fn to_rank_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let mut out = RANK_FIELDS.join(",");
     out.push('\n');

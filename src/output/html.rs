@@ -1,6 +1,5 @@
-//! The HTML page of a run (`--html FILE`): one self-contained file (inline CSS and SVG, no
-//! script; well-formed XML) laid out for A4, made from the [`ResultSet`] and its verdict only,
-//! so that a page made with `--from` is the page the run made. No I/O.
+//! The HTML page of a run (`--html FILE`): self-contained (inline CSS and SVG, no script),
+//! made from the [`ResultSet`] and its verdict only, as `--from` makes it. No I/O.
 
 use std::fmt::Write as _;
 
@@ -77,9 +76,8 @@ fn log2(v: f64) -> f64 {
     v.max(1.0).log2()
 }
 
-/// The bounds (MiB/s) of the criteria about (api, phase) on a chart of `steps` (x position,
-/// processes, transfer size): across the chart when a criterion selects every x, else at
-/// those it selects.
+/// The bounds (MiB/s) of the criteria about (api, phase) on a chart of `steps` (x, processes,
+/// transfer size): across the chart when a criterion selects every x, else at those it selects.
 fn bounds(
     run: &ResultSet,
     criteria: &[Criterion],
@@ -333,7 +331,6 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
     Some((chart, text))
 }
 
-/// One `<figure>` of a chart and its caption.
 fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
     out.push_str("<figure>");
     out.push_str(&svg::render(chart));

@@ -1,5 +1,4 @@
-//! A small JSON reader (RFC 8259) for h5perf's own `--json` results: members in document
-//! order, numbers as written (read back exactly as a CSV field). No I/O.
+//! A small JSON reader (RFC 8259) for `--json` results: members in order, numbers as written.
 
 use crate::error::{Error, Result};
 

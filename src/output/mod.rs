@@ -1,7 +1,6 @@
-//! Outputs: the text report ([`report`]), the machine-readable results ([`export`]), where
-//! they go ([`sink`], [`paths`], [`distinct`]); the acceptance outputs: results
-//! ([`results`], [`readback`], [`json_text`]), baseline ([`baseline`]), verdict ([`verdict`]),
-//! page ([`html`], [`svg`]).
+//! Outputs: the report ([`report`]), results ([`export`]), where they go ([`sink`], [`paths`],
+//! [`distinct`]); acceptance: [`results`], [`readback`], [`json_text`], [`baseline`],
+//! [`verdict`], the page ([`html`], [`svg`]).
 
 pub mod baseline;
 pub mod distinct;

@@ -1,5 +1,4 @@
-//! What an output name is as a file and how it is written ([`open_output`]): a new or regular
-//! file is replaced through a temporary file beside it ([`replace`]), anything else written through.
+//! What an output name is as a file and how it is written ([`open_output`], [`replace`]).
 
 use std::ffi::OsString;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -11,8 +10,7 @@ use crate::ffi::posix::FileId;
 /// The most symbolic links followed for one name (Linux's `MAXSYMLINKS`, 40).
 const MAX_LINKS: usize = 40;
 
-/// `path` with every symbolic link at its last component followed, existing or not (at
-/// most `MAX_LINKS` links).
+/// `path` with every symbolic link at its last component followed (at most `MAX_LINKS`).
 pub fn resolve_links(path: &Path) -> PathBuf {
     follow_links(path, None).unwrap_or_else(|_| path.to_path_buf())
 }
@@ -25,8 +23,7 @@ pub fn dir_of(path: &Path) -> &Path {
     }
 }
 
-/// [`resolve_links`], refusing, when `euid` is given, a foreign link in a sticky or
-/// world-writable directory (the kernel's `fs.protected_symlinks` rule, whatever the setting).
+/// [`resolve_links`], refusing a foreign link as the kernel's `fs.protected_symlinks` would.
 fn follow_links(path: &Path, euid: Option<u32>) -> std::result::Result<PathBuf, Refusal> {
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
@@ -114,9 +111,8 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// What the output name `name` is: links followed and checked ([`Refusal::ForeignLink`]);
-/// nothing there or a regular file is [`Target::Replace`]; anything else but a directory is
-/// opened write-only (no `O_CREAT`/`O_TRUNC`) and decided again on the descriptor (`fstat`).
+/// What the output name `name` is: links followed and checked; nothing or a regular file is
+/// [`Target::Replace`], else opened write-only (no `O_CREAT`/`O_TRUNC`) and `fstat`ed again.
 ///
 /// # Errors
 /// The [`Refusal`], for the caller to name its option and file.
@@ -124,8 +120,7 @@ pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
     let io = |e: std::io::Error| Refusal::Io(io_text(&e));
     let path = follow_links(name, Some(crate::ffi::posix::effective_uid()))?;
     if let Some(fd) = own_descriptor(name) {
-        // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`: where this process's descriptor
-        // goes (a regular file too), at its offset, as the shell's `>&N`
+        // `/dev/stdout`, `/dev/fd/N`: this process's descriptor at its offset, as shell `>&N`
         let file = crate::ffi::posix::dup_descriptor(fd).map_err(io)?;
         if file.metadata().map_err(io)?.is_dir() {
             return Err(Refusal::Directory);
@@ -166,8 +161,7 @@ pub fn is_special(name: &Path) -> bool {
         || std::fs::metadata(name).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
-/// The descriptor of this process that `name` names through a `/proc/PID/fd` entry
-/// (`/dev/stdout`, `/dev/fd/N`, …): such a name is the descriptor (`proc_pid_fd(5)`).
+/// The descriptor of this process that `name` names via `/proc/PID/fd` (`proc_pid_fd(5)`).
 fn own_descriptor(name: &Path) -> Option<i32> {
     let pid = std::process::id().to_string();
     let mut p = name.to_path_buf();

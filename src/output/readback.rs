@@ -1,5 +1,4 @@
-//! Reading h5perf's own `--csv`, `--json` and `--rank-csv` files back into a [`ResultSet`]
-//! (`--baseline`, `--from`), also from a capture of standard output after the text report.
+//! Reading h5perf's own results files (also after the report on stdout) into a [`ResultSet`].
 
 use std::ffi::{OsStr, OsString};
 
@@ -41,8 +40,7 @@ pub fn read_file(name: &OsStr) -> Result<Document> {
     parse_document(&text).map_err(|e| bad(format!("{shown}: {e}")))
 }
 
-/// Read the results of one run from `names`: one `--csv` or `--json` file and at most one
-/// `--rank-csv` file, in any order.
+/// Read the results of one run from `names`: one results file and at most one `--rank-csv`.
 ///
 /// # Errors
 /// A file cannot be read or parsed; not exactly one results file; foreign samples.
@@ -174,7 +172,6 @@ fn need(get: &Get<'_>, name: &str, at: &str) -> Result<String> {
     get(name).ok_or_else(|| bad(format!("{at}: no value of {name}")))
 }
 
-/// Field `name` as a number of type `T`.
 fn num<T: std::str::FromStr>(get: &Get<'_>, name: &str, at: &str) -> Result<T> {
     let t = need(get, name, at)?;
     t.parse()
@@ -201,7 +198,6 @@ fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey> {
     ))
 }
 
-/// One measurement from its fields.
 fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
     let slowest = match get("slowest_rank") {
         Some(_) => Some((
@@ -234,7 +230,6 @@ fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<()> {
     Ok(())
 }
 
-/// The header and the rows of a CSV document.
 fn csv_table(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
     let mut rows = parse_csv(text)?;
     if rows.is_empty() {
@@ -330,8 +325,7 @@ pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>> {
     Ok(out)
 }
 
-/// The results of a `--json` document; errors: not an object with a `records` array, or a
-/// record as in [`results_from_csv`].
+/// The results of a `--json` document; errors: a bad document or record.
 pub fn results_from_json(text: &str) -> Result<ResultSet> {
     let j = json_text::parse(text)?;
     let Some(Json::Arr(records)) = j.get("records") else {

@@ -1,5 +1,4 @@
-//! The report text, line for line as the C h5perf prints it (spec §2, §3, §8.4–§8.6,
-//! Appendix A); every function returns a `String` for the caller to write in one piece.
+//! The report text, line for line as the C h5perf prints it (spec §2, §3, §8.4–§8.6, App. A).
 
 use std::fmt::Write;
 
@@ -53,8 +52,7 @@ pub struct ParamEnv<'a> {
     pub storage: &'a [String],
 }
 
-/// The parameter block, `==== Parameters ====` to the empty line after its end, including
-/// the info dump (spec §2.2; 1D and 2D).
+/// The parameter block, info dump included, to the empty line after it (spec §2.2).
 pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
     let r = e.rank;
     let mut s = String::new();
@@ -141,8 +139,7 @@ pub fn xfer_header_1d(buf: u64, dset_bytes: u64, p: &Params) -> String {
     )
 }
 
-/// The two header lines of a transfer size in 2D (spec §3): buffer rows × columns, the
-/// file size of one file in MB and the dataset side in KB.
+/// The two header lines of a transfer size in 2D (spec §3); file size MB, dataset side KB.
 pub fn xfer_header_2d(q: &crate::pattern::Pattern2D, p: &Params) -> String {
     let (rows, cols) = q.buf_shape();
     let side = q.side() as f64;
@@ -175,8 +172,7 @@ pub fn summary_api_name(api: Api) -> &'static str {
     }
 }
 
-/// The `--summary` table after the report: one row per (API, processes, transfer size, phase)
-/// that ran: throughputs and their sd (MiB/s), the slowest rank and host (`-` when unknown).
+/// The `--summary` table: per (API, processes, size, phase) MiB/s, sd and slowest rank.
 pub fn summary_table(p: &Params, records: &[Record], host_of: &dyn Fn(u32) -> String) -> String {
     let mut out = String::from("\nSummary of all tests (MB/s = MiB/s, 2^20 bytes per second):\n");
     out.push_str(
@@ -241,9 +237,8 @@ fn detail_block(out: &mut String, r: &ApiResults, t: Timer) {
     }
 }
 
-/// All result blocks of one API in the order of spec §8.5: titles and timers from
-/// [`Direction::measures`], figures from `rec` ([`Record::from_api_results`]), `-D 3` details
-/// from `r`; with `--fsync` a "Write File Sync" block between those of open and close.
+/// All result blocks of one API in the order of spec §8.5 (titles from [`Direction::measures`],
+/// figures from `rec`, `-D 3` details from `r`); with `--fsync` a "Write File Sync" block too.
 pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
     let d = p.debug;
     let det = d.level >= 3;

@@ -1,5 +1,4 @@
-//! The results of a run as the results files hold them ([`ResultSet`]), just made or read
-//! back, so that a page made later with `--from` is the page the run made. No I/O.
+//! The results of a run as the results files hold them ([`ResultSet`]). No I/O.
 
 use std::fmt;
 
@@ -14,9 +13,7 @@ pub struct CellKey {
     pub nprocs: u32,
     /// Transfer size of the step, bytes.
     pub xfer_size: u64,
-    /// The API.
     api: Api,
-    /// The phase.
     phase: Phase,
 }
 
@@ -129,8 +126,7 @@ pub const RUN_FIELDS: [&str; 13] = [
 /// A run's results: run fields, parameters, cells in run order and per-rank samples.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResultSet {
-    /// The values of [`RUN_FIELDS`] as text, in that order (empty when unknown: a CSV
-    /// without rows). `mpi_info` is `key=value;…`, `hosts` `name:ranks;…`.
+    /// The values of [`RUN_FIELDS`] as text (`mpi_info` `key=value;…`, `hosts` `name:ranks;…`).
     pub run: Vec<String>,
     /// The parameters (`num_bytes`, … and the storage fields when given), as text.
     pub parameters: Vec<(String, String)>,
@@ -181,9 +177,8 @@ impl ResultSet {
         sorted(self.cells.iter().map(|c| c.key.xfer_size))
     }
 
-    /// The (processes, transfer size) step with samples that took longest, among those of the
-    /// largest process count: the largest sum of the open-close phases' mean time × iterations;
-    /// the first of equals in run order. `None` without samples.
+    /// The step with samples that took longest among those of the largest process count (sum of
+    /// open-close mean time × iterations; first of equals). `None` without samples.
     pub fn slowest_step(&self) -> Option<(u32, u64)> {
         let step = |k: &CellKey| (k.nprocs, k.xfer_size);
         let mut steps: Vec<(u32, u64)> = Vec::new();

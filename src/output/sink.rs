@@ -1,7 +1,5 @@
-//! Where an output goes ([`Sink`]): standard output, nowhere, a non-regular file (written
-//! through), or a regular file replaced through a temporary file beside it, so that a reader
-//! or a killed run never sees a part. The report is appended by every rank, published after
-//! the first finished step; a document is written whole by rank 0 ([`Sink::replace`]).
+//! Where an output goes ([`Sink`]): stdout, nowhere, a special file written through, or a
+//! regular file replaced through a temporary file (no reader ever sees a part).
 
 use std::cell::{Cell, RefCell};
 use std::ffi::OsStr;
@@ -37,7 +35,6 @@ enum To {
     Replace {
         /// The name given, symbolic links followed.
         dest: PathBuf,
-        /// The temporary file beside it (`.NAME.h5perf-tmp.PID`).
         tmp: PathBuf,
         /// The report's temporary file, opened for appending by every rank; `None` for a document.
         open: Option<Fd>,
@@ -68,8 +65,7 @@ impl Sink {
         Sink::new(To::Null, String::new(), String::new())
     }
 
-    /// The destination `dest` of the document of `option` (`--json`, `--csv`, `--rank-csv`,
-    /// `--html`), checked before the run by creating and removing its temporary file.
+    /// The destination `dest` of the document of `option`, checked before the run.
     ///
     /// # Errors
     /// Naming the option and the file: refused by [`open_output`] or temporary file not creatable.
@@ -92,9 +88,8 @@ impl Sink {
         Ok(Sink::new(to, what, shown))
     }
 
-    /// The report's sink (collective over `comm`): standard output (or nowhere when `report`
-    /// is false) without `-o`; with `-o NAME` a temporary file every rank appends to, renamed
-    /// by [`Sink::publish`]; a special file every rank writes through, as the C tool does.
+    /// The report's sink (collective): stdout (or nowhere unless `report`) without `-o`, else a
+    /// temporary file all ranks append to ([`Sink::publish`]), or a special file written through.
     ///
     /// # Errors
     /// The file cannot be created or opened, or is refused by [`open_output`]; agreed by all ranks.
@@ -174,8 +169,7 @@ impl Sink {
         matches!(self.to, To::Replace { .. })
     }
 
-    /// Append one block of the report; the first failure is kept for [`Sink::status`] (so all
-    /// ranks reach the same agreement points) and later blocks are dropped.
+    /// Append one block of the report; the first failure is kept for [`Sink::status`].
     pub fn write(&self, s: &str) {
         if self.failed.borrow().is_some() {
             return;
@@ -255,8 +249,7 @@ impl Sink {
         }
     }
 
-    /// On the rank that created the report's temporary file, rename it over the report's
-    /// name once; no-op for other sinks and ranks, and after a failure.
+    /// Rename the report's temporary file over its name, once, on the rank that created it.
     pub fn publish(&self) {
         let To::Replace {
             dest,

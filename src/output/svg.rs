@@ -1,5 +1,4 @@
-//! SVG 1.1 line charts for the HTML page ([`super::html`]), styled by the page's CSS classes
-//! ([`CSS`]). No I/O.
+//! SVG 1.1 line charts for the HTML page, styled by its CSS classes ([`CSS`]). No I/O.
 
 use std::fmt::Write as _;
 
@@ -15,8 +14,7 @@ const PLOT_H: f64 = 170.0;
 const BELOW: f64 = 40.0;
 const LEGEND_ROW: f64 = 15.0;
 
-/// The chart classes of the page's style sheet: series colours are the Okabe–Ito palette;
-/// the only dashed lines are the bounds (`.bd`, [`BOUND_DASH`]).
+/// The chart classes of the page's style sheet (Okabe–Ito colours; only bounds are dashed).
 pub const CSS: &str = "\
 svg.chart{width:100%;height:auto;font-family:sans-serif;font-size:11px}\
 .chart text{fill:#222;stroke:none}.chart .t{font-size:12px;font-weight:bold}\
@@ -209,8 +207,7 @@ fn entry_width(name: &str) -> f64 {
     22.0 + 6.0 * name.chars().count() as f64 + 14.0
 }
 
-/// The marker of series `series` at (x, y), of about radius `r`: a circle, a square, a
-/// triangle or a diamond (series index modulo 4), with `class` and the `inner` markup.
+/// The marker of series `series` at (x, y), of about radius `r`, shape by series modulo 4.
 fn marker(series: usize, x: f64, y: f64, r: f64, class: Option<&str>, inner: &str) -> String {
     let class = class.map_or(String::new(), |k| format!(" class=\"{k}\""));
     let end = |tag: &str| {

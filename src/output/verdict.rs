@@ -1,5 +1,4 @@
-//! The verdict of a run: its criteria (`--expect`) and its comparison with a baseline
-//! ([`super::baseline`]) as rows of PASS/FAIL, and the table printed after the report. No I/O.
+//! The verdict of a run (`--expect`, [`super::baseline`]) as PASS/FAIL rows and a table. No I/O.
 
 use std::fmt::Write as _;
 
@@ -260,8 +259,7 @@ impl Verdict {
         out
     }
 
-    /// The verdict table: an empty line, `Verdict: PASS (summary)`, a header, the aligned rows,
-    /// then the notes indented by two blanks.
+    /// The verdict table: `Verdict: PASS (summary)`, a header, aligned rows, indented notes.
     pub fn text(&self) -> String {
         let head = ["Result", "Check", "Measured", "Bound", "Where"];
         let cols = |r: &Row| {
