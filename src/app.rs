@@ -277,9 +277,7 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
 /// Where a run's results go, open for the run.
 struct Outputs {
     out: Sink,
-    /// The results documents (rank 0).
     docs: Docs,
-    /// `HDF5_MPI_INFO` as an info object.
     info: Info,
     meta: Option<export::RunMeta>,
     /// HDF5 prints nothing while h5perf runs; its errors come back from its stack.
