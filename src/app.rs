@@ -1,6 +1,4 @@
-//! The whole `h5perf` program as a function of its arguments ([`run_program`]), and a
-//! run on a communicator in named stages ([`run_on`]); the acceptance options in
-//! `acceptance`.
+//! The `h5perf` program ([`run_program`]) and a run on a communicator in stages ([`run_on`]).
 
 mod acceptance;
 
@@ -44,21 +42,16 @@ pub fn error_message(e: &Error) -> String {
     }
 }
 
-/// Run h5perf with `args` (without `argv[0]`) on `MPI_COMM_WORLD`, initialising MPI if
-/// needed. Returns the exit status: 0 (also `--help`, `--version`), 1 on an error (printed
-/// once by world rank 0), [`EXIT_CHECKS_FAILED`] (3) when `--expect` or `--baseline`
-/// failed. A fatal error (files left open on some ranks) aborts the job.
+/// Run h5perf with `args` on `MPI_COMM_WORLD`; exit status 0, 1 or [`EXIT_CHECKS_FAILED`].
 pub fn run_program(args: &[OsString]) -> i32 {
     run_program_with(args, true)
 }
 
-/// [`run_program`]; `as_program` false (the C API's `h5perf_main`) installs no signal
-/// handlers and returns 1 on a fatal error instead of calling `MPI_Abort`.
+/// [`run_program`]; `as_program` false (the C API) sets no signal handlers and never aborts.
 pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     let abort_on_fatal = as_program;
     if as_program && launched_as_rank_zero() {
-        // before MPI_Init, while the process has one thread; without it the signal
-        // handlers and the next run's lock takeover still clean up
+        // before MPI_Init, while the process has one thread (cleanup works without it too)
         let _ = crate::datadir::cleanup::start_reaper();
     }
     let universe = match Universe::init() {
@@ -91,14 +84,12 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
                 eprintln!("{}", error_message(&e));
             }
             if as_program && !matches!(e, Error::Usage(_) | Error::Invalid(_)) {
-                // the other ranks wait (boundedly) until rank 0 has printed: a rank that
-                // exits first without MPI_Finalize makes hydra kill rank 0 at once
+                // others wait (boundedly) for rank 0 to print; hydra kills it if one exits first
                 let _ = world.barrier_within(std::time::Duration::from_secs(2));
             }
             if as_program && hdf5::a_file_close_failed() {
-                // leave without MPI_Finalize, which would crash in HDF5 1.10.8's clean-up;
-                // every other error finalizes (hydra kills the ranks still running when
-                // one exits without it: exit status 9)
+                // no MPI_Finalize, which would crash in HDF5 1.10.8's clean-up; every other
+                // error finalizes (hydra kills the other ranks, status 9, when one exits without)
                 std::mem::forget(world);
                 std::mem::forget(universe);
                 return 1;
@@ -111,9 +102,7 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     code
 }
 
-/// Whether the launcher started this process as world rank 0 (`OMPI_COMM_WORLD_RANK`,
-/// `PMIX_RANK`, `PMI_RANK`, `SLURM_PROCID`; true without any), read before `MPI_Init` to
-/// start the reaper ([`crate::datadir::cleanup::start_reaper`]) on rank 0 only.
+/// Whether the launcher started this process as world rank 0 (true without a rank variable).
 fn launched_as_rank_zero() -> bool {
     [
         "OMPI_COMM_WORLD_RANK",
@@ -170,9 +159,7 @@ fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     Ok(0)
 }
 
-/// `HDF5_MPI_INFO` parsed into key/value pairs (spec §2.4); `None` when unset.
-///
-/// Errors: a malformed value (named in the message).
+/// `HDF5_MPI_INFO` as key/value pairs (spec §2.4); `None` when unset; errors when malformed.
 pub fn mpi_info_from_env() -> Result<Option<Vec<(String, String)>>> {
     match std::env::var("HDF5_MPI_INFO") {
         Ok(v) => Ok(Some(mpi_info::parse_mpi_info_with_limits(
@@ -195,9 +182,7 @@ pub struct Done {
     pub records: Vec<Record>,
     /// Bytes read back wrong with `-D v`, summed over all ranks.
     pub wrong_bytes: u64,
-    /// The run's metadata (complete, on rank 0) when it was collected: with `--json`,
-    /// `--csv`, `--rank-csv`, `--summary` or an acceptance option, and always for the
-    /// C API.
+    /// The run's metadata (complete on rank 0) when collected (results options, the C API).
     pub meta: Option<export::RunMeta>,
     /// The verdict of `--expect` and `--baseline` (nothing failed without them).
     pub checks: Checks,
@@ -210,17 +195,11 @@ pub struct Caller {
     pub report: bool,
     /// The command line as the results files record it.
     pub command_line: String,
-    /// The `h5perf` program (progress lines also when stderr is a terminal) rather
-    /// than the C API (progress lines only when asked; per-rank times always gathered
-    /// and the metadata always collected, for `h5perf_results`).
+    /// The `h5perf` program rather than the C API (which always gathers times and metadata).
     pub program: bool,
 }
 
-/// Run a configuration on `comm` (collective): check, claim the data directory, open the
-/// outputs (the report to `-o`, else to stdout when `caller.report`), run, publish.
-/// Nothing is printed on stderr but the progress lines: errors are returned.
-///
-/// Errors: invalid parameters (before any I/O), any agreed run-time failure.
+/// Run a configuration on `comm` (collective), in stages; only progress lines go to stderr.
 pub fn run_on(
     comm: &Comm,
     opts: &Options,
@@ -234,11 +213,7 @@ pub fn run_on(
     publish(comm, params, place, outputs, outcome, accept.as_ref())
 }
 
-/// Stage 1, check (collective, no I/O): the resolved parameters and their problems, and
-/// the acceptance options.
-///
-/// # Errors
-/// [`Error::Invalid`] with every problem; an agreed acceptance error.
+/// Stage 1, check (collective, no I/O); errors: [`Error::Invalid`] with every problem.
 fn check(comm: &Comm, opts: &Options) -> Result<(Params, Option<acceptance::Prepared>)> {
     let size = comm.size()?;
     let params = Params::resolve(opts, size);
@@ -252,7 +227,6 @@ fn check(comm: &Comm, opts: &Options) -> Result<(Params, Option<acceptance::Prep
 
 /// Where a run's data files go, claimed for the run.
 struct Place {
-    /// The environment variables of the run.
     env: RunEnv,
     /// The data directory (empty: the current one).
     dir: std::path::PathBuf,
@@ -262,13 +236,7 @@ struct Place {
     storage_lines: Vec<String>,
 }
 
-/// Stage 2, claim the data directory (collective) before anything is written: the
-/// directory, outputs that are one file with another or with a data file, names too long,
-/// the lock (a dead run's leftovers removed and, for the program, said on stderr), and the
-/// storage options' checks that need the machine.
-///
-/// # Errors
-/// Any refusal or failure, agreed by every rank.
+/// Stage 2, claim the data directory (collective) before anything is written; errors agreed.
 fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller) -> Result<Place> {
     let env = RunEnv::from_process();
     let dir = datadir::data_dir_checked(comm, &env)?;
@@ -308,24 +276,15 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
 
 /// Where a run's results go, open for the run.
 struct Outputs {
-    /// The report's sink.
     out: Sink,
-    /// The results documents (rank 0).
     docs: Docs,
-    /// `HDF5_MPI_INFO` as an info object.
     info: Info,
-    /// The run's metadata, when results are gathered.
     meta: Option<export::RunMeta>,
     /// HDF5 prints nothing while h5perf runs; its errors come back from its stack.
     _quiet: hdf5::Quiet,
 }
 
-/// Stage 3, open the outputs (collective): the report, the results documents, the info
-/// object of `HDF5_MPI_INFO`, the report's header, and the run's metadata when results are
-/// gathered (results files, `--summary`, an acceptance option, or the C API).
-///
-/// # Errors
-/// An output that cannot be created or written, a bad hint; agreed by every rank.
+/// Stage 3, open the outputs, their header and the metadata (collective); errors agreed.
 fn open_outputs(
     comm: &Comm,
     params: &Params,
@@ -367,12 +326,7 @@ fn open_outputs(
     })
 }
 
-/// The report's header on `out` (every rank at debug levels 1 and up, else rank 0): the
-/// version line, the info dump and the parameter block; with `-o`, standard output keeps
-/// what the C tool prints there.
-///
-/// # Errors
-/// Standard output cannot be written (the sink keeps its own failure).
+/// The report's header on `out` (version line, info dump, parameter block); errors: stdout.
 fn write_header(
     rank: u32,
     params: &Params,
@@ -403,11 +357,7 @@ fn write_header(
     }
 }
 
-/// Stage 4, run (collective): the benchmark, rank 0 publishing the report, rewriting the
-/// results files and printing progress after each step; then the wrong bytes of all ranks.
-///
-/// # Errors
-/// Any agreed failure of the run or of a step's outputs.
+/// Stage 4, run (collective), rank 0 publishing after each step; errors agreed.
 fn run_steps(
     comm: &Comm,
     params: &Params,
@@ -451,11 +401,7 @@ fn run_steps(
     Ok((outcome, wrong_bytes))
 }
 
-/// Stage 5, publish (collective): the summary table, the verdict and the page, the final
-/// results documents (standard output: a verified run's only), the report, the lock released.
-///
-/// # Errors
-/// An output that cannot be written, agreed by every rank.
+/// Stage 5, publish (collective): summary, verdict, page, results, report; errors agreed.
 fn publish(
     comm: &Comm,
     params: Params,
@@ -506,14 +452,11 @@ fn publish(
     })
 }
 
-/// The progress lines on stderr (rank 0, `--progress` or a terminal): one whole line
-/// per finished step, never on stdout, never inside a timer.
+/// The progress lines on stderr (rank 0): one whole line per step, never inside a timer.
 struct Progress {
-    /// Whether lines are printed.
     on: bool,
     /// Steps of the run: process counts × transfer sizes.
     total: usize,
-    /// Steps finished.
     done: usize,
     /// The APIs, as the summary names them.
     apis: String,
@@ -564,11 +507,7 @@ type Render = fn(&export::RunMeta, &Params, &[Record]) -> String;
 struct Docs([(Option<Sink>, Render); 3]);
 
 impl Docs {
-    /// Check every document's destination before any I/O (on rank 0, `None` elsewhere;
-    /// an earlier file is left alone). Not collective: the caller agrees on the result.
-    ///
-    /// # Errors
-    /// The first destination that cannot be written.
+    /// Check every document's destination before any I/O (rank 0; not collective).
     fn create(rank: u32, params: &Params) -> Result<Docs> {
         let open = |dest: Option<&std::ffi::OsStr>, option| match dest {
             Some(d) if rank == 0 => Sink::document(d, option).map(Some),
@@ -584,11 +523,7 @@ impl Docs {
         ]))
     }
 
-    /// Write every document whose sink `to` takes (after a step: those in regular
-    /// files; at the end: all, standard output only for a verified run).
-    ///
-    /// # Errors
-    /// The first document that cannot be written.
+    /// Write every document whose sink `to` takes (stdout only for a verified run).
     fn write(
         &self,
         to: impl Fn(&Sink) -> bool,

@@ -1,6 +1,4 @@
-//! The acceptance options in the program: before the run, the checks of `--expect`,
-//! `--baseline` and `--html`; after it, the verdict table and the page (rank 0); and the
-//! `--from` mode, the same verdict and page from results files.
+//! The acceptance options in the program: checks, verdict and page, and the `--from` mode.
 
 use crate::agreement::{agree, agree_value};
 use crate::config::criteria::Criterion;
@@ -15,17 +13,14 @@ use crate::output::sink::{write_stdout, Sink};
 use crate::output::verdict::Verdict;
 use crate::output::{html, readback};
 
-/// The exit status of a run whose criteria or baseline comparison failed (1 stays
-/// "error").
+/// The exit status of a run whose criteria or baseline comparison failed (1 stays "error").
 pub const EXIT_CHECKS_FAILED: i32 = 3;
 
 /// What a run's acceptance options need at its end.
 pub(super) struct Prepared {
-    /// The criteria, in the order given.
     criteria: Vec<Criterion>,
     /// The baseline's name and results (world rank 0 only).
     baseline: Option<(String, ResultSet)>,
-    /// The tolerance of the baseline comparison.
     tolerance: Percent,
     /// The page's destination (world rank 0 only).
     html: Option<Sink>,
@@ -60,8 +55,7 @@ fn plan(params: &Params) -> (Vec<crate::config::Api>, Vec<u32>, Vec<u64>, Vec<Ph
     )
 }
 
-/// The criteria that select nothing among `keys` of the measurements made, one message
-/// each with the reason; `what` names the results (`this run`, `r.csv`).
+/// The criteria that select nothing among `keys`, one message each; `what` names the results.
 fn unmatched(
     criteria: &[Criterion],
     what: &str,
@@ -85,8 +79,7 @@ fn unmatched(
         .collect()
 }
 
-/// The baseline `name` (its name as text and its results), read and checked to share
-/// a measurement with `keys`.
+/// The baseline `name` (as text, and its results), read and checked to share a measurement.
 fn baseline_of(name: &std::ffi::OsString, keys: &[CellKey]) -> Result<(String, ResultSet)> {
     let shown = path_text(name);
     let b = readback::read_results(std::slice::from_ref(name))?;
@@ -109,13 +102,8 @@ fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
     )))
 }
 
-/// The before-run checks of the acceptance options `a` (collective; `None` without any):
-/// criteria that select nothing are refused; rank 0 reads the baseline and checks the
-/// page's file, and every rank learns whether that worked.
-///
-/// # Errors
-/// [`Error::Invalid`] naming each criterion that selects nothing; an agreed error when the
-/// baseline cannot be read or shares nothing with the run, or the page cannot be created.
+/// The before-run checks of the acceptance options `a` (collective; `None` without any);
+/// agreed errors: a criterion that selects nothing, an unusable baseline or page file.
 pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Option<Prepared>> {
     if !a.any() {
         return Ok(None);
@@ -173,12 +161,7 @@ fn verdict_of(
     (!criteria.is_empty() || cmp.is_some()).then(|| Verdict::evaluate(set, criteria, cmp))
 }
 
-/// After the run (collective): rank 0 evaluates the verdict, writes its table to `out`
-/// (a `verified` run only) and the page from its `meta` and `records`; every rank learns
-/// the number of failed checks.
-///
-/// # Errors
-/// The page or the table cannot be written (agreed by all ranks).
+/// After the run (collective): rank 0 writes the verdict table and the page; errors agreed.
 pub(super) fn finish(
     comm: &Comm,
     prepared: &Prepared,
@@ -213,12 +196,7 @@ pub(super) fn finish(
     Ok(checks)
 }
 
-/// The `--from` mode on rank 0: the verdict of the results files on standard output, the
-/// page; the exit status 0 or [`EXIT_CHECKS_FAILED`].
-///
-/// # Errors
-/// [`Error::Invalid`] for a results or baseline file that cannot be read or does not fit,
-/// a criterion that selects nothing; an error writing the page.
+/// The `--from` mode on rank 0: verdict, page, exit status 0 or [`EXIT_CHECKS_FAILED`].
 fn from_files_here(a: &Acceptance) -> Result<i32> {
     let invalid = |e: String| Error::Invalid(vec![e]);
     let set =
@@ -263,11 +241,7 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
     }
 }
 
-/// The `--from` mode (collective): rank 0 does the work; every rank returns its exit
-/// status, or an error (printed by rank 0 only).
-///
-/// # Errors
-/// Those of [`from_files_here`], on rank 0; an unprinted one on the other ranks.
+/// The `--from` mode (collective): rank 0 does the work; every rank returns its status.
 pub(super) fn from_files(world: &Comm, a: &Acceptance) -> Result<i32> {
     let rank = world.rank()?;
     let here = if rank == 0 { from_files_here(a) } else { Ok(0) };

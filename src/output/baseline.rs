@@ -1,8 +1,6 @@
-//! Comparison with the results of an earlier run (`--baseline FILE`, `--tolerance PCT`)
-//! by the mean throughput (`avg_mibps`) of every measurement in both. A regression is
-//! worse than the baseline by more than the tolerance and by more than twice the
-//! combined standard deviation, `2·sqrt(s_run² + s_base²)` (see [`bound`]), so that noise
-//! is not called a regression. No I/O.
+//! Comparison with an earlier run (`--baseline FILE`, `--tolerance PCT`) by the mean
+//! throughput (`avg_mibps`); a regression is worse by more than the tolerance and by more than
+//! `2·sqrt(s_run² + s_base²)` (see [`bound`]). No I/O.
 
 use super::results::{CellKey, ResultSet};
 
@@ -51,16 +49,14 @@ impl Comparison {
     }
 }
 
-/// The lowest mean throughput (MiB/s) of a run that is not a regression against a
-/// baseline mean `base` (MiB/s), with standard deviations `s_run`, `s_base` (MiB/s) and
-/// the tolerance `tolerance` (a fraction: 0.1 for 10 %).
+/// The lowest mean throughput (MiB/s) that is not a regression against `base` (MiB/s), with
+/// standard deviations `s_run`, `s_base` (MiB/s) and `tolerance` a fraction (0.1 for 10 %).
 pub fn bound(base: f64, s_run: f64, s_base: f64, tolerance: f64) -> f64 {
     let noise = 2.0 * (s_run * s_run + s_base * s_base).sqrt();
     base - (tolerance * base).max(noise)
 }
 
-/// Compare `run` with `base`, tolerance `tolerance` (a fraction), `tolerance_text` as
-/// shown (`10%`), `name` the baseline file.
+/// Compare `run` with `base` (file `name`), `tolerance` a fraction shown as `tolerance_text`.
 pub fn compare(
     run: &ResultSet,
     base: &ResultSet,

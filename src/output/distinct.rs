@@ -1,6 +1,4 @@
-//! The check, before anything is written, that no two outputs — the `-o` report, the
-//! `--json`, `--csv`, `--rank-csv` and `--html` files, the data files and the
-//! `--baseline` read — are one file ([`check_distinct`]).
+//! The check that no two outputs, data files or the `--baseline` are one file.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -22,15 +20,11 @@ fn refused(msg: String) -> Error {
 struct Output<'a> {
     /// `-o/--output`, `--json`, ...
     option: &'static str,
-    /// The name as given.
     name: &'a OsStr,
 }
 
-/// Refuse outputs that would overwrite each other, a data file or the `--baseline`,
-/// compared as files ([`FileKey`]), not as spellings: the `-o` report and the `--json`,
-/// `--csv`, `--rank-csv`, `--html` files (not `-` nor a special file, written through),
-/// the data files `#pio_tmp_N.*` of the run in `dir` (empty: the current directory).
-/// Touches no file.
+/// Refuse outputs (not `-` nor special files) that would overwrite each other, a data file of
+/// the run in `dir` or the `--baseline`, compared as files ([`FileKey`]). Touches no file.
 ///
 /// # Errors
 /// The refusal ([`Error::Invalid`]), one line naming both options and files.
@@ -45,8 +39,7 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
     let outputs: Vec<(Output<'_>, FileKey)> = named
         .iter()
         .filter_map(|&(option, name)| name.map(|name| Output { option, name }))
-        // a device or FIFO named twice (`--json /dev/null --csv /dev/null`) is written
-        // through, never replaced: the outputs cannot overwrite each other
+        // a special file named twice is written through: the outputs cannot overwrite each other
         .filter(|o| !paths::is_special(Path::new(o.name)))
         .map(|o| {
             let key = FileKey::of(Path::new(o.name));
@@ -95,9 +88,7 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The data file of the run that the output `name` (key `key`) is, if any: by its name
-/// (links followed) in the data directory `dir` (`dir_meta` its `stat`), or as another
-/// name (a hard link) of one.
+/// The data file of the run that the output `name` is, if any, by name in `dir` or hard link.
 fn data_file_of(
     p: &Params,
     dir: &Path,
@@ -135,8 +126,7 @@ fn data_file_of(
     None
 }
 
-/// `N` and the API of a data-file name `#pio_tmp_N.posix|.mpio|.h5` (`N` as the
-/// benchmark writes it: decimal, no leading zero, at least 1).
+/// `N` and the API of a data-file name `#pio_tmp_N.posix|.mpio|.h5` (`N` ≥ 1, no leading zero).
 fn data_file_number(name: &[u8]) -> Option<(u64, Api)> {
     let rest = name.strip_prefix(b"#pio_tmp_")?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();

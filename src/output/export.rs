@@ -1,15 +1,5 @@
-//! Machine-readable results: `--json` ([`to_json`]), `--csv` ([`to_csv`]) and `--rank-csv`
-//! ([`to_rank_csv`]), and the run's [`ResultSet`] ([`result_set`]). The fields, their units
-//! and the documents' shapes are those of the README ("Machine-readable results"):
-//! one record per (processes, transfer size, API, phase) written, with the fields of
-//! [`FIELDS`] in that order, then the fields of the storage options when one was given.
-//!
-//! JSON: one object, `{` alone on its first line and `}` alone on its last (so that a
-//! reader finds it after the text report on standard output), the run fields, then
-//! `"parameters"` and `"records"` (one record a line). CSV: RFC 4180 with `\n` line ends,
-//! the header [`FIELDS`] first. Floats are written in Rust's shortest round-trip form, never
-//! in exponent form; a value that is not finite (never produced) as `null` in JSON and as
-//! an empty CSV field.
+//! Machine-readable results ([`to_json`], [`to_csv`], [`to_rank_csv`], [`result_set`]), as
+//! in the README ("Machine-readable results"). Non-finite floats: JSON `null`, empty CSV field.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -39,8 +29,7 @@ pub struct RunMeta {
     pub hostname_count: u32,
     /// When the run started, RFC 3339 in UTC ([`rfc3339_utc`]).
     pub timestamp: String,
-    /// Whether the run finished every step (false in the files rewritten after each
-    /// step, and after a run that failed or read back wrong bytes).
+    /// Whether the run finished every step without failing or reading back wrong bytes.
     pub complete: bool,
     /// When the run ended or the files were last rewritten, RFC 3339 in UTC.
     pub end_time: String,
@@ -48,8 +37,7 @@ pub struct RunMeta {
     pub command_line: String,
     /// The resolved data directory (absolute).
     pub data_dir: String,
-    /// The file system holding it, by name (`statfs(2)`: `lustre`, `ext4`, …, or the
-    /// magic number in hexadecimal).
+    /// The file system holding it (`statfs(2)` name, else the magic number in hexadecimal).
     pub fs_type: String,
     /// The `HDF5_MPI_INFO` hints as (key, value) pairs, in the order given.
     pub mpi_info: Vec<(String, String)>,
@@ -57,14 +45,12 @@ pub struct RunMeta {
     pub hosts: Vec<(String, u32)>,
     /// The host name of each rank of the communicator, by rank.
     pub rank_hosts: Vec<String>,
-    /// Seconds rank 0 spent gathering every rank's times over the whole run (outside
-    /// every timer; 0 until the end). JSON only (`gather_time_s`), for `make bench`.
+    /// Seconds rank 0 spent gathering every rank's times over the run (JSON only).
     pub gather_time_s: f64,
 }
 
 impl RunMeta {
-    /// The run's metadata (collective: the host names of every rank are gathered). Not
-    /// complete until the run ends.
+    /// The run's metadata (collective: gathers every rank's host name).
     ///
     /// # Errors
     /// A broadcast fails.
@@ -161,10 +147,8 @@ pub fn shell_line(args: &[String]) -> String {
         .join(" ")
 }
 
-/// The field names of a record, in output order (the CSV header, the keys of every JSON
-/// record): the measurement, the parameters (from `num_bytes`), the run (from
-/// `h5perf_version`), the spread (from `std_time_s`) and the run metadata (from
-/// `complete`). Sizes in bytes, times in seconds, `*_mibps` in MiB/s, `*_gbps` in GB/s.
+/// The field names of a record, in output order (the CSV header, the JSON keys). Sizes in
+/// bytes, times in seconds, `*_mibps` in MiB/s, `*_gbps` in GB/s.
 pub const FIELDS: [&str; 51] = [
     "nprocs",
     "xfer_size",
@@ -219,13 +203,11 @@ pub const FIELDS: [&str; 51] = [
     "hosts",
 ];
 
-/// Index in [`FIELDS`] of the first parameter field (`num_bytes`).
+/// Index in [`FIELDS`] of `num_bytes`.
 pub(crate) const FIRST_PARAM: usize = 13;
-/// Index in [`FIELDS`] of the first run field (`h5perf_version`).
+/// Index in [`FIELDS`] of `h5perf_version`.
 pub(crate) const FIRST_META: usize = 26;
-/// Index in [`FIELDS`] of the first spread field (`std_time_s`).
 const FIRST_SPREAD: usize = 32;
-/// Index in [`FIELDS`] of the first run-metadata field (`complete`).
 const FIRST_RUN: usize = 43;
 
 /// One field value.
@@ -259,8 +241,7 @@ impl Value<'_> {
     }
 }
 
-/// The parameter fields' names and values (those of [`FIELDS`], then the storage
-/// options' when given, [`Params::result_fields`]).
+/// The parameter fields' names and values, then the storage options' when given.
 fn param_fields(p: &Params) -> (Vec<&'static str>, Vec<Value<'static>>) {
     let pick = |on: bool, yes: &'static str, no: &'static str| text(if on { yes } else { no });
     let fill_value = match p.fill.value {
@@ -291,7 +272,6 @@ fn param_fields(p: &Params) -> (Vec<&'static str>, Vec<Value<'static>>) {
     (names, values)
 }
 
-/// The values of the run fields (`h5perf_version` … `timestamp`), in [`FIELDS`] order.
 fn meta_values(m: &RunMeta) -> [Value<'_>; FIRST_SPREAD - FIRST_META] {
     [
         text(&m.h5perf_version),
@@ -303,7 +283,6 @@ fn meta_values(m: &RunMeta) -> [Value<'_>; FIRST_SPREAD - FIRST_META] {
     ]
 }
 
-/// The values of the run-metadata fields (`complete` … `hosts`), in [`FIELDS`] order.
 fn run_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_RUN] {
     [
         Value::Bool(m.complete),
@@ -317,8 +296,7 @@ fn run_values(m: &RunMeta) -> [Value<'_>; FIELDS.len() - FIRST_RUN] {
     ]
 }
 
-/// The values of all fields of the record of phase `pi` (of [`Phase::ALL`]) of `r`, in
-/// [`FIELDS`] order, then those of the storage options (`params`).
+/// The values of all fields of phase `pi` (of [`Phase::ALL`]) of `r`, in [`FIELDS`] order.
 fn record_values<'a>(
     m: &'a RunMeta,
     params: &[Value<'a>],
@@ -358,9 +336,7 @@ fn record_values<'a>(
     v
 }
 
-/// The (record, phase index in [`Phase::ALL`]) pairs to write, in order: all phases of
-/// each record, without the read phases of a record that has none, and without the
-/// write phases of a `--read-only` run (`p`).
+/// The (record, phase index) pairs to write, in order, without phases that did not run.
 pub(crate) fn rows<'r>(
     p: &Params,
     records: &'r [Record],
@@ -379,8 +355,7 @@ pub(crate) fn rows<'r>(
     })
 }
 
-/// The per-rank samples of `records` (those that have them), in `--rank-csv` order:
-/// by record, iteration, phase, rank.
+/// The per-rank samples of `records`, by record, iteration, phase, rank.
 fn samples(meta: &RunMeta, p: &Params, records: &[Record]) -> Vec<RankSample> {
     let mut out = Vec::new();
     for r in records.iter().filter(|r| r.has_samples()) {
@@ -399,8 +374,7 @@ fn samples(meta: &RunMeta, p: &Params, records: &[Record]) -> Vec<RankSample> {
     out
 }
 
-/// The run's results as a [`ResultSet`] made from the records themselves, holding the
-/// values a later `--from` reads back from this run's `--csv` and `--rank-csv` files.
+/// The run's results as a [`ResultSet`], as a later `--from` reads them back.
 pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
     // RUN_FIELDS: the versions, sizes and start of meta_values, then run_values
     let run = meta_values(meta)[..5]
@@ -441,8 +415,7 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
     }
 }
 
-/// A finite `f64` in Rust's shortest round-trip decimal form (`0`, `0.1`, `2500`), or
-/// `None` for NaN and infinities.
+/// A finite `f64` in Rust's shortest round-trip decimal form; `None` if not finite.
 fn float_text(x: f64) -> Option<String> {
     x.is_finite().then(|| format!("{x}"))
 }
@@ -468,7 +441,6 @@ fn json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// `v` as JSON.
 fn json_value(out: &mut String, v: &Value<'_>) {
     match v {
         Value::Text(s) => json_string(out, s),
@@ -492,10 +464,7 @@ fn json_object(out: &mut String, names: &[&str], values: &[Value<'_>]) {
     out.push('}');
 }
 
-/// The results as one JSON document (see the module documentation), ending with a
-/// newline. `records` are the run's records in run order (world rank 0's
-/// [`crate::benchmark::run::RunOutcome::records`]); `p` the resolved parameters; `meta`
-/// the run.
+/// The results as one JSON document ending with a newline; `records` in run order.
 pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let mut out = String::from("{\n");
     let top = FIELDS[FIRST_META..FIRST_SPREAD]
@@ -547,15 +516,13 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     out
 }
 
-/// The field names of a record: [`FIELDS`], then those of the storage options among
-/// the parameters `param_names`.
+/// The field names of a record: [`FIELDS`], then the storage options' among `param_names`.
 fn field_names<'a>(param_names: &[&'a str]) -> Vec<&'a str> {
     let storage = &param_names[FIRST_META - FIRST_PARAM..];
     FIELDS.iter().chain(storage).copied().collect()
 }
 
-/// One CSV field (RFC 4180): quoted when it contains a comma, a double quote, CR or
-/// LF, with inner double quotes doubled.
+/// One CSV field (RFC 4180): quoted when needed, inner double quotes doubled.
 fn csv_field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
         out.push('"');
@@ -566,8 +533,7 @@ fn csv_field(out: &mut String, s: &str) {
     }
 }
 
-/// The results as CSV (see the module documentation): the header row, then one row
-/// per (record, phase), every line ending with `\n`. Arguments as for [`to_json`].
+/// The results as CSV: the header row, then one row per (record, phase), each ending in `\n`.
 pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let (param_names, params) = param_fields(p);
     let mut out = field_names(&param_names).join(",");
@@ -584,8 +550,7 @@ pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     out
 }
 
-/// Number of distinct names in `names` (the host names of all processes, for
-/// [`RunMeta::hostname_count`]).
+/// Number of distinct names in `names` (for [`RunMeta::hostname_count`]).
 pub fn distinct_count<S: AsRef<str>>(names: &[S]) -> u32 {
     let set: std::collections::BTreeSet<&str> = names.iter().map(AsRef::as_ref).collect();
     u32::try_from(set.len()).unwrap_or(u32::MAX)
@@ -606,13 +571,8 @@ pub const RANK_FIELDS: [&str; 11] = [
     "gbps",
 ];
 
-/// The per-rank samples as CSV (`--rank-csv`): the header [`RANK_FIELDS`], then one
-/// row per (record, iteration, phase, rank) in that order, for the records' phases as
-/// in [`to_csv`]. `iteration` counts from 1; `rank` is the rank in the step's
-/// communicator and `host` its host; `time_s` the rank's own accumulated time of the
-/// phase in the iteration (seconds), `bytes` what the rank moved in it (the record's
-/// bytes / processes), `mibps` and `gbps` their quotient (0 for a zero time). Records
-/// without samples give no rows.
+/// The per-rank samples as CSV (`--rank-csv`): [`RANK_FIELDS`], then one row per (record,
+/// iteration from 1, phase, rank); `mibps`/`gbps` 0 for a zero time.
 pub fn to_rank_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let mut out = RANK_FIELDS.join(",");
     out.push('\n');

@@ -1,11 +1,5 @@
-//! The HTML page of a run (`--html FILE`): one self-contained file (inline CSS and SVG
-//! charts, no script, no external resource; well-formed XML as well as HTML) with the
-//! run's metadata, the verdict, the charts and a summary table, laid out to print on A4:
-//! throughput against transfer size (a chart per API and phase, a line per process
-//! count), against processes (a chart per phase, a line per API, at the largest
-//! transfer size) and the per-rank times of the slowest step
-//! ([`ResultSet::slowest_step`]). Everything comes from the [`ResultSet`] and its
-//! verdict, so a page made with `--from` is the page the run made. No I/O.
+//! The HTML page of a run (`--html FILE`): self-contained (inline CSS and SVG, no script),
+//! made from the [`ResultSet`] and its verdict only, as `--from` makes it. No I/O.
 
 use std::fmt::Write as _;
 
@@ -55,8 +49,7 @@ const CHART_ORDER: [Phase; 6] = [
     Phase::ReadOpenClose,
 ];
 
-/// The x ticks of `values` at `pos(value)`: every value gets a tick, at most about
-/// `labels` of them a label.
+/// The x ticks of `values` at `pos(value)`: a tick for each, at most about `labels` labelled.
 fn ticks<T: Copy>(
     values: &[T],
     labels: usize,
@@ -83,10 +76,8 @@ fn log2(v: f64) -> f64 {
     v.max(1.0).log2()
 }
 
-/// The bounds (MiB/s) of the criteria about (api, phase) on a chart of the measured
-/// points among `steps` (x position, processes, transfer size): across the chart when a
-/// criterion selects a point at every x position, else at those it selects; not drawn
-/// when it selects none.
+/// The bounds (MiB/s) of the criteria about (api, phase) on a chart of `steps` (x, processes,
+/// transfer size): across the chart when a criterion selects every x, else at those it selects.
 fn bounds(
     run: &ResultSet,
     criteria: &[Criterion],
@@ -123,8 +114,7 @@ fn bounds(
         .collect()
 }
 
-/// The lines of a throughput chart: per line its name and the keys of its points, each
-/// measured one at `x(cell)` with the tooltip `title(cell)`; lines without points left out.
+/// The lines of a throughput chart: per line its name and the keys of its measured points.
 fn lines(
     run: &ResultSet,
     lines: Vec<(String, Vec<CellKey>)>,
@@ -255,8 +245,7 @@ fn procs_chart(
     }
 }
 
-/// The per-rank chart of `api` in the step (nprocs, xfer), and its caption; `None`
-/// when the step has no samples of `api`.
+/// The per-rank chart of `api` in the step (nprocs, xfer) and its caption, if it has samples.
 fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Chart, String)> {
     let mine: Vec<&RankSample> = run
         .samples
@@ -342,7 +331,6 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
     Some((chart, text))
 }
 
-/// One `<figure>` of a chart and its caption.
 fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
     out.push_str("<figure>");
     out.push_str(&svg::render(chart));
@@ -355,8 +343,7 @@ fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
 /// Regressions listed in the verdict table; further ones are folded (`<details>`).
 const SHOWN_REGRESSIONS: usize = 10;
 
-/// The verdict section: the badge, the summary, the table (further regressions
-/// folded), the notes.
+/// The verdict section: the badge, the summary, the table, the notes.
 fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
     out.push_str("<section id=\"verdict\"><h2>Verdict</h2>\n");
     let Some(v) = verdict else {
@@ -522,8 +509,7 @@ fn summary_section(out: &mut String, run: &ResultSet, flagged: &[CellKey]) {
     out.push_str("</table></section>\n");
 }
 
-/// The whole page of `run`, with its `verdict` (when criteria or a baseline were given)
-/// and the `criteria` whose bounds the charts draw.
+/// The whole page of `run`, with its `verdict` and the `criteria` the charts draw bounds of.
 pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) -> String {
     let flagged: &[CellKey] = verdict.map_or(&[], |v| &v.flagged);
     let status = verdict.map_or("no verdict", |v| v.status().word());

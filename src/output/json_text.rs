@@ -1,6 +1,4 @@
-//! A small JSON reader (RFC 8259) for h5perf's own `--json` results ([`super::readback`]):
-//! objects keep their members in document order, numbers the text they were written as
-//! (so that a number reads back exactly as a CSV field would). No I/O.
+//! A small JSON reader (RFC 8259) for `--json` results: members in order, numbers as written.
 
 use crate::error::{Error, Result};
 
@@ -30,8 +28,7 @@ impl Json {
         }
     }
 
-    /// A scalar as text: a string's text, a number as written, `true`/`false`;
-    /// `None` for `null`, arrays and objects.
+    /// A scalar as text (a number as written); `None` for `null`, arrays and objects.
     pub fn text(&self) -> Option<String> {
         match self {
             Json::Str(s) | Json::Num(s) => Some(s.clone()),
@@ -89,7 +86,7 @@ impl Parser<'_> {
         }
     }
 
-    /// Skip the digits ahead; there must be one at least.
+    /// At least one digit, skipped.
     fn digits(&mut self) -> Result<()> {
         let from = self.i;
         while self.peek().is_some_and(|b| b.is_ascii_digit()) {

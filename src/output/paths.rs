@@ -1,7 +1,4 @@
-//! What an output name is as a file and how it is written ([`open_output`]; the README's
-//! "What each kind of output name gets"): a new or regular file is replaced through a
-//! temporary file beside it ([`temp_beside`], [`replace`]), anything else written
-//! through. Names are bytes (`Path`): a name that is not UTF-8 is the file it spells.
+//! What an output name is as a file and how it is written ([`open_output`], [`replace`]).
 
 use std::ffi::OsString;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -13,9 +10,7 @@ use crate::ffi::posix::FileId;
 /// The most symbolic links followed for one name (Linux's `MAXSYMLINKS`, 40).
 const MAX_LINKS: usize = 40;
 
-/// `path` with every symbolic link at its last component followed (relative targets
-/// from the link's directory), existing or not; after `MAX_LINKS` links the last name
-/// reached (the later open fails with `ELOOP`).
+/// `path` with every symbolic link at its last component followed (at most `MAX_LINKS`).
 pub fn resolve_links(path: &Path) -> PathBuf {
     follow_links(path, None).unwrap_or_else(|_| path.to_path_buf())
 }
@@ -28,10 +23,7 @@ pub fn dir_of(path: &Path) -> &Path {
     }
 }
 
-/// [`resolve_links`], refusing on the way, when `euid` is given, a link in a sticky or
-/// world-writable directory that belongs neither to `euid` nor to the directory's owner:
-/// the rule of the kernel's `fs.protected_symlinks`, applied whatever the setting,
-/// because h5perf follows the link itself before a `rename` the kernel does not check.
+/// [`resolve_links`], refusing a foreign link as the kernel's `fs.protected_symlinks` would.
 fn follow_links(path: &Path, euid: Option<u32>) -> std::result::Result<PathBuf, Refusal> {
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
@@ -69,25 +61,21 @@ fn follow_links(path: &Path, euid: Option<u32>) -> std::result::Result<PathBuf, 
 /// What an output name is ([`open_output`]).
 #[derive(Debug)]
 pub enum Target {
-    /// A new or regular file: written to a temporary file beside `path` (the name with
-    /// its symbolic links followed) and renamed over it ([`replace`]).
+    /// A new or regular file: written to a temporary file beside `path` and renamed over it.
     Replace {
         /// The file replaced.
         path: PathBuf,
     },
-    /// Anything else that can be opened for writing (a device, a FIFO, a terminal,
-    /// `/dev/stdout`): written through this descriptor, never replaced.
+    /// Anything else that can be opened for writing: written through, never replaced.
     Through(std::fs::File),
 }
 
-/// Why an output name cannot be written ([`open_output`]): the reason a message gives
-/// after naming the option and the file.
+/// Why an output name cannot be written ([`open_output`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// The name is a directory.
     Directory,
-    /// A symbolic link on the way belongs to another user, in a sticky or
-    /// world-writable directory.
+    /// A symbolic link on the way belongs to another user, in a sticky or world-writable directory.
     ForeignLink {
         /// The link's owner.
         owner: u32,
@@ -123,22 +111,16 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// What the output name `name` is: its symbolic links are followed and checked (the
-/// kernel's `protected_symlinks` rule, [`Refusal::ForeignLink`]); nothing there or a
-/// regular file is [`Target::Replace`]; anything else but a directory is opened
-/// write-only (`O_NOCTTY`, no `O_CREAT`, no `O_TRUNC`; a FIFO waits for its reader) and
-/// decided again on the descriptor (`fstat`), so that a name that changes in between
-/// cannot turn a regular file into a written-through one.
+/// What the output name `name` is: links followed and checked; nothing or a regular file is
+/// [`Target::Replace`], else opened write-only (no `O_CREAT`/`O_TRUNC`) and `fstat`ed again.
 ///
 /// # Errors
-/// The [`Refusal`] (a directory, the refused link, the `open` error), for the caller to
-/// name its option and file.
+/// The [`Refusal`], for the caller to name its option and file.
 pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
     let io = |e: std::io::Error| Refusal::Io(io_text(&e));
     let path = follow_links(name, Some(crate::ffi::posix::effective_uid()))?;
     if let Some(fd) = own_descriptor(name) {
-        // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`: where this process's descriptor
-        // goes (a regular file too), at its offset, as the shell's `>&N`
+        // `/dev/stdout`, `/dev/fd/N`: this process's descriptor at its offset, as shell `>&N`
         let file = crate::ffi::posix::dup_descriptor(fd).map_err(io)?;
         if file.metadata().map_err(io)?.is_dir() {
             return Err(Refusal::Directory);
@@ -173,17 +155,13 @@ pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
     Ok(Target::Through(file))
 }
 
-/// Whether `name` exists and is neither a regular file nor a directory (links
-/// followed): a device, a FIFO, a socket.
+/// Whether `name` exists and is neither a regular file nor a directory (links followed).
 pub fn is_special(name: &Path) -> bool {
     own_descriptor(name).is_some()
         || std::fs::metadata(name).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
-/// The descriptor of this process that `name` names through its symbolic links, when
-/// one of them is an entry of this process's `/proc/PID/fd` (or a thread's
-/// `/proc/PID/task/TID/fd`) directory — `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`:
-/// such a name is the descriptor, not the file it has open (`proc_pid_fd(5)`).
+/// The descriptor of this process that `name` names via `/proc/PID/fd` (`proc_pid_fd(5)`).
 fn own_descriptor(name: &Path) -> Option<i32> {
     let pid = std::process::id().to_string();
     let mut p = name.to_path_buf();
@@ -214,22 +192,19 @@ fn own_descriptor(name: &Path) -> Option<i32> {
     None
 }
 
-/// What file a name is, or will be once created: the same key for two names means
-/// one file.
+/// What file a name is, or will be once created: the same key for two names means one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileKey {
     /// An existing file (`stat`, links followed).
     Inode(FileId),
-    /// A file yet to be created: the directory it will be created in (links followed)
-    /// and its name there, so `./x`, `x` and `d/../x` give the same key.
+    /// A file yet to be created: its directory (links followed) and its name there.
     New {
         /// The directory.
         dir: FileId,
         /// The file's name in the directory.
         name: OsString,
     },
-    /// A name whose directory cannot be examined: its lexically normalised absolute
-    /// name.
+    /// A name whose directory cannot be examined: its lexically normalised absolute name.
     Name(PathBuf),
 }
 
@@ -252,8 +227,7 @@ impl FileKey {
     }
 }
 
-/// `path` made absolute (from the current directory) with `.` and `..` removed
-/// lexically.
+/// `path` made absolute (from the current directory) with `.` and `..` removed lexically.
 fn normalise(path: &Path) -> PathBuf {
     let abs = std::env::current_dir().map_or_else(|_| path.to_path_buf(), |d| d.join(path));
     let mut out = PathBuf::new();
@@ -269,8 +243,7 @@ fn normalise(path: &Path) -> PathBuf {
     out
 }
 
-/// The temporary file beside `path` that a new version of it is written to:
-/// `.NAME.h5perf-tmp.PID` in the same directory (so the rename stays on one file system).
+/// The temporary file `.NAME.h5perf-tmp.PID` beside `path` (the rename stays on one file system).
 pub fn temp_beside(path: &Path) -> PathBuf {
     let mut name = OsString::from(".");
     name.push(path.file_name().unwrap_or("results".as_ref()));
@@ -281,13 +254,11 @@ pub fn temp_beside(path: &Path) -> PathBuf {
     }
 }
 
-/// Replace the regular file `path` (or nothing) by `tmp` (`rename`, then `fsync` of the
-/// directory, best effort); `tmp` first takes the replaced file's mode, owner and group
-/// (as far as `chown` allows).
+/// Replace the regular file `path` (or nothing) by `tmp`, which first takes its mode, owner
+/// and group; then `fsync` of the directory, best effort.
 ///
 /// # Errors
-/// `path` is no longer a regular file (left as it is), or the `rename` fails; `tmp` is
-/// left for the caller.
+/// `path` is no longer a regular file, or the `rename` fails; `tmp` is left for the caller.
 pub fn replace(tmp: &Path, path: &Path) -> Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(old) if old.is_file() => keep_owner_and_mode(tmp, &old),
@@ -311,8 +282,7 @@ pub fn replace(tmp: &Path, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Give `tmp` the mode, owner and group of `old` (best effort: `chown` to another user
-/// needs privilege; the group alone is tried then).
+/// Give `tmp` the mode, owner and group of `old` (best effort; the group alone if need be).
 fn keep_owner_and_mode(tmp: &Path, old: &std::fs::Metadata) {
     use std::os::unix::fs::PermissionsExt;
     if std::os::unix::fs::chown(tmp, Some(old.uid()), Some(old.gid())).is_err() {

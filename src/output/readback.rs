@@ -1,7 +1,4 @@
-//! Reading h5perf's own results files back into a [`ResultSet`] (`--baseline`, `--from`):
-//! `--csv`, `--json` and `--rank-csv`, fields found by name. A document is recognised by
-//! its first line (`{`, or the CSV header), also after the text report in a capture of
-//! standard output (`--json -`, `--csv -`).
+//! Reading h5perf's own results files (also after the report on stdout) into a [`ResultSet`].
 
 use std::ffi::{OsStr, OsString};
 
@@ -18,8 +15,7 @@ fn bad(msg: String) -> Error {
     Error::Results(msg)
 }
 
-/// The results of a run that just ended, as a later `--from` reads its `--csv` and
-/// `--rank-csv` files ([`export::result_set`]).
+/// The results of a run that just ended, as a later `--from` reads them back.
 pub fn of_run(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
     export::result_set(meta, p, records)
 }
@@ -44,12 +40,10 @@ pub fn read_file(name: &OsStr) -> Result<Document> {
     parse_document(&text).map_err(|e| bad(format!("{shown}: {e}")))
 }
 
-/// Read the results of one run from `names`: one `--csv` or `--json` file and at most
-/// one `--rank-csv` file, in any order; the samples must belong to the results.
+/// Read the results of one run from `names`: one results file and at most one `--rank-csv`.
 ///
 /// # Errors
-/// A file cannot be read or parsed; no results file, two of them, or two samples files;
-/// samples of a measurement the results do not have.
+/// A file cannot be read or parsed; not exactly one results file; foreign samples.
 pub fn read_results(names: &[OsString]) -> Result<ResultSet> {
     let mut results: Option<(String, ResultSet)> = None;
     let mut samples: Option<(String, Vec<RankSample>)> = None;
@@ -119,8 +113,7 @@ pub fn parse_document(text: &str) -> Result<Document> {
     ))
 }
 
-/// The rows of an RFC 4180 CSV text (fields quoted with `"` where needed; `\n` or
-/// `\r\n` line ends).
+/// The rows of an RFC 4180 CSV text (`\n` or `\r\n` line ends).
 ///
 /// # Errors
 /// A quote left open, or a quote inside an unquoted field.
@@ -179,7 +172,6 @@ fn need(get: &Get<'_>, name: &str, at: &str) -> Result<String> {
     get(name).ok_or_else(|| bad(format!("{at}: no value of {name}")))
 }
 
-/// Field `name` as a number of type `T`.
 fn num<T: std::str::FromStr>(get: &Get<'_>, name: &str, at: &str) -> Result<T> {
     let t = need(get, name, at)?;
     t.parse()
@@ -206,7 +198,6 @@ fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey> {
     ))
 }
 
-/// One measurement from its fields.
 fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
     let slowest = match get("slowest_rank") {
         Some(_) => Some((
@@ -239,7 +230,6 @@ fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<()> {
     Ok(())
 }
 
-/// The header and the rows of a CSV document.
 fn csv_table(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
     let mut rows = parse_csv(text)?;
     if rows.is_empty() {
@@ -249,10 +239,7 @@ fn csv_table(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
     Ok((header, rows))
 }
 
-/// Where CSV row `i` (from 0, after the header) is, and its field getter.
-///
-/// # Errors
-/// The row is not as long as the header.
+/// Where CSV row `i` (from 0) is, and its field getter; errors when its length is wrong.
 fn csv_row<'a>(
     header: &'a [String],
     row: &'a [String],
@@ -276,8 +263,7 @@ fn csv_row<'a>(
 /// The results of a `--csv` document (its header first).
 ///
 /// # Errors
-/// No header, a field missing, a row of the wrong length, a value that is not a number
-/// where one is needed, two rows of one measurement.
+/// A header, field or value missing or malformed, or two rows of one measurement.
 pub fn results_from_csv(text: &str) -> Result<ResultSet> {
     let (header, rows) = csv_table(text)?;
     let has = |name: &str| header.iter().any(|h| h == name);
@@ -322,10 +308,7 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
     Ok(set)
 }
 
-/// The samples of a `--rank-csv` document (its header first).
-///
-/// # Errors
-/// As [`results_from_csv`].
+/// The samples of a `--rank-csv` document (its header first); errors as [`results_from_csv`].
 pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>> {
     let (header, rows) = csv_table(text)?;
     let mut out = Vec::with_capacity(rows.len());
@@ -342,11 +325,7 @@ pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>> {
     Ok(out)
 }
 
-/// The results of a `--json` document.
-///
-/// # Errors
-/// Not JSON, not an object with a `records` array, or a record as in
-/// [`results_from_csv`].
+/// The results of a `--json` document; errors: a bad document or record.
 pub fn results_from_json(text: &str) -> Result<ResultSet> {
     let j = json_text::parse(text)?;
     let Some(Json::Arr(records)) = j.get("records") else {

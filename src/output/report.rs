@@ -1,14 +1,11 @@
-//! The report text, line for line as the C h5perf prints it (spec §2, §3, §8.4–§8.6,
-//! Appendix A). Pure formatting: every function returns a `String` that the caller
-//! writes to the right stream in one piece.
+//! The report text, line for line as the C h5perf prints it (spec §2, §3, §8.4–§8.6, App. A).
 
 use std::fmt::Write;
 
 use crate::config::{Api, Params};
 use crate::measure::{ApiResults, Direction, Phase, PhaseStats, Record, TimeStats, Timer};
 
-/// Size formatting rule of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` when
-/// the value is an exact multiple, else the plain number of bytes.
+/// Size formatting of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` or plain bytes.
 pub fn fmt_size(v: i64) -> String {
     for (unit, shift) in [("GB", 30), ("MB", 20), ("KB", 10)] {
         if v >= 1 << shift && v % (1 << shift) == 0 {
@@ -27,9 +24,8 @@ pub fn version_line(hdf5_version: &str) -> String {
     format!("HDF5 Library: Version {hdf5_version}\n")
 }
 
-/// The MPI-info dump as the HDF5 1.10.8 and 1.14 releases print it after the `rank R: `
-/// prefix: `Dumping MPI Info Object (up to N bytes per item):`, no handle (spec §2.2, §2.4).
-/// `pairs` is `None` for `MPI_INFO_NULL`; `max_val` is `MPI_MAX_INFO_VAL` (bytes).
+/// The MPI-info dump as HDF5 1.10.8 and 1.14 print it (spec §2.2, §2.4); `pairs` is `None`
+/// for `MPI_INFO_NULL`; `max_val` is `MPI_MAX_INFO_VAL` (bytes).
 pub fn info_dump(pairs: Option<&[(String, String)]>, max_val: u32) -> String {
     let mut s = format!("Dumping MPI Info Object (up to {max_val} bytes per item):\n");
     match pairs {
@@ -52,13 +48,11 @@ pub struct ParamEnv<'a> {
     pub paraprefix: Option<&'a str>,
     /// The MPI-info dump (see [`info_dump`]).
     pub info_dump: &'a str,
-    /// The lines of the storage options given, without the `rank R: ` prefix
-    /// ([`crate::config::StorageOptions::report_lines`]); empty without them.
+    /// The storage options' report lines, without the `rank R: ` prefix; empty without them.
     pub storage: &'a [String],
 }
 
-/// The parameter block from `rank R: ==== Parameters ====` to the empty line after
-/// `==== End of Parameters ====`, including the info dump (spec §2.2; 1D and 2D).
+/// The parameter block, info dump included, to the empty line after it (spec §2.2).
 pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
     let r = e.rank;
     let mut s = String::new();
@@ -145,9 +139,7 @@ pub fn xfer_header_1d(buf: u64, dset_bytes: u64, p: &Params) -> String {
     )
 }
 
-/// The two header lines of a transfer size in 2D (spec §3): the buffer as rows ×
-/// columns (`blk`x`buf` contiguous, `buf`x`blk` interleaved), the file size of one file
-/// in MB and the dataset side in KB.
+/// The two header lines of a transfer size in 2D (spec §3); file size MB, dataset side KB.
 pub fn xfer_header_2d(q: &crate::pattern::Pattern2D, p: &Params) -> String {
     let (rows, cols) = q.buf_shape();
     let side = q.side() as f64;
@@ -171,8 +163,7 @@ pub fn api_header(api: Api) -> String {
     format!("        IO API = {}{driver}\n", summary_api_name(api))
 }
 
-/// The short name of an API in the summary table and the progress lines: `POSIX`,
-/// `MPIO`, `PHDF5`.
+/// The short name of an API in the summary table and the progress lines: `POSIX`, `MPIO`, `PHDF5`.
 pub fn summary_api_name(api: Api) -> &'static str {
     match api {
         Api::Posix => "POSIX",
@@ -181,11 +172,7 @@ pub fn summary_api_name(api: Api) -> &'static str {
     }
 }
 
-/// The `--summary` table, printed after the whole report (like IOR's "Summary of all
-/// tests"): one row per (API, processes, transfer size, phase) of `records` that ran,
-/// with the maximum, mean and minimum throughput (MiB/s, as the report's "MB/s"), the
-/// sample standard deviation over iterations (MiB/s) and the slowest rank with its
-/// host (`host_of(rank)`; `-` when the per-rank times were not gathered).
+/// The `--summary` table: per (API, processes, size, phase) MiB/s, sd and slowest rank.
 pub fn summary_table(p: &Params, records: &[Record], host_of: &dyn Fn(u32) -> String) -> String {
     let mut out = String::from("\nSummary of all tests (MB/s = MiB/s, 2^20 bytes per second):\n");
     out.push_str(
@@ -250,13 +237,8 @@ fn detail_block(out: &mut String, r: &ApiResults, t: Timer) {
     }
 }
 
-/// All result blocks of one API in the order of spec §8.5: titles and timers from the
-/// phase table ([`Direction::measures`]), throughputs and times from the record's
-/// statistics (`rec`, computed once by [`Record::from_api_results`]), the `-D 3`
-/// per-iteration details from the engine's statistics (`r`); read blocks only when the
-/// record has read phases, write blocks only without `--read-only`. With `--fsync` the
-/// `-D t` times and the `-D 3` details have a "Write File Sync" block between those of
-/// the open and the close.
+/// All result blocks of one API in the order of spec §8.5 (titles from [`Direction::measures`],
+/// figures from `rec`, `-D 3` details from `r`); with `--fsync` a "Write File Sync" block too.
 pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
     let d = p.debug;
     let det = d.level >= 3;

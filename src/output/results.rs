@@ -1,7 +1,4 @@
-//! The results of a run as the results files hold them ([`ResultSet`]), whether the run
-//! just ended ([`super::export::result_set`]) or its files are read back
-//! ([`super::readback`]): what the verdict, the comparison with a baseline and the page
-//! work from, so that a page made later with `--from` is the page the run made. No I/O.
+//! The results of a run as the results files hold them ([`ResultSet`]). No I/O.
 
 use std::fmt;
 
@@ -16,9 +13,7 @@ pub struct CellKey {
     pub nprocs: u32,
     /// Transfer size of the step, bytes.
     pub xfer_size: u64,
-    /// The API.
     api: Api,
-    /// The phase.
     phase: Phase,
 }
 
@@ -58,8 +53,7 @@ impl fmt::Display for CellKey {
     }
 }
 
-/// One measurement: the statistics of one phase over the iterations (seconds, MiB/s),
-/// as in the results files' fields of the same names.
+/// One measurement: the statistics of one phase over the iterations (seconds, MiB/s).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     /// What was measured.
@@ -112,8 +106,7 @@ pub struct RankSample {
     pub time_s: f64,
 }
 
-/// The names of the run fields a [`ResultSet`] keeps, in this order (the results files'
-/// names; `start_time` is also written as `timestamp`).
+/// The names of the run fields a [`ResultSet`] keeps, in this order.
 pub const RUN_FIELDS: [&str; 13] = [
     "h5perf_version",
     "hdf5_version",
@@ -130,19 +123,16 @@ pub const RUN_FIELDS: [&str; 13] = [
     "hosts",
 ];
 
-/// A run's results: the run fields, the parameters, one [`Cell`] per (processes,
-/// transfer size, API, phase) in run order, and the per-rank samples when there are.
+/// A run's results: run fields, parameters, cells in run order and per-rank samples.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResultSet {
-    /// The values of [`RUN_FIELDS`] as text, in that order (empty when unknown: a CSV
-    /// without rows). `mpi_info` is `key=value;…`, `hosts` `name:ranks;…`.
+    /// The values of [`RUN_FIELDS`] as text (`mpi_info` `key=value;…`, `hosts` `name:ranks;…`).
     pub run: Vec<String>,
     /// The parameters (`num_bytes`, … and the storage fields when given), as text.
     pub parameters: Vec<(String, String)>,
     /// The measurements, in run order.
     pub cells: Vec<Cell>,
-    /// The per-rank samples, in `--rank-csv` order (empty when not gathered or not
-    /// given).
+    /// The per-rank samples, in `--rank-csv` order (empty when not gathered).
     pub samples: Vec<RankSample>,
 }
 
@@ -187,13 +177,8 @@ impl ResultSet {
         sorted(self.cells.iter().map(|c| c.key.xfer_size))
     }
 
-    /// The (processes, transfer size) step with per-rank samples that took longest,
-    /// among the steps with samples of the largest process count (a step of fewer
-    /// processes, however slow, shows fewer ranks to compare; one process shows no
-    /// straggler at all): the largest sum over its measurements of the open-close
-    /// phases' mean time × iterations (the time from the first barrier to the last
-    /// close, both directions); the first of equals in run order. `None` without
-    /// samples.
+    /// The step with samples that took longest among those of the largest process count (sum of
+    /// open-close mean time × iterations; first of equals). `None` without samples.
     pub fn slowest_step(&self) -> Option<(u32, u64)> {
         let step = |k: &CellKey| (k.nprocs, k.xfer_size);
         let mut steps: Vec<(u32, u64)> = Vec::new();
@@ -230,8 +215,7 @@ fn sorted<T: Ord>(v: impl Iterator<Item = T>) -> Vec<T> {
     v
 }
 
-/// A size in bytes in words: `8 KiB`, `1 MiB`, `2 GiB` for exact multiples, else
-/// `1000 B`.
+/// A size in bytes in words: `8 KiB`, `1 MiB`, `2 GiB` for exact multiples, else `1000 B`.
 pub fn size_text(bytes: u64) -> String {
     for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
         if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {

@@ -1,10 +1,5 @@
-//! Where an output goes ([`Sink`]): standard output, nowhere, a name that is not a
-//! regular file (written through), or a regular file, new or not, replaced through a
-//! temporary file beside it ([`super::paths`]), so that a reader or a killed run sees
-//! the earlier version or a whole new one, never a part. The report (`-o`,
-//! [`Sink::report`]) is appended block by block by every rank and published after the
-//! first finished step; a results document or the page ([`Sink::document`]) is written
-//! whole each time by rank 0 ([`Sink::replace`]).
+//! Where an output goes ([`Sink`]): stdout, nowhere, a special file written through, or a
+//! regular file replaced through a temporary file (no reader ever sees a part).
 
 use std::cell::{Cell, RefCell};
 use std::ffi::OsStr;
@@ -19,22 +14,18 @@ use crate::ffi::posix::{Fd, OpenMode};
 
 pub use crate::config::values::STDOUT;
 
-/// One output: where it goes, its name for messages, and the first failed write of the
-/// report.
+/// One output: where it goes, its name for messages, and the report's first failed write.
 pub struct Sink {
-    /// The destination.
     to: To,
     /// `report file (-o)`, `results file (--json)`, `HTML page (--html)`.
     what: String,
-    /// The name as given, as message text.
     shown: String,
-    /// The first failed write or publication of the report, kept for [`Sink::status`].
+    /// Kept for [`Sink::status`].
     failed: RefCell<Option<Error>>,
 }
 
 /// A sink's destination.
 enum To {
-    /// Standard output.
     Stdout,
     /// Nowhere (the C API without a report).
     Null,
@@ -42,12 +33,10 @@ enum To {
     Through(Fd),
     /// A new or regular file, replaced through a temporary file beside it.
     Replace {
-        /// The file replaced (the name given, symbolic links followed).
+        /// The name given, symbolic links followed.
         dest: PathBuf,
-        /// The temporary file beside it (`.NAME.h5perf-tmp.PID`).
         tmp: PathBuf,
-        /// The report's temporary file, opened for appending by every rank; `None` for
-        /// a document (each version is a new temporary file).
+        /// The report's temporary file, opened for appending by every rank; `None` for a document.
         open: Option<Fd>,
         /// Whether this rank made the temporary file (and renames or removes it).
         owner: bool,
@@ -76,16 +65,10 @@ impl Sink {
         Sink::new(To::Null, String::new(), String::new())
     }
 
-    /// The destination `dest` of the results document or page of `option` (`--json`,
-    /// `--csv`, `--rank-csv`, `--html`), checked before the run: `-` is standard output;
-    /// for a new or regular file the temporary file beside it is created and removed
-    /// again, so an unwritable name is refused before any I/O while an earlier run's
-    /// file is left alone.
+    /// The destination `dest` of the document of `option`, checked before the run.
     ///
     /// # Errors
-    /// Naming the option and the file (`results file (--json): cannot create
-    /// 'x/r.json': No such file or directory`): the name is refused by
-    /// [`open_output`] or the temporary file cannot be created.
+    /// Naming the option and the file: refused by [`open_output`] or temporary file not creatable.
     pub fn document(dest: &OsStr, option: &'static str) -> Result<Sink> {
         if dest == STDOUT {
             return Ok(Sink::stdout());
@@ -105,16 +88,11 @@ impl Sink {
         Ok(Sink::new(to, what, shown))
     }
 
-    /// The report's sink (collective over `comm`): standard output (or nowhere when
-    /// `report` is false) without `-o`. With `-o NAME` naming a new or regular file,
-    /// rank 0 creates the temporary file beside it, every rank appends its blocks to it
-    /// and the first finished step renames it over `NAME` ([`Sink::publish`]); a run
-    /// that fails before leaves neither a file nor a change. Anything else (`/dev/null`,
-    /// a FIFO) every rank opens and writes through, as the C tool's `fopen(NAME, "w")`.
+    /// The report's sink (collective): stdout (or nowhere unless `report`) without `-o`, else a
+    /// temporary file all ranks append to ([`Sink::publish`]), or a special file written through.
     ///
     /// # Errors
-    /// The file cannot be created or opened, or is refused by [`open_output`] (the
-    /// message names `-o` and the report as given), agreed by all ranks.
+    /// The file cannot be created or opened, or is refused by [`open_output`]; agreed by all ranks.
     pub fn report(comm: &Comm, name: Option<&OsStr>, report: bool) -> Result<Sink> {
         use std::os::unix::ffi::OsStrExt;
         let Some(name) = name else {
@@ -191,9 +169,7 @@ impl Sink {
         matches!(self.to, To::Replace { .. })
     }
 
-    /// Append one block of the report. The first failure is kept for [`Sink::status`]
-    /// (not returned here: the failing rank must reach the same agreement points as the
-    /// others) and later blocks are dropped.
+    /// Append one block of the report; the first failure is kept for [`Sink::status`].
     pub fn write(&self, s: &str) {
         if self.failed.borrow().is_some() {
             return;
@@ -218,12 +194,10 @@ impl Sink {
         }
     }
 
-    /// Write `text` as the whole document: to standard output or a special file as it
-    /// is; a regular file through a new temporary file (written, `fsync`ed, renamed).
+    /// Write `text` as the whole document; a regular file through a new temporary file.
     ///
     /// # Errors
-    /// Naming the option and the file when the text cannot be written or the file not
-    /// replaced (the temporary file is removed).
+    /// Naming the option and the file; the temporary file is removed.
     pub fn replace(&self, text: &str) -> Result<()> {
         let cannot = |why: String| {
             Error::Output(format!(
@@ -264,8 +238,7 @@ impl Sink {
         }
     }
 
-    /// The first failed write or publication of the report, if any (not collective:
-    /// give it to an agreement point).
+    /// The first failed write or publication of the report (not collective).
     ///
     /// # Errors
     /// That failure, naming the report file and `-o` (or standard output).
@@ -276,9 +249,7 @@ impl Sink {
         }
     }
 
-    /// On the rank that created the report's temporary file, rename it over the
-    /// report's name (once; the file stays open for later blocks). No-op for other
-    /// sinks and ranks, and after a failure.
+    /// Rename the report's temporary file over its name, once, on the rank that created it.
     pub fn publish(&self) {
         let To::Replace {
             dest,
@@ -339,8 +310,7 @@ impl Drop for Sink {
     }
 }
 
-/// The destination of the output `name` ([`open_output`]); a regular file's temporary
-/// file is not made yet.
+/// The destination of the output `name`; a regular file's temporary file is not made yet.
 fn destination(name: &OsStr, cannot: &dyn Fn(String) -> Error) -> Result<To> {
     Ok(
         match open_output(Path::new(name)).map_err(|r| cannot(r.to_string()))? {

@@ -1,7 +1,4 @@
-//! SVG line charts for the HTML page ([`super::html`]): axes with labelled ticks, a solid
-//! line per series with a marker per point (told apart by colour and marker shape),
-//! optional min–max bars, red dashed bound lines, a legend. Each chart is one `<svg>`
-//! element, valid SVG 1.1, styled by the page's CSS classes ([`CSS`]). No I/O.
+//! SVG 1.1 line charts for the HTML page, styled by its CSS classes ([`CSS`]). No I/O.
 
 use std::fmt::Write as _;
 
@@ -9,20 +6,15 @@ use std::fmt::Write as _;
 pub const WIDTH: f64 = 400.0;
 /// Left edge of the plot area (room for the tick labels and the axis label).
 const LEFT: f64 = 58.0;
-/// Right margin.
 const RIGHT: f64 = 12.0;
 /// Top of the plot area (room for the title).
 const TOP: f64 = 26.0;
-/// Height of the plot area.
 const PLOT_H: f64 = 170.0;
 /// Below the plot: tick labels and the axis label.
 const BELOW: f64 = 40.0;
-/// One legend row.
 const LEGEND_ROW: f64 = 15.0;
 
-/// The chart classes of the page's style sheet: the eight series colours are the
-/// Okabe–Ito palette (told apart with colour-vision deficiencies); the only dashed lines
-/// are the bounds (`.bd`, [`BOUND_DASH`]).
+/// The chart classes of the page's style sheet (Okabe–Ito colours; only bounds are dashed).
 pub const CSS: &str = "\
 svg.chart{width:100%;height:auto;font-family:sans-serif;font-size:11px}\
 .chart text{fill:#222;stroke:none}.chart .t{font-size:12px;font-weight:bold}\
@@ -147,8 +139,7 @@ fn c(v: f64) -> String {
     }
 }
 
-/// A "nice" tick step for values up to `max` (about five ticks): 1, 2, 2.5 or 5 times
-/// a power of ten.
+/// A "nice" tick step for values up to `max` (about five ticks): 1, 2, 2.5 or 5 × 10^k.
 pub fn nice_step(max: f64) -> f64 {
     if max <= 0.0 || !max.is_finite() {
         return 1.0;
@@ -173,8 +164,7 @@ pub fn nice_step(max: f64) -> f64 {
 /// Bounds above this many times the largest value are not drawn to scale.
 const OFF_SCALE: f64 = 2.0;
 
-/// A tick value with the decimals its step needs (`0`, `2.5`, `0.25`), in thousands
-/// from a step of 1000 on (`12k`, `2.5k`), so that labels stay short.
+/// A tick value with the decimals its step needs, in thousands (`12k`) from a step of 1000 on.
 fn tick_text(v: f64, step: f64) -> String {
     if v == 0.0 {
         return "0".to_string();
@@ -212,15 +202,12 @@ fn legend_rows(series: &[Series]) -> Vec<Vec<usize>> {
     rows
 }
 
-/// Width of one legend entry: the sample line, the text (about 6 units a character at
-/// 11 px), a gap.
+/// Width of one legend entry: the sample line, the text (about 6 units a character), a gap.
 fn entry_width(name: &str) -> f64 {
     22.0 + 6.0 * name.chars().count() as f64 + 14.0
 }
 
-/// The marker of series `series` at (x, y), of about radius `r`: a circle, a square,
-/// a triangle or a diamond (the series index modulo 4), with `class` and the `inner`
-/// markup (its `<title>`).
+/// The marker of series `series` at (x, y), of about radius `r`, shape by series modulo 4.
 fn marker(series: usize, x: f64, y: f64, r: f64, class: Option<&str>, inner: &str) -> String {
     let class = class.map_or(String::new(), |k| format!(" class=\"{k}\""));
     let end = |tag: &str| {

@@ -1,8 +1,4 @@
-//! The verdict of a run: its criteria (`--expect`) and its comparison with a baseline
-//! ([`super::baseline`]) as rows of PASS/FAIL, and the table printed after the report.
-//! A criterion's row shows the worst measurement it selects; the baseline has one row
-//! and one FAIL row per regression, the largest drop first; missing measurements,
-//! differing parameters and an incomplete baseline are notes. No I/O.
+//! The verdict of a run (`--expect`, [`super::baseline`]) as PASS/FAIL rows and a table. No I/O.
 
 use std::fmt::Write as _;
 
@@ -60,8 +56,7 @@ pub struct Verdict {
     pub flagged: Vec<CellKey>,
 }
 
-/// `v` with two decimals, or three significant digits below 0.01 (never in exponent
-/// form).
+/// `v` with two decimals, or three significant digits below 0.01 (never in exponent form).
 pub fn figure(v: f64) -> String {
     if v == 0.0 || !v.is_finite() || v.abs() >= 0.01 {
         return format!("{v:.2}");
@@ -130,8 +125,7 @@ fn criterion_row(run: &ResultSet, c: &Criterion) -> (Row, Vec<CellKey>) {
 }
 
 impl Verdict {
-    /// Evaluate `criteria` on `run`, and add the rows of the comparison with its
-    /// baseline when there is one.
+    /// Evaluate `criteria` on `run`, then add the rows of the baseline comparison if any.
     pub fn evaluate(
         run: &ResultSet,
         criteria: &[Criterion],
@@ -239,8 +233,7 @@ impl Verdict {
         parts.join("; ")
     }
 
-    /// The notes after the rows: missing measurements, differing parameters, an
-    /// incomplete baseline (one line each, without line end).
+    /// The notes after the rows (one line each, without line end).
     pub fn notes(&self) -> Vec<String> {
         let mut out = Vec::new();
         if let Some(b) = &self.baseline {
@@ -266,8 +259,7 @@ impl Verdict {
         out
     }
 
-    /// The verdict table: an empty line, `Verdict: PASS (summary)`, a header and one
-    /// line per row in aligned columns, then the notes indented by two blanks.
+    /// The verdict table: `Verdict: PASS (summary)`, a header, aligned rows, indented notes.
     pub fn text(&self) -> String {
         let head = ["Result", "Check", "Measured", "Bound", "Where"];
         let cols = |r: &Row| {
