@@ -210,7 +210,7 @@ pub struct Writes<'a> {
 
 impl Writes<'_> {
     /// One write at `offset` (etype units of the current view): the MPI error, or a
-    /// short count ([`check_count`]), is an error.
+    /// short count (`MPI_Get_count` of the status), is an error.
     #[inline(always)]
     pub fn at(&self, offset: raw::MPI_Offset) -> Result<()> {
         let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
