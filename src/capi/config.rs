@@ -28,7 +28,6 @@ pub extern "C" fn h5perf_config_new() -> *mut H5perfConfig {
 }
 
 /// `h5perf_config_free`.
-///
 /// # Safety
 /// `cfg` is NULL or a pointer returned by `h5perf_config_new`, freed once.
 #[no_mangle]
@@ -40,7 +39,6 @@ pub unsafe extern "C" fn h5perf_config_free(cfg: *mut H5perfConfig) {
 }
 
 /// `h5perf_config_parse`.
-///
 /// # Safety
 /// `cfg` from `h5perf_config_new`; `argv` holds `argc` NUL-terminated strings.
 #[no_mangle]
@@ -77,7 +75,6 @@ pub unsafe extern "C" fn h5perf_config_parse(
 /// `h5perf_config_set`: the option `option` (its command-line name without dashes, or
 /// its short letter) with `value` as the command line takes it (NULL: no value), through
 /// the command line's option table ([`cli::set`]): the same checks and messages.
-///
 /// # Safety
 /// `cfg` is NULL or from `h5perf_config_new`; `option` and `value` are NULL or
 /// NUL-terminated.
@@ -105,7 +102,6 @@ pub unsafe extern "C" fn h5perf_config_set(
 
 /// Apply `f` to the configuration `cfg`; `f` returns the refusal of a value, whose reason
 /// becomes the message `h5perf: <refusal>` of `H5PERF_EINVAL`.
-///
 /// # Safety
 /// `cfg` is NULL or from `h5perf_config_new`.
 unsafe fn set(
@@ -154,7 +150,6 @@ fn pick<T: Copy>(table: &[T], v: c_int, why: impl FnOnce() -> String) -> Result<
 macro_rules! setters {
     ($($(#[$doc:meta])* $name:ident($v:ident: $ty:ty), |$c:ident| $body:expr;)*) => {$(
         $(#[$doc])*
-        ///
         /// # Safety
         /// `cfg` is NULL or from `h5perf_config_new`; a string is NULL or NUL-terminated.
         #[no_mangle]
@@ -271,7 +266,6 @@ setters! {
 }
 
 /// `h5perf_config_set_debug` (-D): level 0..4 (larger counts as 4), raw, times, verify.
-///
 /// # Safety
 /// `cfg` is NULL or from `h5perf_config_new`.
 #[no_mangle]
@@ -295,7 +289,6 @@ pub unsafe extern "C" fn h5perf_config_set_debug(
 }
 
 /// A results file's destination from C, checked: NULL = none, `-` = stdout, else a file.
-///
 /// # Safety
 /// `path` is NULL or NUL-terminated.
 unsafe fn dest(path: *const c_char) -> Result<Option<OsString>, ValueError> {

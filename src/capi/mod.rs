@@ -251,7 +251,6 @@ pub struct H5perfSpread {
 }
 
 /// A string from C as the bytes it holds: NULL = `None`.
-///
 /// # Safety
 /// `p` is NULL or NUL-terminated.
 unsafe fn dest_of(p: *const c_char) -> Option<OsString> {
@@ -260,7 +259,6 @@ unsafe fn dest_of(p: *const c_char) -> Option<OsString> {
 }
 
 /// Collect `argv[1..argc]` as strings.
-///
 /// # Safety
 /// `argv` holds `argc` valid NUL-terminated strings (or argc <= 0).
 unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<OsString>> {
@@ -277,7 +275,6 @@ unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<OsString>> 
 }
 
 /// `h5perf_main`: the program on `MPI_COMM_WORLD`; returns the exit status.
-///
 /// # Safety
 /// `argv` holds `argc` NUL-terminated strings.
 #[no_mangle]

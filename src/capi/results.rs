@@ -16,7 +16,6 @@ use super::{
 };
 
 /// `h5perf_run`.
-///
 /// # Safety
 /// `cfg` from `h5perf_config_new`; `comm` a live communicator; `results` a valid
 /// pointer to a `h5perf_results *`.
@@ -77,7 +76,6 @@ pub unsafe extern "C" fn h5perf_run(
 }
 
 /// `h5perf_results_count`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 #[no_mangle]
@@ -87,7 +85,6 @@ pub unsafe extern "C" fn h5perf_results_count(res: *const H5perfResults) -> usiz
 }
 
 /// `h5perf_results_get`: record `i`, or NULL.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 #[no_mangle]
@@ -102,7 +99,6 @@ pub unsafe extern "C" fn h5perf_results_get(
 }
 
 /// `h5perf_results_wrong_bytes`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 #[no_mangle]
@@ -112,7 +108,6 @@ pub unsafe extern "C" fn h5perf_results_wrong_bytes(res: *const H5perfResults) -
 }
 
 /// Record `i` of `res` with its per-rank detail, if any.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 unsafe fn full_record<'a>(
@@ -126,7 +121,6 @@ unsafe fn full_record<'a>(
 
 /// `h5perf_results_spread`: the spread and the slowest and fastest rank of phase `phase`
 /// (`H5PERF_PHASE_*`) of record `i`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
 #[no_mangle]
@@ -184,7 +178,6 @@ pub unsafe extern "C" fn h5perf_results_spread(
 
 /// `h5perf_results_rank_time`: the own time (s) of `rank` in `iteration` and phase
 /// `phase` of record `i` (rank 0 of the communicator only).
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `seconds` is NULL or writable.
 #[no_mangle]
@@ -232,7 +225,6 @@ pub unsafe extern "C" fn h5perf_results_rank_time(
 
 /// `h5perf_results_meta`: the run metadata value of `key` as text (the keys of
 /// `H5perfResults::of`), NULL for another key; valid until `h5perf_results_free`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `key` is NULL or NUL-terminated.
 #[no_mangle]
@@ -256,7 +248,6 @@ pub unsafe extern "C" fn h5perf_results_meta(
 
 /// `h5perf_results_rank_host`: the host name of `rank` of the communicator, or NULL.
 /// Valid until `h5perf_results_free`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 #[no_mangle]
@@ -271,7 +262,6 @@ pub unsafe extern "C" fn h5perf_results_rank_host(
 }
 
 /// `h5perf_results_free`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`, freed once.
 #[no_mangle]

@@ -49,7 +49,6 @@ pub enum Command {
 /// Parse the command line `args` (the arguments after `argv[0]`): [`Command::Help`] /
 /// [`Command::Version`] as soon as `-h`/`--help` or `--version` is met (later arguments
 /// are not examined), otherwise the mode or the run asked for.
-///
 /// # Errors
 /// [`Error::Usage`] with a one-line message starting with `h5perf: ` for the first
 /// problem, left to right: an unknown or unsupported option, a missing or invalid
@@ -113,7 +112,6 @@ where
 /// configuration of the C API (`h5perf_run`): destinations that would clobber each
 /// other (`--json -` with `--csv -`, two outputs naming one file) and `--tolerance`
 /// without `--baseline`.
-///
 /// # Errors
 /// [`Error::Usage`] with a one-line message starting with `h5perf: `.
 pub fn check(o: &Options) -> Result<(), Error> {
