@@ -1,10 +1,5 @@
-//! The command-line parser of h5perf (spec §1, the C tool's syntax with the defects of
-//! §11 fixed: every refusal is one line starting with `h5perf: `) and its help text
-//! (spec §1.10). Pure: no I/O, no MPI, no environment; defaults and clamping are
-//! [`crate::config::Params::resolve`]'s. The options are the option table's
-//! ([`crate::config::options::DEFS`]). Here: `tokenizer` (argv → options, and [`set`],
-//! one option by name for the C API), `help` (the help text, from the table); this file
-//! adds the checks of the whole line and the [`Command`] it asks for.
+//! The command-line parser (spec §1, §11 defects fixed) and its help text (spec §1.10).
+//! Pure: no I/O, no MPI, no environment.
 
 mod help;
 mod tokenizer;
