@@ -1,4 +1,5 @@
-//! Comparison with an earlier run (`--baseline`, `--tolerance`) by `avg_mibps` ([`bound`]).
+//! Comparison with an earlier run (`--baseline`, `--tolerance`) by `avg_mibps`: a regression is
+//! worse by more than the tolerance and than `2·sqrt(s_run² + s_base²)` ([`bound`]). No I/O.
 
 use super::results::{CellKey, ResultSet};
 
