@@ -1,6 +1,4 @@
-//! The configuration objects of the C API: `h5perf_config_new`, `_free`, `_parse`, the
-//! keyed setter `h5perf_config_set` (through the command line's option table, with its
-//! messages) and the typed setters (each refusal a sentence naming the value).
+//! The C API's configuration objects: new, free, parse, the keyed and the typed setters.
 
 use std::ffi::{c_char, c_int, c_uint, CStr, OsString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -28,7 +26,6 @@ pub extern "C" fn h5perf_config_new() -> *mut H5perfConfig {
 }
 
 /// `h5perf_config_free`.
-///
 /// # Safety
 /// `cfg` is NULL or a pointer returned by `h5perf_config_new`, freed once.
 #[no_mangle]
@@ -40,7 +37,6 @@ pub unsafe extern "C" fn h5perf_config_free(cfg: *mut H5perfConfig) {
 }
 
 /// `h5perf_config_parse`.
-///
 /// # Safety
 /// `cfg` from `h5perf_config_new`; `argv` holds `argc` NUL-terminated strings.
 #[no_mangle]
@@ -74,13 +70,9 @@ pub unsafe extern "C" fn h5perf_config_parse(
     })
 }
 
-/// `h5perf_config_set`: the option `option` (its command-line name without dashes, or
-/// its short letter) with `value` as the command line takes it (NULL: no value), through
-/// the command line's option table ([`cli::set`]): the same checks and messages.
-///
+/// `h5perf_config_set`: option `option` (long name or letter) = `value` as on the command line.
 /// # Safety
-/// `cfg` is NULL or from `h5perf_config_new`; `option` and `value` are NULL or
-/// NUL-terminated.
+/// `cfg` is NULL or from `h5perf_config_new`; `option`, `value` NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn h5perf_config_set(
     cfg: *mut H5perfConfig,
@@ -103,9 +95,7 @@ pub unsafe extern "C" fn h5perf_config_set(
     })
 }
 
-/// Apply `f` to the configuration `cfg`; `f` returns the refusal of a value, whose reason
-/// becomes the message `h5perf: <refusal>` of `H5PERF_EINVAL`.
-///
+/// Apply `f` to `cfg`; a refusal becomes `H5PERF_EINVAL` with `h5perf: <refusal>`.
 /// # Safety
 /// `cfg` is NULL or from `h5perf_config_new`.
 unsafe fn set(
@@ -124,8 +114,7 @@ unsafe fn set(
     })
 }
 
-/// Store the value a rule accepted in `field`, or refuse it with a sentence naming it
-/// `what` (`bytes per process (N) is too large (at most M)`).
+/// Store the value a rule accepted in `field`, or refuse it naming it `what`.
 fn put<T>(
     field: &mut T,
     checked: Result<T, ValueError>,
@@ -135,7 +124,6 @@ fn put<T>(
     Ok(())
 }
 
-/// Store `value` in `field` (a value without a rule).
 fn store<T>(field: &mut T, value: T) -> Result<(), ValueError> {
     *field = value;
     Ok(())
@@ -149,12 +137,10 @@ fn pick<T: Copy>(table: &[T], v: c_int, why: impl FnOnce() -> String) -> Result<
         .ok_or_else(|| ValueError::from(why()))
 }
 
-/// The typed setters: each applies `|c| body` (a `Result<(), ValueError>`) to the
-/// configuration, a refusal being the message of `H5PERF_EINVAL` (flags: non-zero = on).
+/// The typed setters: `|c| body` on the configuration; a refusal is `H5PERF_EINVAL`.
 macro_rules! setters {
     ($($(#[$doc:meta])* $name:ident($v:ident: $ty:ty), |$c:ident| $body:expr;)*) => {$(
         $(#[$doc])*
-        ///
         /// # Safety
         /// `cfg` is NULL or from `h5perf_config_new`; a string is NULL or NUL-terminated.
         #[no_mangle]
@@ -224,8 +210,7 @@ setters! {
     h5perf_config_set_progress(on: c_int), |c| store(&mut c.opts.progress, on != 0);
     /// `h5perf_config_set_summary` (--summary: the summary table after the report).
     h5perf_config_set_summary(on: c_int), |c| store(&mut c.opts.summary, on != 0);
-    /// `h5perf_config_set_fill_value` (--fill-value): a byte 0..=255,
-    /// `H5PERF_FILL_VALUE_UNDEFINED` (-2) or `H5PERF_FILL_VALUE_UNSET` (-1).
+    /// `h5perf_config_set_fill_value` (--fill-value): 0..=255, `_UNDEFINED` (-2), `_UNSET` (-1).
     h5perf_config_set_fill_value(v: c_int), |c| {
         c.opts.fill.value = match v {
             H5PERF_FILL_VALUE_UNSET => None,
@@ -235,15 +220,13 @@ setters! {
         };
         Ok(())
     };
-    /// `h5perf_config_set_fill_time` (--fill-time, -n): `H5PERF_FILL_TIME_UNSET` (0),
-    /// `_NEVER` (1, the same as -n), `_IFSET` (2), `_ALLOC` (3).
+    /// `h5perf_config_set_fill_time`: `_UNSET` 0, `_NEVER` 1 (-n), `_IFSET` 2, `_ALLOC` 3.
     h5perf_config_set_fill_time(v: c_int), |c| {
         let times = [None, Some(FillTime::Never), Some(FillTime::IfSet), Some(FillTime::Alloc)];
         let why = || format!("fill time ({v}) must be one of H5PERF_FILL_TIME_* (0..3)");
         store(&mut c.opts.fill.time, pick(&times, v, why)?)
     };
-    /// `h5perf_config_set_alloc_time` (--alloc-time): `H5PERF_ALLOC_TIME_UNSET` (0),
-    /// `_DEFAULT` (1), `_EARLY` (2), `_INCR` (3), `_LATE` (4).
+    /// `h5perf_config_set_alloc_time`: `_UNSET` 0, `_DEFAULT` 1, `_EARLY` 2, `_INCR` 3, `_LATE` 4.
     h5perf_config_set_alloc_time(v: c_int), |c| {
         use AllocTime as A;
         let times = [None, Some(A::Default), Some(A::Early), Some(A::Incr), Some(A::Late)];
@@ -271,7 +254,6 @@ setters! {
 }
 
 /// `h5perf_config_set_debug` (-D): level 0..4 (larger counts as 4), raw, times, verify.
-///
 /// # Safety
 /// `cfg` is NULL or from `h5perf_config_new`.
 #[no_mangle]
@@ -295,7 +277,6 @@ pub unsafe extern "C" fn h5perf_config_set_debug(
 }
 
 /// A results file's destination from C, checked: NULL = none, `-` = stdout, else a file.
-///
 /// # Safety
 /// `path` is NULL or NUL-terminated.
 unsafe fn dest(path: *const c_char) -> Result<Option<OsString>, ValueError> {

@@ -1,8 +1,5 @@
-//! The C API (`include/h5perf.h`): error codes and per-thread messages, the shared
-//! types, the whole program ([`h5perf_main`]) and the version; [`config`]: the
-//! configuration objects; [`results`]: runs on a caller's communicator and their results.
-//! Every function catches panics and checks its pointers; nothing here initialises or
-//! finalises MPI except [`h5perf_main`], which behaves like the program.
+//! The C API (`include/h5perf.h`): error codes, shared types, [`h5perf_main`], the version.
+//! Every function catches panics and checks its pointers; only [`h5perf_main`] touches MPI init.
 #![allow(unsafe_code)]
 
 use std::cell::RefCell;
@@ -64,7 +61,6 @@ fn guard(f: impl FnOnce() -> c_int) -> c_int {
 /// The configuration behind `h5perf_config *`.
 pub struct H5perfConfig {
     opts: Options,
-    /// Text report to stdout (`set_report("-")`).
     report_stdout: bool,
 }
 
@@ -170,11 +166,8 @@ impl H5perfRecord {
 pub struct H5perfResults {
     records: Vec<H5perfRecord>,
     wrong_bytes: u64,
-    /// The records as the engine made them (per-rank samples, extremes, spread).
     full: Vec<Record>,
-    /// The run metadata as (key, value) C strings (see `h5perf_results_meta`).
     meta: Vec<(&'static str, CString)>,
-    /// The host of each rank of the communicator.
     rank_hosts: Vec<CString>,
 }
 
@@ -184,7 +177,6 @@ fn c_string(s: &str) -> CString {
 }
 
 impl H5perfResults {
-    /// The results of a finished run.
     fn of(done: &app::Done) -> H5perfResults {
         let mut meta = Vec::new();
         let mut rank_hosts = Vec::new();
@@ -217,8 +209,7 @@ impl H5perfResults {
     }
 }
 
-/// `h5perf_spread`: the spread of one phase over iterations and its slowest and
-/// fastest rank.
+/// `h5perf_spread`: the spread of one phase and its slowest and fastest rank.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct H5perfSpread {
@@ -251,7 +242,6 @@ pub struct H5perfSpread {
 }
 
 /// A string from C as the bytes it holds: NULL = `None`.
-///
 /// # Safety
 /// `p` is NULL or NUL-terminated.
 unsafe fn dest_of(p: *const c_char) -> Option<OsString> {
@@ -260,7 +250,6 @@ unsafe fn dest_of(p: *const c_char) -> Option<OsString> {
 }
 
 /// Collect `argv[1..argc]` as strings.
-///
 /// # Safety
 /// `argv` holds `argc` valid NUL-terminated strings (or argc <= 0).
 unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<OsString>> {
@@ -277,7 +266,6 @@ unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<OsString>> 
 }
 
 /// `h5perf_main`: the program on `MPI_COMM_WORLD`; returns the exit status.
-///
 /// # Safety
 /// `argv` holds `argc` NUL-terminated strings.
 #[no_mangle]

@@ -1,5 +1,4 @@
-//! Runs on a caller's communicator (`h5perf_run`) and the results as data: the
-//! records, their spread, per-rank times and hosts, and the run metadata.
+//! Runs on a caller's communicator (`h5perf_run`) and their results as data.
 
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -16,10 +15,8 @@ use super::{
 };
 
 /// `h5perf_run`.
-///
 /// # Safety
-/// `cfg` from `h5perf_config_new`; `comm` a live communicator; `results` a valid
-/// pointer to a `h5perf_results *`.
+/// `cfg` from `h5perf_config_new`; `comm` live; `results` a valid `h5perf_results **`.
 #[no_mangle]
 pub unsafe extern "C" fn h5perf_run(
     cfg: *const H5perfConfig,
@@ -77,7 +74,6 @@ pub unsafe extern "C" fn h5perf_run(
 }
 
 /// `h5perf_results_count`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 #[no_mangle]
@@ -87,7 +83,6 @@ pub unsafe extern "C" fn h5perf_results_count(res: *const H5perfResults) -> usiz
 }
 
 /// `h5perf_results_get`: record `i`, or NULL.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 #[no_mangle]
@@ -102,7 +97,6 @@ pub unsafe extern "C" fn h5perf_results_get(
 }
 
 /// `h5perf_results_wrong_bytes`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 #[no_mangle]
@@ -112,7 +106,6 @@ pub unsafe extern "C" fn h5perf_results_wrong_bytes(res: *const H5perfResults) -
 }
 
 /// Record `i` of `res` with its per-rank detail, if any.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 unsafe fn full_record<'a>(
@@ -124,9 +117,7 @@ unsafe fn full_record<'a>(
     Some((r, r.full.get(i)?))
 }
 
-/// `h5perf_results_spread`: the spread and the slowest and fastest rank of phase `phase`
-/// (`H5PERF_PHASE_*`) of record `i`.
-///
+/// `h5perf_results_spread`: spread and extreme ranks of phase `phase` of record `i`.
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
 #[no_mangle]
@@ -182,9 +173,7 @@ pub unsafe extern "C" fn h5perf_results_spread(
     })
 }
 
-/// `h5perf_results_rank_time`: the own time (s) of `rank` in `iteration` and phase
-/// `phase` of record `i` (rank 0 of the communicator only).
-///
+/// `h5perf_results_rank_time`: time (s) of `rank` in `iteration`, `phase`, record `i`.
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `seconds` is NULL or writable.
 #[no_mangle]
@@ -232,7 +221,6 @@ pub unsafe extern "C" fn h5perf_results_rank_time(
 
 /// `h5perf_results_meta`: the run metadata value of `key` as text (the keys of
 /// `H5perfResults::of`), NULL for another key; valid until `h5perf_results_free`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `key` is NULL or NUL-terminated.
 #[no_mangle]
@@ -254,9 +242,7 @@ pub unsafe extern "C" fn h5perf_results_meta(
         .map_or(std::ptr::null(), |(_, v)| v.as_ptr())
 }
 
-/// `h5perf_results_rank_host`: the host name of `rank` of the communicator, or NULL.
-/// Valid until `h5perf_results_free`.
-///
+/// `h5perf_results_rank_host`: host of `rank`, or NULL; valid until `h5perf_results_free`.
 /// # Safety
 /// `res` is NULL or from `h5perf_run`.
 #[no_mangle]
@@ -271,7 +257,6 @@ pub unsafe extern "C" fn h5perf_results_rank_host(
 }
 
 /// `h5perf_results_free`.
-///
 /// # Safety
 /// `res` is NULL or from `h5perf_run`, freed once.
 #[no_mangle]

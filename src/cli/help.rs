@@ -1,15 +1,8 @@
-//! The `--help` text (spec §1.10), generated from the option definitions: a fixed
-//! introduction, one entry per option of [`DEFS`] (its short and long forms, the value
-//! name, the description), and fixed sections on values, the access patterns, the debug
-//! flags and the environment. Written for this implementation (the C tool's usage text
-//! is not an interface).
+//! The `--help` text (spec §1.10), generated from the option definitions ([`DEFS`]).
 
 use crate::config::options::{Def, DEFS};
 
-/// The help text printed for `-h`/`--help` (spec §1.10): options with their long
-/// spellings, value kinds and defaults, the size syntax, the API names, block vs.
-/// transfer-buffer size and the 1D patterns, debug flags and environment variables.
-/// Every line is shorter than 80 columns; the text ends with a newline.
+/// The help text for `-h`/`--help` (spec §1.10); lines under 80 columns, ends with a newline.
 pub fn help_text() -> String {
     let mut h = String::from(INTRO);
     for def in &DEFS {
@@ -47,7 +40,6 @@ fn entry(def: &Def) -> String {
     e
 }
 
-/// The text before the options.
 const INTRO: &str = "\
 usage: h5perf [OPTIONS]
 
@@ -63,7 +55,6 @@ they may be shortened down to the part outside the [...] (the 1.10.8 and
 or --name VALUE.
 ";
 
-/// The text after the options.
 const AFTER_OPTIONS: &str = "\
 --interleaved and --write-only also accept the value 1, yes, true or on
 (turn on) and 0, no, false or off (turn off), as in --interleaved=1.

@@ -1,10 +1,5 @@
-//! The command-line parser of h5perf (spec §1, the C tool's syntax with the defects of
-//! §11 fixed: every refusal is one line starting with `h5perf: `) and its help text
-//! (spec §1.10). Pure: no I/O, no MPI, no environment; defaults and clamping are
-//! [`crate::config::Params::resolve`]'s. The options are the option table's
-//! ([`crate::config::options::DEFS`]). Here: `tokenizer` (argv → options, and [`set`],
-//! one option by name for the C API), `help` (the help text, from the table); this file
-//! adds the checks of the whole line and the [`Command`] it asks for.
+//! The command-line parser (spec §1, §11 defects fixed) and its help text (spec §1.10).
+//! Pure: no I/O, no MPI, no environment.
 
 mod help;
 mod tokenizer;
@@ -49,7 +44,6 @@ pub enum Command {
 /// Parse the command line `args` (the arguments after `argv[0]`): [`Command::Help`] /
 /// [`Command::Version`] as soon as `-h`/`--help` or `--version` is met (later arguments
 /// are not examined), otherwise the mode or the run asked for.
-///
 /// # Errors
 /// [`Error::Usage`] with a one-line message starting with `h5perf: ` for the first
 /// problem, left to right: an unknown or unsupported option, a missing or invalid
@@ -113,7 +107,6 @@ where
 /// configuration of the C API (`h5perf_run`): destinations that would clobber each
 /// other (`--json -` with `--csv -`, two outputs naming one file) and `--tolerance`
 /// without `--baseline`.
-///
 /// # Errors
 /// [`Error::Usage`] with a one-line message starting with `h5perf: `.
 pub fn check(o: &Options) -> Result<(), Error> {

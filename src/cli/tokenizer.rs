@@ -1,7 +1,4 @@
-//! argv → options (spec §1.1–§1.4, with the defects of §11 fixed): short options and
-//! clusters (`-cCIwe8`, `-e 8`), long options with `=VALUE` or a separate value and
-//! their unique abbreviations, `--`, and the refusal of anything else as one line
-//! starting with `h5perf: `; and [`set`], one option by name (the C API's keyed setter).
+//! argv → options (spec §1.1–§1.4, §11 defects fixed); [`set`]: one option by name.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -12,19 +9,13 @@ use crate::config::values::{bool_word, quote};
 use crate::config::Options;
 use crate::error::Error;
 
-/// One command-line argument: its bytes as given, and as text for parsing and
-/// messages (bytes that are not UTF-8 read as U+FFFD). Option names are ASCII, so
-/// the text before a value has the same bytes as the argument: a file name's bytes are
-/// recovered exactly ([`Arg::tail`]).
+/// One argument: its bytes, and as text (non-UTF-8 bytes read as U+FFFD).
 pub(super) struct Arg {
-    /// The argument as text.
     text: String,
-    /// The argument's bytes.
     raw: OsString,
 }
 
 impl Arg {
-    /// An argument of the command line.
     pub(super) fn new(raw: &OsStr) -> Arg {
         Arg {
             text: raw.to_string_lossy().into_owned(),
@@ -32,8 +23,7 @@ impl Arg {
         }
     }
 
-    /// The bytes of the argument's text suffix `tail` (a value attached after an ASCII
-    /// option prefix, or the whole argument).
+    /// The bytes of the argument's text suffix `tail` (after an ASCII option prefix).
     fn tail(&self, tail: &str) -> &OsStr {
         let prefix = self.text.len() - tail.len();
         debug_assert!(self.text.is_char_boundary(prefix) && self.text[..prefix].is_ascii());
@@ -43,34 +33,25 @@ impl Arg {
 
 /// What a whole command line gave.
 pub(super) enum Scan {
-    /// `-h`/`--help` or `--version` was met (later arguments were not examined).
+    /// `-h`/`--help` or `--version` was met.
     Stopped(Stop),
-    /// The whole line was read.
     Line(Box<Line>),
 }
 
 /// The options of a command line read to its end.
 #[derive(Default)]
 pub(super) struct Line {
-    /// The benchmark's options, not yet defaulted or clamped.
     pub(super) options: Options,
-    /// `--fill-behaviour` and `--strict`.
     pub(super) modes: Modes,
-    /// Every option given but the modes, in order (for the messages that refuse an
-    /// option with `--fill-behaviour` or `--from`).
+    /// Every option given but the modes, in order (for refusal messages).
     pub(super) given: Vec<&'static Def>,
 }
 
-/// The arguments still to read.
 type Args<'a> = std::iter::Peekable<std::slice::Iter<'a, Arg>>;
 
-/// Read the command line `args` (the arguments after `argv[0]`) left to right.
-///
+/// Read the command line `args` (after `argv[0]`) left to right.
 /// # Errors
-/// [`Error::Usage`] with a one-line message starting with `h5perf: ` for the first
-/// problem: an unknown or unsupported option, a missing or invalid value (the message
-/// names the option as `-e/--num-bytes` and quotes the value), or a stray non-option
-/// argument.
+/// [`Error::Usage`] (`h5perf: ...`) for the first bad option, value or argument.
 pub(super) fn scan(args: &[Arg]) -> Result<Scan, Error> {
     let mut line = Line::default();
     let mut args = args.iter().peekable();
@@ -104,7 +85,6 @@ pub(super) fn scan(args: &[Arg]) -> Result<Scan, Error> {
 }
 
 impl Line {
-    /// Apply the option `def` without value, turned on or (by a boolean word) off.
     fn switch(&mut self, def: &'static Def, switch: &Switch, on: bool) -> Option<Stop> {
         match switch {
             Switch::Stop(stop) => return Some(*stop),
@@ -117,8 +97,7 @@ impl Line {
         None
     }
 
-    /// Apply the option `def` with the value `v` (`None`: a bare `--reorder`); a file
-    /// name is taken as the bytes of `raw`, the argument it came from.
+    /// Apply `def` with the value `v` (`None`: a bare `--reorder`); file names from `raw`.
     fn value(
         &mut self,
         def: &'static Def,
@@ -138,9 +117,7 @@ impl Line {
     }
 }
 
-/// One token of short options (`-e8`, `-cCIw`, `-e`), the argument `tok_arg`, starting
-/// with `-`. Takes the next argument as value, unconditionally, when the value letter
-/// ends the token.
+/// One token of short options (`-e8`, `-cCIw`, `-e`); may take the next argument as value.
 fn short_options(line: &mut Line, tok_arg: &Arg, args: &mut Args) -> Result<Option<Stop>, Error> {
     let tok = tok_arg.text.as_str();
     let body = &tok[1..];
@@ -175,8 +152,7 @@ fn short_options(line: &mut Line, tok_arg: &Arg, args: &mut Args) -> Result<Opti
     Ok(None)
 }
 
-/// One long option, the argument `tok_arg`; `body` is the text after `--`. May take the
-/// next argument as value.
+/// One long option; `body` is the text after `--`. May take the next argument as value.
 fn long_option(
     line: &mut Line,
     tok_arg: &Arg,
@@ -261,12 +237,10 @@ fn long_option(
     Ok(None)
 }
 
-/// The usage error `h5perf: <msg>`.
 pub(super) fn usage(msg: String) -> Error {
     Error::Usage(format!("h5perf: {msg}"))
 }
 
-/// What a flag given a value that is not a boolean word expected.
 const WORDS: &str = "expected no value, or one of 1, yes, true, on (turn on) or 0, no, false, \
                      off (turn off)";
 
@@ -279,19 +253,9 @@ fn missing(def: &Def, kind: ValueKind) -> Error {
     ))
 }
 
-/// Set one option of `o` as the C API's keyed setter (`h5perf_config_set`) gives it,
-/// through the command line's table, with its checks and its messages; `o` is unchanged
-/// when it is refused.
-///
-/// `option` is the long name (`min-xfer-size`), an abbreviation the command line accepts
-/// (`min-x`) or the short letter (`x`), with or without its dashes. `value` is the value
-/// as the command line takes it, `None` for an option without value or the bare
-/// `--reorder`; a flag also takes a boolean word to turn it on or off.
-///
+/// Set one option of `o` by name as `h5perf_config_set` gives it (`o` unchanged if refused).
 /// # Errors
-/// [`Error::Usage`] with the command line's message: an unknown or unsupported option,
-/// a value missing or refused; and `h5perf: --from does not configure a run` for the
-/// options that do not (`--help`, `--version`, `--fill-behaviour`, `--strict`, `--from`).
+/// [`Error::Usage`] with the command line's message; `--from`-style options are refused.
 pub fn set(o: &mut Options, option: &str, value: Option<&OsStr>) -> Result<(), Error> {
     let mut chars = option.strip_prefix('-').unwrap_or(option).chars();
     let def = match (chars.next(), chars.next()) {
@@ -340,8 +304,7 @@ pub fn set(o: &mut Options, option: &str, value: Option<&OsStr>) -> Result<(), E
     Ok(())
 }
 
-/// The option with the short letter `c`; `in_tok` (` in '-cQ'` or empty) names the
-/// cluster it was found in.
+/// The option with the short letter `c`; `in_tok` names its cluster.
 fn short_def(c: char, in_tok: &str) -> Result<&'static Def, Error> {
     if UNSUPPORTED.contains(&c) {
         return Err(usage(format!(

@@ -1,13 +1,10 @@
-//! Results as data: one [`Record`] per (processes, transfer size, API) with the statistics
-//! of every phase (spec §8.3–§8.5), which the report, the results files and the C API read.
+//! Results as data: one [`Record`] per (processes, transfer size, API) (spec §8.3–§8.5).
 
 use super::timer::{gbps, mbps, sample_std, ApiResults, TimeStats, Timer, COUNT};
 use crate::config::Api;
 use crate::terms::{Direction, Phase};
 
-/// Statistics of one phase over the iterations (spec §8.3). Times are the slowest
-/// rank's accumulated seconds per iteration; throughputs are MiB/s of the record's
-/// bytes over those times (0.0 for a zero time, as the report prints).
+/// Statistics of one phase over the iterations (spec §8.3): seconds and MiB/s.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PhaseStats {
     /// Smallest time over iterations (seconds).
@@ -22,13 +19,11 @@ pub struct PhaseStats {
     pub avg_mibps: f64,
     /// "Minimum Throughput": bytes / `max_time`, MiB/s.
     pub min_mibps: f64,
-    /// Sample standard deviation over iterations of the slowest rank's time (seconds;
-    /// 0.0 with one iteration).
+    /// Sample standard deviation of the slowest rank's time (s; 0.0 with one iteration).
     pub std_time: f64,
-    /// Sample standard deviation over iterations of the iteration's throughput
-    /// bytes / time, MiB/s (0.0 with one iteration).
+    /// Sample standard deviation of the throughput (MiB/s; 0.0 with one iteration).
     pub std_mibps: f64,
-    /// `max_mibps` in GB/s (10^9 bytes per second): bytes / `min_time` / 1e9.
+    /// `max_mibps` in GB/s (10^9 bytes/s).
     pub max_gbps: f64,
     /// `avg_mibps` in GB/s.
     pub avg_gbps: f64,
@@ -36,8 +31,7 @@ pub struct PhaseStats {
     pub min_gbps: f64,
 }
 
-/// The slowest and the fastest rank of one phase over all iterations, from the
-/// per-rank times gathered after each iteration.
+/// The slowest and the fastest rank of one phase over all iterations.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Extremes {
     /// Whether the per-rank times were gathered (else every field is 0).
@@ -55,10 +49,7 @@ pub struct Extremes {
 }
 
 impl PhaseStats {
-    /// The statistics of a phase that moved `bytes` per iteration in the times `t`
-    /// (spec §8.3: "Maximum Throughput" is `MBps(bytes, t.min)`, and so on).
-    /// `per_iter` are the slowest rank's times of each iteration (seconds), for the
-    /// standard deviations.
+    /// The statistics of a phase moving `bytes` per iteration (spec §8.3); `per_iter` in s.
     pub fn of(t: TimeStats, bytes: u64, per_iter: &[f64]) -> PhaseStats {
         PhaseStats {
             min_time: t.min,
@@ -95,23 +86,16 @@ pub struct Record {
     pub has_read: bool,
     /// Statistics per phase, indexed like [`Phase::ALL`]; read phases are zero with `-w`.
     pub phases: [PhaseStats; 6],
-    /// "Write File Open", "Write File Close", "Read File Open", "Read File Close" times
-    /// (the open and close timers of [`Direction::ALL`] in turn); read times are zero
-    /// with `-w`.
+    /// File Open/Close times, write then read ([`Direction::ALL`]); read zero with `-w`.
     pub open_close: [TimeStats; 4],
-    /// The slowest and fastest rank per phase, indexed like [`Phase::ALL`] (not known
-    /// when the per-rank times were not gathered, and for phases that did not run).
+    /// The slowest and fastest rank per phase, indexed like [`Phase::ALL`].
     pub extremes: [Extremes; 6],
-    /// Every rank's time per iteration and phase, seconds:
-    /// `samples[(iteration × nprocs + rank) × 6 + phase]`, phase indexed like
-    /// [`Phase::ALL`]. Empty when not gathered (and on ranks other than 0).
+    /// Every rank's time (s): `samples[(iteration × nprocs + rank) × 6 + phase]`; may be empty.
     pub samples: Vec<f64>,
 }
 
 impl Record {
-    /// Build a record from the engine's per-timer statistics: the one place where the
-    /// statistics over iterations and the throughputs are computed (spec §8.3); the
-    /// text report, the C API and the results files all read them from the record.
+    /// Build a record from the engine's per-timer statistics (spec §8.3).
     pub fn from_api_results(
         nprocs: u32,
         xfer_size: u64,
@@ -180,8 +164,7 @@ impl Record {
         !self.samples.is_empty()
     }
 
-    /// The time of `rank` in `iteration` (0-based) and phase `phase` (index in
-    /// [`Phase::ALL`]), seconds; `None` when not gathered or out of range.
+    /// The time (s) of `rank` in `iteration` and phase index `phase`; `None` if not gathered.
     pub fn sample(&self, iteration: u32, rank: u32, phase: usize) -> Option<f64> {
         if phase >= 6 || rank >= self.nprocs || iteration >= self.iterations {
             return None;
@@ -208,8 +191,7 @@ impl Record {
     }
 }
 
-/// The slowest and fastest (rank, iteration) of phase index `ph` in `samples`
-/// (laid out as [`Record::samples`] with `ranks` ranks); ties go to the first.
+// The slowest and fastest (rank, iteration) of phase `ph`; ties go to the first.
 fn extremes_of(samples: &[f64], ranks: usize, ph: usize) -> Extremes {
     let mut e = Extremes {
         known: true,

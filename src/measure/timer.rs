@@ -1,5 +1,4 @@
-//! The statistics of the timers over processes and iterations (spec §8.1–§8.3); pure
-//! arithmetic on values the engine supplies.
+//! The statistics of the timers over processes and iterations (spec §8.1–§8.3).
 
 pub use crate::terms::timer::{Timer, COUNT};
 
@@ -17,9 +16,7 @@ pub struct IterStat {
     pub sum: f64,
 }
 
-/// Statistics over iterations of one timer's slowest-rank times `m_i` (spec §8.3),
-/// seconds. The report prints them as they are for "Write File Open" etc., and as
-/// throughputs for the phases ([`crate::measure::PhaseStats`]).
+/// Statistics over iterations of one timer's slowest-rank times `m_i` (spec §8.3), seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct TimeStats {
     /// `min_i m_i` (seconds).
@@ -31,8 +28,7 @@ pub struct TimeStats {
 }
 
 impl TimeStats {
-    /// The statistics of one timer from its per-iteration statistics over processes.
-    /// Empty input gives zeros.
+    /// The statistics of one timer from its per-iteration statistics; empty input gives zeros.
     pub fn of(iters: &[IterStat]) -> TimeStats {
         if iters.is_empty() {
             return TimeStats::default();
@@ -63,8 +59,7 @@ pub fn sample_std(xs: impl Iterator<Item = f64> + Clone) -> f64 {
     (ss / (n - 1) as f64).sqrt()
 }
 
-/// Throughput in GB/s (10^9 bytes per second): `bytes / t / 1e9`, and exactly 0.0 when
-/// `t == 0.0` (as [`mbps`]).
+/// Throughput in GB/s: `bytes / t / 1e9`; 0.0 when `t == 0.0`.
 pub fn gbps(bytes: u64, t: f64) -> f64 {
     if t == 0.0 {
         0.0
@@ -73,8 +68,7 @@ pub fn gbps(bytes: u64, t: f64) -> f64 {
     }
 }
 
-/// Throughput in MiB/s: `(bytes / 2^20) / t`, and exactly 0.0 when `t == 0.0`
-/// (spec §8.3 `MBps`).
+/// Throughput in MiB/s: `(bytes / 2^20) / t` (spec §8.3 `MBps`); 0.0 when `t == 0.0`.
 pub fn mbps(bytes: u64, t: f64) -> f64 {
     if t == 0.0 {
         0.0
@@ -93,9 +87,7 @@ pub struct ApiResults {
     pub iters: u32,
     /// Files per iteration (for the `using N file(s)` lines).
     pub files: u64,
-    /// Every rank's own times, gathered on rank 0 after each iteration (outside the
-    /// timers): `per_rank[iteration][rank × COUNT + timer]`, seconds. Empty when not
-    /// gathered, and on the other ranks.
+    /// Every rank's times (s), `per_rank[iteration][rank × COUNT + timer]`; rank 0 only.
     pub per_rank: Vec<Vec<f64>>,
 }
 

@@ -1,6 +1,5 @@
-//! Comparison with an earlier run (`--baseline FILE`, `--tolerance PCT`) by the mean
-//! throughput (`avg_mibps`); a regression is worse by more than the tolerance and by more than
-//! `2·sqrt(s_run² + s_base²)` (see [`bound`]). No I/O.
+//! Comparison with an earlier run (`--baseline`, `--tolerance`) by `avg_mibps`: a regression is
+//! worse by more than the tolerance and than `2·sqrt(s_run² + s_base²)` ([`bound`]). No I/O.
 
 use super::results::{CellKey, ResultSet};
 
@@ -49,8 +48,7 @@ impl Comparison {
     }
 }
 
-/// The lowest mean throughput (MiB/s) that is not a regression against `base` (MiB/s), with
-/// standard deviations `s_run`, `s_base` (MiB/s) and `tolerance` a fraction (0.1 for 10 %).
+/// The lowest mean throughput (MiB/s) not a regression; `tolerance` a fraction (0.1 = 10 %).
 pub fn bound(base: f64, s_run: f64, s_base: f64, tolerance: f64) -> f64 {
     let noise = 2.0 * (s_run * s_run + s_base * s_base).sqrt();
     base - (tolerance * base).max(noise)

@@ -65,12 +65,10 @@ pub fn figure(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// Where a measurement is: `2 processes, 1 MiB`.
 fn place(k: &CellKey) -> String {
     format!("{}, {}", procs_text(k.nprocs), size_text(k.xfer_size))
 }
 
-/// The row of one criterion and the measurements it fails.
 fn criterion_row(run: &ResultSet, c: &Criterion) -> (Row, Vec<CellKey>) {
     let unit = c.unit();
     let selected: Vec<(CellKey, f64)> = run

@@ -1,11 +1,9 @@
-//! The fill options of the PHDF5 datasets (spec §9 extended): what was asked, how the
-//! report shows it, and whether the linked HDF5 accepts it.
+//! The fill options of the PHDF5 datasets (spec §9 extended).
 
 use crate::error::Error;
 use crate::ffi::hdf5::{self, AllocTime, FillProperties, FillTime, FillValue};
 
-/// The fill settings of the PHDF5 datasets; `None` is "not given": the library default
-/// applies, as in the C tool (spec §9).
+/// The fill settings of the PHDF5 datasets; `None`: the library default (spec §9).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FillSettings {
     /// `--fill-value`.
@@ -49,8 +47,7 @@ impl FillSettings {
         v.join(" ")
     }
 
-    /// The parameter-report lines, only when an option was given: all three settings, the
-    /// allocation time with the one HDF5 applies (with the MPI-IO driver always early).
+    /// The parameter-report lines (empty when no option was given).
     pub fn report_lines(&self) -> Vec<String> {
         if self.is_default() {
             return Vec::new();
@@ -75,9 +72,7 @@ impl FillSettings {
         ]
     }
 
-    /// Whether the linked HDF5 accepts these settings for the benchmark's datasets, asked
-    /// before any I/O in an in-memory file ([`hdf5::probe_dataset_create`]): `None` when
-    /// accepted (always for the defaults), else the combination and HDF5's reason.
+    /// Whether the linked HDF5 accepts these settings: `None` when accepted, else the reason.
     pub fn refusal(&self, chunked: bool, dim2d: bool) -> Option<String> {
         if self.is_default() {
             return None;
@@ -93,8 +88,7 @@ impl FillSettings {
     }
 }
 
-/// HDF5's reason for a refusal, quoted: the innermost frame of the error stack and the
-/// call (`"fill value ... defined" (H5Dcreate2)`); other errors as they display.
+/// HDF5's reason for a refusal, quoted: the innermost error-stack frame and the call.
 pub fn hdf5_reason(e: &Error) -> String {
     match e {
         Error::Hdf5 { call, .. } => format!("\"{}\" ({call})", e.innermost()),

@@ -1,5 +1,4 @@
-//! The shared vocabulary below the configuration and the measurements: [`Api`], [`Timer`],
-//! [`Phase`], [`Direction`] (spec §8) and the PHDF5 fill settings ([`FillSettings`], §9).
+//! The shared vocabulary: [`Api`], [`Timer`], [`Phase`], [`Direction`] (spec §8), fill (§9).
 
 pub mod api;
 pub mod fill;

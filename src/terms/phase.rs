@@ -1,5 +1,4 @@
-//! The one table of what is measured (spec §8.1, §8.5): the report's six [`Phase`]s (title,
-//! key, timer) and each [`Direction`]'s phases and timers in report order.
+//! The one table of what is measured (spec §8.1, §8.5).
 
 use super::timer::Timer;
 
@@ -12,8 +11,7 @@ pub enum Direction {
     Read,
 }
 
-/// What is measured in one direction, in the order of the report's blocks (spec §8.5):
-/// the three phases with a throughput and the three timers reported as times only.
+/// What is measured in one direction, in the report's block order (spec §8.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Measures {
     /// The transfer loops only ("Raw Data Write").
@@ -28,8 +26,7 @@ pub struct Measures {
     pub open: Timer,
     /// The close ("Write File Close").
     pub close: Timer,
-    /// The sync before the close with `--fsync` ("Write File Sync"; write only), a part
-    /// of the fine and gross times.
+    /// The sync before the close with `--fsync` ("Write File Sync"; write only).
     pub sync: Option<Timer>,
 }
 

@@ -1,12 +1,9 @@
 //! The timers of one iteration and their titles (spec §8.1, §8.2), with `--fsync`'s.
 
-/// Declares [`Timer`] from one table: each timer's title in the report (spec §8.1
-/// "printed as", §8.5) and in its `-D 3` detail block (spec Appendix A).
+/// Declares [`Timer`] with its report title (spec §8.1, §8.5) and `-D 3` title (App. A).
 macro_rules! timers {
     ($($(#[$doc:meta])* $v:ident: $title:literal, $detail:literal;)*) => {
-        /// The timers, in the order they are reduced (spec §8.2, then `--fsync`'s, which
-        /// the C tool does not have). Values are seconds, accumulated over the files (raw:
-        /// over all datasets of all files) of one iteration.
+        /// The timers, in reduction order (spec §8.2, then `--fsync`'s); seconds per iteration.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         #[repr(usize)]
         pub enum Timer {
@@ -53,7 +50,6 @@ timers! {
     ReadRaw: "Raw Data Read", "Raw Data Read";
     ReadOpen: "Read File Open", "Read file open";
     ReadClose: "Read File Close", "Read file close";
-    /// The sync before each file's close with `--fsync`, part of "Write" and "Write
-    /// Open-Close"; 0 without it.
+    /// The sync before each file's close with `--fsync`; 0 without it.
     WriteSync: "Write File Sync", "Write file sync";
 }
