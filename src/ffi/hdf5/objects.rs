@@ -416,8 +416,7 @@ pub struct ChunkInfo {
 /// HDF5 1.10 is not thread-safe; serialises [`probe_dataset_create`].
 static PROBE_LOCK: Mutex<()> = Mutex::new(());
 
-/// Whether HDF5 creates a byte dataset `dims` with `fill` (in-memory file, no MPI).
-/// Errors: HDF5's refusal as [`Error::Hdf5`].
+/// Whether HDF5 creates byte dataset `dims` with `fill` in memory. Errors: [`Error::Hdf5`].
 pub fn probe_dataset_create(
     dims: &[u64],
     chunk: Option<&[u64]>,

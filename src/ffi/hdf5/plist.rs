@@ -73,8 +73,7 @@ impl Plist {
         checked!(unsafe { h5p::H5Pset_layout(self.id, h5d::H5D_layout_t::H5D_COMPACT) })
     }
 
-    /// Apply the given fill properties (spec §9 extended); `None` makes no call.
-    /// Call after [`Plist::dataset_create`]. Errors: [`crate::error::Error::Hdf5`].
+    /// Set given fill properties (spec §9 ext.) after [`Plist::dataset_create`]. Errors: HDF5's.
     pub fn set_fill(&self, fill: &FillProperties) -> Result<()> {
         if let Some(v) = fill.value {
             let byte = match v {

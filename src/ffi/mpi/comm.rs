@@ -168,8 +168,7 @@ impl Comm {
     }
 
     /// `MPI_Bcast` from `root` (MPI-3.1 §5.4).
-    /// # Safety
-    /// `buf` holds `count` elements of `datatype` on every rank.
+    /// # Safety: `buf` holds `count` elements of `datatype` on every rank.
     unsafe fn bcast(
         &self,
         buf: *mut c_void,
@@ -201,8 +200,7 @@ impl Comm {
         Ok(buf)
     }
 
-    /// `MPI_Gather` of doubles to `root` in rank order (MPI-3.1 §5.5); empty on other ranks.
-    /// Errors: MPI's, or a total above `INT_MAX`.
+    /// `MPI_Gather` of doubles to `root`, rank order (MPI-3.1 §5.5). Errors: MPI's, over `INT_MAX`.
     pub fn gather_f64(&self, root: u32, input: &[f64]) -> Result<Vec<f64>> {
         let n = to_count("gather length", input.len() as u64)?;
         let size = self.size()? as usize;

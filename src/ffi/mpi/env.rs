@@ -17,8 +17,7 @@ pub struct Universe {
 }
 
 impl Universe {
-    /// `MPI_Init` unless done; `MPI_ERRORS_RETURN` on world and files (MPI-3.1 §8.7, §8.3).
-    /// Errors: `MPI_Init` failure.
+    /// `MPI_Init` unless done, `MPI_ERRORS_RETURN` (MPI-3.1 §8.7, §8.3). Errors: `MPI_Init`'s.
     pub fn init() -> Result<Universe> {
         let mut flag: c_int = 0;
         // SAFETY: MPI_Initialized may be called at any time.

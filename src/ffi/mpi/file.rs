@@ -118,8 +118,7 @@ impl File {
         })
     }
 
-    /// Writes of `count` `dtype`s from `buf` at explicit offsets (MPI-3.1 §13.4.2).
-    /// Errors: `buf` shorter than `count × size(dtype)` bytes.
+    /// Writes of `buf` at explicit offsets (MPI-3.1 §13.4.2). Errors: `buf` under `count × dtype`.
     pub fn writes<'a>(
         &'a self,
         buf: &'a [u8],
@@ -275,8 +274,7 @@ fn done(
     check_count(call, unsafe { st.assume_init_ref() }, count, dtype)
 }
 
-/// Error unless all `count` elements moved (`MPI_Get_count`, MPI-3.1 §3.2.5):
-/// some MPI-IO libraries return success with a short count.
+/// Error on a short count (`MPI_Get_count`, MPI-3.1 §3.2.5), which some MPI-IO libraries return.
 #[inline(always)]
 fn check_count(
     call: &'static str,
