@@ -1,7 +1,4 @@
-//! Starting the HDF5 library and reading its errors: `H5open` once per process,
-//! [`Quiet`] (automatic error printing off), the library version, and the checks that
-//! turn a negative id or return code into [`Error::Hdf5`] with the error stack's
-//! frames.
+//! Starting HDF5, [`Quiet`], the library version and error-stack checks.
 
 use std::ffi::{c_char, c_uint, c_void, CStr};
 use std::sync::Once;
@@ -15,16 +12,10 @@ use crate::error::{Error, Hdf5Frame, Result};
 
 static INIT: Once = Once::new();
 
-/// Start the HDF5 library (`H5open`), once per process. Must run before any global id
-/// (`H5P_CLS_*`, `H5T_NATIVE_*`) is read. Errors are read from the error stack by the
-/// wrappers; hold a [`Quiet`] while calling HDF5 so that the library prints nothing.
+/// Start HDF5 (`H5open`) once per process, before any global id is read.
 pub(super) fn init() {
     INIT.call_once(|| {
-        // SAFETY: H5dont_atexit before the first HDF5 call keeps HDF5 from registering its
-        // atexit clean-up (which crashes on a file whose close failed; parallel HDF5 still
-        // terminates inside MPI_Finalize through its MPI_COMM_SELF attribute). When the
-        // caller of libh5perf initialised HDF5 first it has no effect. H5open has no
-        // preconditions.
+        // SAFETY: H5dont_atexit (before any HDF5 call) and H5open have no preconditions.
         unsafe {
             h5::H5dont_atexit();
             h5::H5open();
@@ -32,10 +23,7 @@ pub(super) fn init() {
     });
 }
 
-/// HDF5's automatic error printing switched off (`H5Eset_auto2(H5E_DEFAULT, NULL,
-/// NULL)`) for the life of the value; the previous handler and its client data (from
-/// `H5Eget_auto2`) are put back on drop, so a C program linking libh5perf keeps its
-/// own setting.
+/// HDF5's automatic error printing off while held; the previous handler is restored on drop.
 pub struct Quiet {
     func: h5e::H5E_auto2_t,
     data: *mut c_void,
@@ -43,7 +31,7 @@ pub struct Quiet {
 }
 
 impl Quiet {
-    /// Initialises HDF5 (`H5open`, once per process) and switches error printing off.
+    /// Initialises HDF5 and switches error printing off.
     pub fn new() -> Quiet {
         init();
         let mut func: h5e::H5E_auto2_t = None;
@@ -80,7 +68,6 @@ pub fn library_version() -> String {
     format!("{a}.{b}.{c}")
 }
 
-/// A C string of HDF5 as text (empty for NULL).
 fn c_text(p: *const c_char) -> String {
     if p.is_null() {
         return String::new();
@@ -89,7 +76,6 @@ fn c_text(p: *const c_char) -> String {
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
-/// The text of an HDF5 error message id (`H5Eget_msg`; empty when it has none).
 fn message_text(id: hid_t) -> String {
     let mut buf = [0 as c_char; 256];
     // SAFETY: buf holds buf.len() chars; H5Eget_msg NUL-terminates what it writes.
@@ -124,7 +110,6 @@ extern "C" fn walk_cb(_n: c_uint, err: *const h5e::H5E_error2_t, data: *mut c_vo
     }
 }
 
-/// Walk the current HDF5 error stack into its frames, outermost first, and clear it.
 fn error_stack() -> Vec<Hdf5Frame> {
     let mut frames: Vec<Hdf5Frame> = Vec::new();
     // SAFETY: walk_cb matches H5E_walk2_t and receives a pointer to `frames`.
@@ -154,10 +139,7 @@ pub(super) fn err(call: &'static str) -> Error {
     }
 }
 
-/// Whether an HDF5 error stack ends in the MPI-IO driver's "file write failed" (or
-/// read) without the MPI library's error text — HDF5's check of a short count after
-/// an MPI call that returned success — so that the system error the MPI library met
-/// (Open MPI prints it on stderr only) completes it.
+/// Whether the stack ends in the MPI-IO driver's short-count "file write/read failed".
 fn short_transfer(stack: &[Hdf5Frame]) -> bool {
     stack.last().is_some_and(|f| {
         (f.func.ends_with("mpio_write") && f.desc == "file write failed")
@@ -173,9 +155,7 @@ pub(super) fn check_id(call: &'static str, id: hid_t) -> Result<hid_t> {
     }
 }
 
-/// The rank (number of dimensions) of `dims` as HDF5 takes it.
-///
-/// Errors: [`Error::Limit`] for more dimensions than an `int` counts.
+/// The rank of `dims`. Errors: [`Error::Limit`] beyond `int`.
 pub(super) fn rank(dims: &[u64]) -> Result<std::ffi::c_int> {
     std::ffi::c_int::try_from(dims.len())
         .map_err(|_| Error::Limit(format!("{} dimensions are too many for HDF5", dims.len())))

@@ -1,6 +1,4 @@
-//! HDF5 objects: files ([`H5File`]), simple dataspaces with hyperslab selections
-//! ([`Dataspace`]), byte datasets ([`Dataset`]) and their allocated chunks
-//! ([`ChunkInfo`]), and the in-memory creation probe ([`probe_dataset_create`]).
+//! HDF5 files, dataspaces, byte datasets, their chunks and the creation probe.
 
 use std::ffi::{c_uint, c_void, CStr};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,11 +22,7 @@ pub struct H5File {
 }
 
 impl H5File {
-    /// `H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl)`: a new file; fails if anything
-    /// is under the name, a symbolic link included (the sec2 driver opens with
-    /// `O_CREAT | O_EXCL`, the MPI-IO driver with `MPI_MODE_EXCL`). h5perf makes the name
-    /// free before (`datadir::data_files::make_room`), where the C tool truncated with
-    /// `H5F_ACC_TRUNC`.
+    /// `H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl)`: fails if the name exists.
     pub fn create(p: &CStr, fapl: &Plist) -> Result<H5File> {
         // SAFETY: NUL-terminated name, valid fapl.
         let id = checked!(check_id, unsafe {
@@ -55,9 +49,7 @@ impl H5File {
         Ok(H5File { id })
     }
 
-    /// `H5Fflush(file, H5F_SCOPE_LOCAL)`: write HDF5's cached metadata and raw data to
-    /// the file and ask the file driver to flush it; the MPI-IO driver then calls
-    /// `MPI_File_sync` (`--fsync`). Collective with the MPI-IO driver.
+    /// `H5Fflush(file, H5F_SCOPE_LOCAL)`; collective with the MPI-IO driver.
     pub fn flush(&self) -> Result<()> {
         // SAFETY: valid file id.
         checked!(unsafe { h5f::H5Fflush(self.id, h5f::H5F_scope_t::H5F_SCOPE_LOCAL) })
@@ -80,7 +72,6 @@ impl Drop for H5File {
     }
 }
 
-/// Whether an `H5Fclose` of this process failed.
 static CLOSE_FAILED: AtomicBool = AtomicBool::new(false);
 
 fn note_close(rc: hdf5_sys::h5::herr_t) {
@@ -89,9 +80,7 @@ fn note_close(rc: hdf5_sys::h5::herr_t) {
     }
 }
 
-/// Whether an `H5Fclose` of this process has failed. HDF5 1.10.8's clean-up inside
-/// `MPI_Finalize` then dereferences the half-closed file and crashes (`SIGSEGV` in
-/// `H5F__close_cb`), so a process that saw one leaves without `MPI_Finalize`.
+/// Whether an `H5Fclose` failed (HDF5 1.10.8 then crashes inside `MPI_Finalize`).
 pub fn a_file_close_failed() -> bool {
     CLOSE_FAILED.load(Ordering::SeqCst)
 }
@@ -99,7 +88,6 @@ pub fn a_file_close_failed() -> bool {
 /// A simple dataspace, closed on drop.
 pub struct Dataspace {
     id: hid_t,
-    /// Number of elements (bytes, for our byte datasets) in the extent.
     len: u64,
 }
 
@@ -140,8 +128,7 @@ impl Dataspace {
         })
     }
 
-    /// `H5Sselect_none`: select nothing (a rank that takes part in a collective call
-    /// without moving data).
+    /// `H5Sselect_none`: select nothing.
     pub fn select_none(&self) -> Result<()> {
         // SAFETY: valid dataspace id.
         checked!(unsafe { h5s::H5Sselect_none(self.id) })
@@ -196,11 +183,7 @@ impl Dataset {
         Ok(Dataset { id })
     }
 
-    /// Writes of `buf` through the memory dataspace `mem` to the selection of
-    /// `file_space`, moved per transfer ([`DatasetWrites::at`]: `H5Soffset_simple`,
-    /// `H5Dwrite` with the transfer list `dxpl`): the buffer's length is checked here,
-    /// once. The one way this crate writes a dataset's selection. Errors: `buf` smaller
-    /// than the memory dataspace.
+    /// Checked writes of `buf` to moving selections. Errors: `buf` smaller than `mem`.
     pub fn writes<'a>(
         &'a self,
         mem: &'a Dataspace,
@@ -222,8 +205,7 @@ impl Dataset {
         })
     }
 
-    /// Reads of the moving selection into `buf` ([`DatasetReads::at`], `H5Dread`), as
-    /// [`Dataset::writes`].
+    /// Reads of the moving selection into `buf`, as [`Dataset::writes`].
     pub fn reads<'a>(
         &'a self,
         mem: &'a Dataspace,
@@ -245,17 +227,14 @@ impl Dataset {
         })
     }
 
-    /// `H5Dread` of the whole dataset (`H5S_ALL`, default transfer list) into `buf`.
-    /// Errors: `buf` shorter than `len` bytes (the dataset's element count), or HDF5's
-    /// error.
+    /// `H5Dread` of the whole dataset into `buf`. Errors: `buf` under `len` bytes, HDF5's.
     pub fn read_all(&self, len: u64, buf: &mut [u8]) -> Result<()> {
         if (buf.len() as u64) < len {
             return Err(Error::Other(
                 "H5Dread: buffer smaller than the dataset".into(),
             ));
         }
-        // SAFETY: buf holds the whole dataset of bytes (checked against the caller's
-        // element count `len`); ids are valid.
+        // SAFETY: buf holds `len` bytes (checked); ids are valid.
         check("H5Dread", unsafe {
             h5d::H5Dread(
                 self.id,
@@ -268,31 +247,26 @@ impl Dataset {
         })
     }
 
-    /// `H5Dflush`: write the dataset's cached raw data and metadata to the file
-    /// (collective with the MPI-IO driver).
+    /// `H5Dflush` (collective with the MPI-IO driver).
     pub fn flush(&self) -> Result<()> {
         // SAFETY: valid dataset id.
         checked!(unsafe { h5d::H5Dflush(self.id) })
     }
 
-    /// `H5Dget_storage_size`: bytes of file space allocated for the raw data (0 when
-    /// nothing is allocated yet).
+    /// `H5Dget_storage_size`: bytes allocated for the raw data.
     pub fn storage_size(&self) -> u64 {
         // SAFETY: valid dataset id.
         unsafe { h5d::H5Dget_storage_size(self.id) }
     }
 
-    /// `H5Dget_offset`: file address (bytes) of a contiguous dataset's raw data, `None`
-    /// when not allocated (or for other layouts).
+    /// `H5Dget_offset`: file address (bytes) of contiguous raw data, `None` if unallocated.
     pub fn offset(&self) -> Option<u64> {
         // SAFETY: valid dataset id.
         let a: haddr_t = unsafe { h5d::H5Dget_offset(self.id) };
         (a != HADDR_UNDEF).then_some(a)
     }
 
-    /// The allocated chunks of a chunked dataset: for each, its logical offset (elements
-    /// per dimension), file address and size in bytes (`H5Dget_num_chunks`,
-    /// `H5Dget_chunk_info`).
+    /// The allocated chunks: offset (elements), file address and size (bytes).
     pub fn chunks(&self) -> Result<Vec<ChunkInfo>> {
         let (space, rank) = self.space()?;
         let mut n: hsize_t = 0;
@@ -302,8 +276,7 @@ impl Dataset {
         for i in 0..n {
             let mut offset: Vec<hsize_t> = vec![0; rank];
             let (mut mask, mut addr, mut size): (c_uint, haddr_t, hsize_t) = (0, 0, 0);
-            // SAFETY: `offset` holds one entry per dimension of the dataspace; the other
-            // out-pointers point to live integers.
+            // SAFETY: `offset` holds rank entries; out-pointers point to live integers.
             checked!(unsafe {
                 h5d::H5Dget_chunk_info(
                     self.id,
@@ -320,8 +293,7 @@ impl Dataset {
         Ok(out)
     }
 
-    /// The extent of the dataset's dataspace (`H5Dget_space`,
-    /// `H5Sget_simple_extent_dims`): elements per dimension.
+    /// The dataspace extent in elements per dimension.
     pub fn dims(&self) -> Result<Vec<u64>> {
         let (space, rank) = self.space()?;
         let mut dims: Vec<hsize_t> = vec![0; rank];
@@ -335,8 +307,6 @@ impl Dataset {
         Ok(dims)
     }
 
-    /// The dataset's dataspace (`H5Dget_space`) and its rank
-    /// (`H5Sget_simple_extent_ndims`).
     fn space(&self) -> Result<(Dataspace, usize)> {
         // SAFETY: valid dataset id.
         let space = checked!(check_id, unsafe { h5d::H5Dget_space(self.id) })?;
@@ -363,8 +333,7 @@ impl Dataset {
     }
 }
 
-/// Writes of one buffer to a moving selection of a dataset ([`Dataset::writes`]), the
-/// buffer's length checked once.
+/// Writes of one buffer to a moving selection ([`Dataset::writes`]).
 pub struct DatasetWrites<'a> {
     dset: &'a Dataset,
     mem: &'a Dataspace,
@@ -374,14 +343,11 @@ pub struct DatasetWrites<'a> {
 }
 
 impl DatasetWrites<'_> {
-    /// Move the file selection to `offset` (elements per dimension, one per dimension
-    /// of the file dataspace; [`Dataspace::offset_simple`]) and write the buffer there
-    /// (`H5Dwrite`). Errors: HDF5's.
+    /// `H5Dwrite` of the buffer at `offset` (elements per dimension). Errors: HDF5's.
     #[inline(always)]
     pub fn at(&self, offset: &[hssize_t]) -> Result<()> {
         self.file_space.offset_simple(offset)?;
-        // SAFETY: buf covers the memory dataspace (checked by Dataset::writes); the ids
-        // are live for 'a.
+        // SAFETY: buf covers `mem` (checked by Dataset::writes); ids live for 'a.
         check("H5Dwrite", unsafe {
             h5d::H5Dwrite(
                 self.dset.id,
@@ -411,8 +377,7 @@ impl DatasetReads<'_> {
         self.buf
     }
 
-    /// Move the file selection to `offset` and read it into the buffer, as
-    /// [`DatasetWrites::at`].
+    /// `H5Dread` at `offset` into the buffer, as [`DatasetWrites::at`].
     #[inline(always)]
     pub fn at(&mut self, offset: &[hssize_t]) -> Result<()> {
         self.file_space.offset_simple(offset)?;
@@ -440,25 +405,18 @@ impl Drop for Dataset {
 /// One allocated chunk of a chunked dataset ([`Dataset::chunks`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkInfo {
-    /// Logical position of the chunk's first element, in elements per dimension.
+    /// Logical offset in elements per dimension.
     pub offset: Vec<u64>,
-    /// File address of the chunk, in bytes from the start of the file.
+    /// File address in bytes.
     pub addr: u64,
-    /// Stored size of the chunk in bytes.
+    /// Stored size in bytes.
     pub size: u64,
 }
 
-/// Serialises [`probe_dataset_create`]: HDF5 1.10 is not thread-safe, and the probe can
-/// be reached from several threads at once (unit tests of the option checks).
+/// HDF5 1.10 is not thread-safe; serialises [`probe_dataset_create`].
 static PROBE_LOCK: Mutex<()> = Mutex::new(());
 
-/// Ask HDF5 whether it creates a byte dataset of extent `dims` (chunked by `chunk` if
-/// given) with the fill settings `fill`, in an in-memory file of this process alone
-/// (`Plist::file_access_core`): before any I/O, to refuse settings HDF5 would refuse
-/// in the run. No MPI call; the HDF5 calls hold a process-wide lock.
-///
-/// Errors: HDF5's refusal as [`Error::Hdf5`] (call and error stack), or a failure to
-/// set up the creation list or the in-memory file.
+/// Whether HDF5 creates byte dataset `dims` with `fill` in memory. Errors: [`Error::Hdf5`].
 pub fn probe_dataset_create(
     dims: &[u64],
     chunk: Option<&[u64]>,

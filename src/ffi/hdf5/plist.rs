@@ -1,7 +1,4 @@
-//! Property lists ([`Plist`]: file access, dataset creation, dataset transfer) and the
-//! library's fill-value and allocation vocabulary ([`FillProperties`], [`FillValue`],
-//! [`FillTime`], [`AllocTime`], [`FillKind`]) with its conversions to and from the C
-//! enums `H5D_fill_time_t`, `H5D_alloc_time_t` and `H5D_fill_value_t`.
+//! Property lists and the fill-value and allocation vocabulary.
 
 use std::ffi::c_void;
 
@@ -20,7 +17,6 @@ pub struct Plist {
 }
 
 impl Plist {
-    /// `H5Pcreate(class)` of the class `class()` reads (after `H5open`).
     fn create(class: fn() -> hid_t) -> Result<Plist> {
         init();
         // SAFETY: class is a valid property-list class id after init().
@@ -28,8 +24,7 @@ impl Plist {
         Ok(Plist { id })
     }
 
-    /// A file-access list with the MPI-IO driver on `comm`/`info`
-    /// (`H5Pset_fapl_mpio`) and `H5Pset_alignment(threshold, alignment)` (spec §9).
+    /// A file-access list: MPI-IO driver on `comm`/`info`, `H5Pset_alignment` (spec §9).
     pub fn file_access_mpio(
         comm: &Comm,
         info: &Info,
@@ -54,9 +49,7 @@ impl Plist {
         Ok(p)
     }
 
-    /// A file-access list with the POSIX `sec2` driver (`H5Pset_fapl_sec2`) and a raw-data
-    /// sieve buffer of `sieve_bytes` bytes (`H5Pset_sieve_buf_size`; 0 switches sieving
-    /// off, so every raw-data write reaches the file as it is made).
+    /// A file-access list: `sec2` driver, sieve buffer of `sieve_bytes` bytes (0: off).
     pub fn file_access_sec2(sieve_bytes: usize) -> Result<Plist> {
         let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id.
@@ -66,8 +59,7 @@ impl Plist {
         Ok(p)
     }
 
-    /// A file-access list with the in-memory `core` driver and no backing store: a file
-    /// created with it never reaches the disk (`H5Pset_fapl_core(fapl, 4096, false)`).
+    /// A file-access list: in-memory `core` driver, no backing store.
     pub(super) fn file_access_core() -> Result<Plist> {
         let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
         // SAFETY: valid fapl id; 4096-byte allocation increment, no backing store.
@@ -75,20 +67,13 @@ impl Plist {
         Ok(p)
     }
 
-    /// `H5Pset_layout(H5D_COMPACT)` on a dataset-creation list: the raw data is kept in
-    /// the object header (at most 64 KiB).
+    /// `H5Pset_layout(H5D_COMPACT)`: raw data in the object header (at most 64 KiB).
     pub fn set_compact(&self) -> Result<()> {
         // SAFETY: valid dcpl id.
         checked!(unsafe { h5p::H5Pset_layout(self.id, h5d::H5D_layout_t::H5D_COMPACT) })
     }
 
-    /// Apply the fill properties that are given (spec §9 extended): `H5Pset_fill_value`
-    /// (a byte of `H5T_NATIVE_UCHAR`, or NULL for an undefined fill value),
-    /// `H5Pset_fill_time`, `H5Pset_alloc_time`. Properties left at `None` are not touched,
-    /// so the default settings make no call at all. Call after [`Plist::dataset_create`]
-    /// (the layout must be set before the allocation time).
-    ///
-    /// Errors: HDF5 refuses a property ([`crate::error::Error::Hdf5`]).
+    /// Set given fill properties (spec §9 ext.) after [`Plist::dataset_create`]. Errors: HDF5's.
     pub fn set_fill(&self, fill: &FillProperties) -> Result<()> {
         if let Some(v) = fill.value {
             let byte = match v {
@@ -98,8 +83,7 @@ impl Plist {
             let value = byte
                 .as_ref()
                 .map_or(std::ptr::null(), |b| std::ptr::from_ref(b).cast::<c_void>());
-            // SAFETY: valid dcpl id; the value is one byte of the native uchar type, or
-            // NULL, which makes the fill value undefined.
+            // SAFETY: valid dcpl id; one native uchar byte, or NULL (undefined fill value).
             checked!(unsafe { h5p::H5Pset_fill_value(self.id, *h5t::H5T_NATIVE_UCHAR, value) })?;
         }
         if let Some(t) = fill.time {
@@ -113,8 +97,7 @@ impl Plist {
         Ok(())
     }
 
-    /// `H5Pfill_value_defined`: whether the list's fill value is the library default,
-    /// user-defined or undefined.
+    /// `H5Pfill_value_defined`: default, user-defined or undefined.
     pub fn fill_kind(&self) -> Result<FillKind> {
         let mut st = H5D_fill_value_t::H5D_FILL_VALUE_ERROR;
         // SAFETY: valid dcpl id and an out-pointer to a live enum HDF5 sets to a valid value.
@@ -130,8 +113,7 @@ impl Plist {
         FillTime::from_raw(t).ok_or_else(|| err("H5Pget_fill_time"))
     }
 
-    /// `H5Pget_alloc_time` of a dataset-creation list (what the list says, which is not
-    /// always what HDF5 applies: the `--fill-behaviour` experiment compares the two).
+    /// `H5Pget_alloc_time` of a dataset-creation list (not always what HDF5 applies).
     pub fn alloc_time(&self) -> Result<AllocTime> {
         let mut a = H5D_alloc_time_t::H5D_ALLOC_TIME_ERROR;
         // SAFETY: valid dcpl id and an out-pointer to a live enum.
@@ -161,8 +143,7 @@ impl Drop for Plist {
 
 // Fill-value and allocation vocabulary (HDF5 User's Guide, "Fill Values").
 
-/// The fill properties of a dataset-creation list that a caller wants set. `None` means
-/// "leave the library default": [`Plist::set_fill`] makes no call for it.
+/// The fill properties to set; `None` leaves the library default.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FillProperties {
     /// `H5Pset_fill_value`.
@@ -182,8 +163,7 @@ pub enum FillValue {
     Undefined,
 }
 
-/// An enum of the vocabulary, one variant per value of the C enum `$raw` (`$c`) but its
-/// `…_ERROR` (`$error`), in the document's row order (`ALL`), each with its row label.
+/// An enum with one variant per value of `$raw` but `$error`, with row labels.
 macro_rules! vocabulary {
     ($(#[$m:meta])* $name:ident: $raw:ident, $error:ident {
         $($(#[$vm:meta])* $v:ident = $c:ident, $label:literal;)*
@@ -205,7 +185,6 @@ macro_rules! vocabulary {
                 }
             }
 
-            /// The C value.
             #[allow(dead_code)] // FillKind is only read
             fn to_raw(self) -> $raw {
                 match self {
@@ -213,7 +192,6 @@ macro_rules! vocabulary {
                 }
             }
 
-            /// The value of a C value; `None` for `…_ERROR`.
             fn from_raw(r: $raw) -> Option<$name> {
                 match r {
                     $($raw::$c => Some($name::$v),)*
@@ -229,8 +207,7 @@ vocabulary! {
     FillTime: H5D_fill_time_t, H5D_FILL_TIME_ERROR {
         /// `H5D_FILL_TIME_NEVER`: never.
         Never = H5D_FILL_TIME_NEVER, "Never";
-        /// `H5D_FILL_TIME_IFSET`: when storage is allocated, if a fill value is set (the
-        /// library default).
+        /// `H5D_FILL_TIME_IFSET`: on allocation, if a fill value is set (the default).
         IfSet = H5D_FILL_TIME_IFSET, "If Set";
         /// `H5D_FILL_TIME_ALLOC`: always when storage is allocated.
         Alloc = H5D_FILL_TIME_ALLOC, "Allocation";
@@ -240,8 +217,7 @@ vocabulary! {
 vocabulary! {
     /// When HDF5 allocates the raw-data storage (`H5D_alloc_time_t`, `H5Pset_alloc_time`).
     AllocTime: H5D_alloc_time_t, H5D_ALLOC_TIME_ERROR {
-        /// `H5D_ALLOC_TIME_DEFAULT`: the layout's default (contiguous late, chunked
-        /// incremental, compact early).
+        /// `H5D_ALLOC_TIME_DEFAULT`: the layout's default.
         Default = H5D_ALLOC_TIME_DEFAULT, "Default";
         /// `H5D_ALLOC_TIME_EARLY`: at dataset creation.
         Early = H5D_ALLOC_TIME_EARLY, "Early";

@@ -1,6 +1,4 @@
-//! MPI return codes: `check` turns a code other than `MPI_SUCCESS` into
-//! [`Error::Mpi`] with its `MPI_Error_string`; [`to_count`] makes the `int` counts MPI
-//! calls take.
+//! MPI return codes and `int` counts.
 
 use std::ffi::{c_char, c_int};
 
@@ -8,8 +6,6 @@ use mpi_sys as raw;
 
 use crate::error::{Error, Result};
 
-/// Turn an MPI return code into a `Result`, naming the call. Inlined: on success a
-/// comparison; the error is built out of line ([`mpi_error`]).
 #[inline]
 pub(super) fn check(call: &'static str, rc: c_int) -> Result<()> {
     if rc == 0 {
@@ -19,7 +15,6 @@ pub(super) fn check(call: &'static str, rc: c_int) -> Result<()> {
     }
 }
 
-/// [`Error::Mpi`] of a failed call: its name, code and `MPI_Error_string`.
 #[cold]
 #[inline(never)]
 pub(super) fn mpi_error(call: &'static str, rc: c_int) -> Error {
@@ -30,7 +25,7 @@ pub(super) fn mpi_error(call: &'static str, rc: c_int) -> Error {
     }
 }
 
-/// `MPI_Error_string` of an MPI error code (MPI-3.1 §8.3.4).
+/// `MPI_Error_string` (MPI-3.1 §8.3.4).
 fn error_string(code: c_int) -> String {
     let mut buf = vec![0 as c_char; raw::MPI_MAX_ERROR_STRING as usize + 1];
     let mut len: c_int = 0;
@@ -44,9 +39,7 @@ fn error_string(code: c_int) -> String {
     one_line(&String::from_utf8_lossy(&bytes))
 }
 
-/// An MPI library's text on one line: MPICH's error strings hold an error stack over
-/// several lines (`Other I/O error , error stack:\nADIOI_GEN_WRITECONTIG(80): ...`);
-/// runs of blanks and line breaks become one space, and a space before a comma goes.
+/// Text on one line (MPICH error strings span several lines).
 fn one_line(s: &str) -> String {
     s.split_whitespace()
         .collect::<Vec<_>>()
@@ -54,8 +47,7 @@ fn one_line(s: &str) -> String {
         .replace(" ,", ",")
 }
 
-/// Convert a count to the `int` MPI wants (MPI-3.1 §2.5.8), refusing values above
-/// `INT_MAX`.
+/// `n` as an MPI `int` count (MPI-3.1 §2.5.8). Errors: [`Error::Limit`] above `INT_MAX`.
 pub fn to_count(what: &'static str, n: u64) -> Result<c_int> {
     c_int::try_from(n).map_err(|_| {
         Error::Limit(format!(
@@ -65,8 +57,7 @@ pub fn to_count(what: &'static str, n: u64) -> Result<c_int> {
     })
 }
 
-/// Whether MPI is initialised and not yet finalised (`MPI_Initialized`, `MPI_Finalized`;
-/// MPI-3.1 §8.7, §8.7.2).
+/// Whether MPI is initialised and not finalised (MPI-3.1 §8.7).
 pub fn is_running() -> bool {
     let (mut init, mut fin): (c_int, c_int) = (0, 0);
     // SAFETY: both may be called at any time.

@@ -1,5 +1,4 @@
-//! Communicators ([`Comm`]) and the collectives h5perf uses: barrier, all-reduce,
-//! broadcast, gather, split, duplicate.
+//! Communicators ([`Comm`]) and the collectives h5perf uses.
 
 use std::ffi::{c_int, c_void};
 use std::mem::MaybeUninit;
@@ -9,7 +8,7 @@ use mpi_sys as raw;
 use super::check::{check, to_count};
 use crate::error::Result;
 
-/// Reduction operators used by h5perf (predefined operations, MPI-3.1 §5.9.2).
+/// Reduction operators (MPI-3.1 §5.9.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     /// `MPI_MAX`
@@ -33,15 +32,13 @@ impl Op {
     }
 }
 
-/// A communicator: `MPI_COMM_WORLD` (borrowed) or one made by [`Comm::split`] (owned,
-/// freed on drop with `MPI_Comm_free`, MPI-3.1 §6.4.3).
+/// `MPI_COMM_WORLD` (borrowed) or a communicator freed on drop (MPI-3.1 §6.4.3).
 pub struct Comm {
     pub(super) raw: raw::MPI_Comm,
     pub(super) owned: bool,
 }
 
-/// A new communicator that `make` writes (its return code checked as `call`'s), owned,
-/// with `MPI_ERRORS_RETURN` (MPI-3.1 §8.3.1).
+/// An owned communicator `make` writes, with `MPI_ERRORS_RETURN` (MPI-3.1 §8.3.1).
 fn new_comm(call: &'static str, make: impl FnOnce(*mut raw::MPI_Comm) -> c_int) -> Result<Comm> {
     let mut out = MaybeUninit::<raw::MPI_Comm>::uninit();
     check(call, make(out.as_mut_ptr()))?;
@@ -58,9 +55,7 @@ fn new_comm(call: &'static str, make: impl FnOnce(*mut raw::MPI_Comm) -> c_int) 
 }
 
 impl Comm {
-    /// A private duplicate (`MPI_Comm_dup`, collective) of a caller's communicator,
-    /// with `MPI_ERRORS_RETURN`, freed on drop. The caller's handle is not modified.
-    /// (MPI-3.1 §6.4.2.)
+    /// A private duplicate (`MPI_Comm_dup`, collective, MPI-3.1 §6.4.2), freed on drop.
     pub fn dup_of(raw_comm: raw::MPI_Comm) -> Result<Comm> {
         // SAFETY: the caller passes a live communicator; out receives a new handle.
         new_comm("MPI_Comm_dup", |out| unsafe {
@@ -73,26 +68,23 @@ impl Comm {
         self.raw
     }
 
-    /// Rank of this process in the communicator (`MPI_Comm_rank`, MPI-3.1 §6.4.1).
+    /// `MPI_Comm_rank` (MPI-3.1 §6.4.1).
     pub fn rank(&self) -> Result<u32> {
         let mut r: c_int = 0;
         // SAFETY: valid communicator, out-pointer to a live int.
         checked!(unsafe { raw::MPI_Comm_rank(self.raw, &mut r) })?;
-        // a rank is not negative (MPI-3.1 §6.4.1)
         Ok(r.unsigned_abs())
     }
 
-    /// Number of processes in the communicator (`MPI_Comm_size`, MPI-3.1 §6.4.1).
+    /// `MPI_Comm_size` (MPI-3.1 §6.4.1).
     pub fn size(&self) -> Result<u32> {
         let mut s: c_int = 0;
         // SAFETY: as above.
         checked!(unsafe { raw::MPI_Comm_size(self.raw, &mut s) })?;
-        // a size is positive
         Ok(s.unsigned_abs())
     }
 
-    /// Collective `MPI_Comm_split(color, key)`. Returns `None` for processes whose
-    /// color is "not in" (their new communicator is freed at once). MPI-3.1 §6.4.2.
+    /// Collective `MPI_Comm_split` (MPI-3.1 §6.4.2); `None` for non-members.
     pub fn split(&self, member: bool, key: u32) -> Result<Option<Comm>> {
         let color = if member { 1 } else { 0 };
         let key = to_count("split key", key.into())?;
@@ -103,13 +95,10 @@ impl Comm {
         Ok(member.then_some(c))
     }
 
-    /// Collective `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED, key = rank)` (MPI-3.1
-    /// §6.4.2): the processes of this communicator that can share memory, i.e. those on
-    /// this node, in rank order. Freed on drop; `MPI_ERRORS_RETURN`.
+    /// Collective `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`: this node's ranks (MPI-3.1 §6.4.2).
     pub fn split_shared(&self) -> Result<Comm> {
         let key = to_count("rank", self.rank()?.into())?;
-        // SAFETY: valid communicator, the predefined split type and info handle; out
-        // receives a new handle.
+        // SAFETY: valid communicator and predefined handles; out receives a new handle.
         new_comm("MPI_Comm_split_type", |out| unsafe {
             raw::MPI_Comm_split_type(
                 self.raw,
@@ -127,9 +116,7 @@ impl Comm {
         checked!(unsafe { raw::MPI_Barrier(self.raw) })
     }
 
-    /// `MPI_Ibarrier` waited for (`MPI_Test`, every millisecond) at most `limit`: true
-    /// if every rank reached it in time (MPI-3.1 §5.12.1). For an exit after an error,
-    /// where a plain barrier could wait for ever on a broken communicator.
+    /// `MPI_Ibarrier` tested every ms up to `limit`; true if all arrived (MPI-3.1 §5.12.1).
     pub fn barrier_within(&self, limit: std::time::Duration) -> bool {
         let mut req = MaybeUninit::<raw::MPI_Request>::uninit();
         // SAFETY: valid communicator; req receives the request.
@@ -155,8 +142,7 @@ impl Comm {
         }
     }
 
-    /// In-place `MPI_Allreduce` of doubles with `op`; `out` receives the result
-    /// (MPI-3.1 §5.9.6).
+    /// `MPI_Allreduce` of doubles with `op` into `out` (MPI-3.1 §5.9.6).
     pub fn allreduce_f64(&self, input: &[f64], out: &mut [f64], op: Op) -> Result<()> {
         assert_eq!(input.len(), out.len());
         let n = to_count("reduction length", input.len() as u64)?;
@@ -173,20 +159,16 @@ impl Comm {
         })
     }
 
-    /// `MPI_Allreduce` of one non-negative integer (carried as a double, exact below 2^53;
-    /// MPI-3.1 §5.9.6).
+    /// `MPI_Allreduce` of an integer, carried as a double (exact below 2^53; MPI-3.1 §5.9.6).
     pub fn allreduce_u64(&self, v: u64, op: Op) -> Result<u64> {
         let mut out = [0.0];
         self.allreduce_f64(&[v as f64], &mut out, op)?;
-        // an exact integer below 2^53, not negative (the sum, maximum or minimum of such)
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Ok(out[0] as u64)
     }
 
-    /// `MPI_Bcast` of `count` elements of `datatype` at `buf` from `root` (MPI-3.1 §5.4).
-    ///
-    /// # Safety
-    /// `buf` holds `count` elements of `datatype` on every rank.
+    /// `MPI_Bcast` from `root` (MPI-3.1 §5.4).
+    /// # Safety: `buf` holds `count` elements of `datatype` on every rank.
     unsafe fn bcast(
         &self,
         buf: *mut c_void,
@@ -199,19 +181,16 @@ impl Comm {
         checked!(unsafe { raw::MPI_Bcast(buf, count, datatype, root, self.raw) })
     }
 
-    /// `MPI_Bcast` of a byte string from `root`; every rank returns root's bytes
-    /// (MPI-3.1 §5.4).
+    /// `MPI_Bcast` of root's byte string (MPI-3.1 §5.4).
     pub fn bcast_bytes(&self, root: u32, data: &[u8]) -> Result<Vec<u8>> {
         let mut len = [data.len() as f64];
         let is_root = self.rank()? == root;
         // SAFETY: one double on every rank.
         unsafe { self.bcast(len.as_mut_ptr().cast(), 1, raw::RSMPI_DOUBLE, root) }?;
-        // root's length, exact as a double (below 2^53)
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let n = len[0] as usize;
         if n == 0 {
-            // every rank knows the length: nothing to send (Open MPI refuses the
-            // dangling pointer of an empty buffer with MPI_ERR_ARG)
+            // Open MPI refuses an empty buffer's dangling pointer (MPI_ERR_ARG)
             return Ok(Vec::new());
         }
         let mut buf = if is_root { data.to_vec() } else { vec![0u8; n] };
@@ -221,11 +200,7 @@ impl Comm {
         Ok(buf)
     }
 
-    /// `MPI_Gather` of `input.len()` doubles from every rank to `root` (MPI-3.1 §5.5):
-    /// `root` returns every rank's values in rank order (`size × input.len()`), the
-    /// other ranks an empty vector. Every rank must pass the same length.
-    ///
-    /// Errors: the MPI call fails, or the total length exceeds `INT_MAX`.
+    /// `MPI_Gather` of doubles to `root`, rank order (MPI-3.1 §5.5). Errors: MPI's, over `INT_MAX`.
     pub fn gather_f64(&self, root: u32, input: &[f64]) -> Result<Vec<f64>> {
         let n = to_count("gather length", input.len() as u64)?;
         let size = self.size()? as usize;
@@ -236,8 +211,7 @@ impl Comm {
         } else {
             std::ptr::null_mut()
         };
-        // SAFETY: input holds n doubles; on root, out holds size × n doubles (the
-        // receive buffer is not read on the other ranks); MPI_DOUBLE matches f64.
+        // SAFETY: input holds n doubles; on root out holds size × n; MPI_DOUBLE is f64.
         checked!(unsafe {
             raw::MPI_Gather(
                 input.as_ptr() as *const c_void,
@@ -255,8 +229,6 @@ impl Comm {
 }
 
 impl Drop for Comm {
-    /// Free an owned communicator (`MPI_Comm_free`, collective), unless MPI is
-    /// finalised: no MPI call is allowed after `MPI_Finalize` (MPI-3.1 §8.7).
     fn drop(&mut self) {
         if self.owned && super::check::is_running() {
             // SAFETY: we own this communicator.

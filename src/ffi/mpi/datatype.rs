@@ -1,5 +1,4 @@
-//! Derived datatypes ([`Datatype`]): the byte type, contiguous runs of bytes (also
-//! beyond `INT_MAX`), vectors.
+//! Derived datatypes ([`Datatype`]).
 
 use std::ffi::c_int;
 use std::mem::MaybeUninit;
@@ -9,12 +8,10 @@ use mpi_sys as raw;
 use super::check::{check, to_count};
 use crate::error::{Error, Result};
 
-/// A committed derived datatype (freed on drop), or the predefined byte type.
-/// (Commit and free: MPI-3.1 §4.1.9.)
+/// A committed derived datatype (freed on drop) or the byte type (MPI-3.1 §4.1.9).
 pub struct Datatype {
     pub(super) raw: raw::MPI_Datatype,
     owned: bool,
-    /// `MPI_Type_size` in bytes, recorded at creation so transfers can check buffer lengths.
     pub(super) size: u64,
 }
 
@@ -41,7 +38,6 @@ impl Datatype {
         Ok(t)
     }
 
-    /// `MPI_Type_contiguous(count, base)`, committed (MPI-3.1 §4.1.2).
     fn contiguous(count: u64, base: &Datatype) -> Result<Datatype> {
         let n = to_count("MPI_Type_contiguous count", count)?;
         let mut t = MaybeUninit::<raw::MPI_Datatype>::uninit();
@@ -53,11 +49,7 @@ impl Datatype {
         Self::commit(unsafe { t.assume_init() }, count * base.size)
     }
 
-    /// A committed type of `n` contiguous bytes, also for `n > INT_MAX`: then
-    /// `struct { q × contiguous(2^30 bytes); r bytes }` with `n = q·2^30 + r`, since
-    /// MPI counts are `int` (`MPI_Type_contiguous`, `MPI_Type_create_struct`: MPI-3.1
-    /// §4.1.2; the large-count calls of MPI-4.0 are not in MPI-3.1 libraries such as
-    /// Open MPI 4).
+    /// `n` contiguous bytes, beyond `INT_MAX` as a struct of GiB blocks (MPI-3.1 §4.1.2).
     pub fn bytes(n: u64) -> Result<Datatype> {
         let byte = Datatype::byte();
         if n <= c_int::MAX as u64 {
@@ -106,7 +98,6 @@ impl Datatype {
 
 impl Drop for Datatype {
     fn drop(&mut self) {
-        // no MPI call after MPI_Finalize (MPI-3.1 §8.7)
         if self.owned && super::check::is_running() {
             // SAFETY: we own this datatype.
             unsafe {

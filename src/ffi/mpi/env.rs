@@ -1,7 +1,4 @@
-//! The MPI environment (MPI-3.1 chapter 8): the process's [`Universe`] (`MPI_Init`
-//! unless the caller did, error handlers set to `MPI_ERRORS_RETURN` and the caller's put
-//! back, `MPI_COMM_WORLD`, `MPI_Abort`, `MPI_Finalize` on drop), whether MPI is running,
-//! the clock and the library version.
+//! The MPI environment (MPI-3.1 chapter 8): [`Universe`], the clock, the version.
 
 use std::ffi::{c_char, c_int};
 use std::ptr;
@@ -12,23 +9,15 @@ use super::check::{check, is_running};
 use super::comm::Comm;
 use crate::error::{Error, Result};
 
-/// The MPI environment. Created once per process by [`Universe::init`]; finalises MPI
-/// on drop (`MPI_Finalize`, MPI-3.1 §8.7) if (and only if) this process initialised it.
+/// The MPI environment; `MPI_Finalize` on drop if this process initialised MPI (MPI-3.1 §8.7).
 pub struct Universe {
     owns: bool,
-    /// When MPI was initialised by the caller: the error handlers of `MPI_COMM_WORLD`
-    /// and of `MPI_FILE_NULL` (the default for new files) found at [`Universe::init`],
-    /// put back on drop.
+    /// Caller's handlers of `MPI_COMM_WORLD` and `MPI_FILE_NULL`, restored on drop.
     saved_handlers: Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)>,
 }
 
 impl Universe {
-    /// Initialise MPI unless the caller already did (`MPI_Initialized`), and set
-    /// `MPI_ERRORS_RETURN` on `MPI_COMM_WORLD` and on files opened with the default handler.
-    /// When the caller initialised MPI, its two error handlers are restored on drop.
-    /// (MPI-3.1 §8.7 startup, §8.7.2 `MPI_Finalized`, §8.3.1 and §8.3.3 error handlers.)
-    ///
-    /// Errors: `MPI_Init` failure.
+    /// `MPI_Init` unless done, `MPI_ERRORS_RETURN` (MPI-3.1 §8.7, §8.3). Errors: `MPI_Init`'s.
     pub fn init() -> Result<Universe> {
         let mut flag: c_int = 0;
         // SAFETY: MPI_Initialized may be called at any time.
@@ -58,7 +47,7 @@ impl Universe {
         })
     }
 
-    /// `MPI_COMM_WORLD` (borrowed, never freed; MPI-3.1 §6.2.4).
+    /// `MPI_COMM_WORLD` (borrowed; MPI-3.1 §6.2.4).
     pub fn world(&self) -> Comm {
         // SAFETY: reading a link-time constant of the MPI shim.
         Comm {
@@ -67,8 +56,7 @@ impl Universe {
         }
     }
 
-    /// Abort every process of `MPI_COMM_WORLD` with `code` (`MPI_Abort`, MPI-3.1 §8.7;
-    /// last resort only).
+    /// `MPI_Abort` of `MPI_COMM_WORLD` with `code` (MPI-3.1 §8.7; last resort).
     pub fn abort(&self, code: i32) -> ! {
         // SAFETY: MPI is initialised while a Universe exists.
         unsafe { raw::MPI_Abort(raw::RSMPI_COMM_WORLD, code) };
@@ -76,13 +64,11 @@ impl Universe {
     }
 }
 
-/// The error handlers of `MPI_COMM_WORLD` and `MPI_FILE_NULL` (`MPI_Comm_get_errhandler`,
-/// `MPI_File_get_errhandler`, MPI-3.1 §8.3.1, §8.3.3), or `None` if either call fails.
+/// Handlers of `MPI_COMM_WORLD` and `MPI_FILE_NULL` (MPI-3.1 §8.3.1, §8.3.3), or `None`.
 fn current_handlers() -> Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)> {
     let mut comm_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
     let mut file_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
-    // SAFETY: predefined handles of an initialised MPI; out-pointers to locals. A zero
-    // return is MPI_SUCCESS (as in `check`).
+    // SAFETY: predefined handles of an initialised MPI; out-pointers to locals.
     let comm_ok =
         unsafe { raw::MPI_Comm_get_errhandler(raw::RSMPI_COMM_WORLD, comm_eh.as_mut_ptr()) } == 0;
     if !comm_ok {
@@ -106,8 +92,7 @@ impl Drop for Universe {
     fn drop(&mut self) {
         if let Some((mut comm_eh, mut file_eh)) = self.saved_handlers.take() {
             if is_running() {
-                // SAFETY: the handles MPI_*_get_errhandler returned, set back and then
-                // freed once (the objects they refer to stay alive while in use).
+                // SAFETY: handles MPI_*_get_errhandler returned, set back and freed once.
                 unsafe {
                     raw::MPI_Comm_set_errhandler(raw::RSMPI_COMM_WORLD, comm_eh);
                     raw::MPI_File_set_errhandler(raw::RSMPI_FILE_NULL, file_eh);
@@ -129,8 +114,7 @@ pub fn wtime() -> f64 {
     unsafe { raw::MPI_Wtime() }
 }
 
-/// The MPI library's version string (`MPI_Get_library_version`, MPI-3.1 §8.1.1), first
-/// line only.
+/// `MPI_Get_library_version` (MPI-3.1 §8.1.1), first line only.
 pub fn library_version() -> String {
     let mut buf = vec![0 as c_char; 8192];
     let mut len: c_int = 0;
@@ -146,7 +130,6 @@ pub fn library_version() -> String {
         .take_while(|&b| b != 0)
         .collect();
     let s = String::from_utf8_lossy(&bytes);
-    // the first line, with single spaces (MPICH separates its fields with tabs)
     let first = s.lines().next().unwrap_or("");
     first
         .split_whitespace()

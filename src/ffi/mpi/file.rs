@@ -1,6 +1,4 @@
-//! MPI-IO files ([`File`]): collective open and close, size, view, the explicit-offset
-//! reads and writes (independent and collective) with their length and count checks,
-//! and `MPI_File_delete`.
+//! MPI-IO files ([`File`]) and `MPI_File_delete`.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::mem::MaybeUninit;
@@ -22,7 +20,6 @@ pub fn to_offset(n: u64) -> Result<raw::MPI_Offset> {
     }
 }
 
-/// The error of an offset above `MPI_Offset`'s range.
 #[cold]
 #[inline(never)]
 fn offset_overflow(n: u64) -> Error {
@@ -34,16 +31,14 @@ fn offset_overflow(n: u64) -> Error {
 pub mod mode {
     /// `MPI_MODE_CREATE | MPI_MODE_RDWR`
     pub const CREATE_RDWR: i32 = (mpi_sys::MPI_MODE_CREATE | mpi_sys::MPI_MODE_RDWR) as i32;
-    /// `MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR`: a new file; the open fails if
-    /// anything is under the name (MPI-3.1 §13.2.1).
+    /// `MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_RDWR`: fails if the name exists.
     pub const CREATE_EXCL_RDWR: i32 =
         (mpi_sys::MPI_MODE_CREATE | mpi_sys::MPI_MODE_EXCL | mpi_sys::MPI_MODE_RDWR) as i32;
     /// `MPI_MODE_RDONLY`
     pub const RDONLY: i32 = mpi_sys::MPI_MODE_RDONLY as i32;
 }
 
-/// `MPI_File_delete(path, info)` (MPI-3.1 §13.2.3); the error is returned (callers may
-/// ignore it).
+/// `MPI_File_delete(path, info)` (MPI-3.1 §13.2.3).
 pub fn file_delete(p: &CStr, info: &Info) -> Result<()> {
     // SAFETY: NUL-terminated name and a valid info handle.
     check("MPI_File_delete", unsafe {
@@ -69,15 +64,13 @@ type ReadFn = unsafe extern "C" fn(
     *mut raw::MPI_Status,
 ) -> c_int;
 
-/// An open MPI-IO file. Close explicitly with [`File::close`] to see the error;
-/// dropping closes silently.
+/// An open MPI-IO file; [`File::close`] reports the error, drop closes silently.
 pub struct File {
     raw: raw::MPI_File,
 }
 
 impl File {
-    /// Collective `MPI_File_open(comm, path, amode, info)` (MPI-3.1 §13.2.1); sets
-    /// `MPI_ERRORS_RETURN` (§8.3.3).
+    /// Collective `MPI_File_open` (MPI-3.1 §13.2.1) with `MPI_ERRORS_RETURN` (§8.3.3).
     pub fn open(comm: &Comm, p: &CStr, amode: i32, info: &Info) -> Result<File> {
         let mut fh = MaybeUninit::<raw::MPI_File>::uninit();
         // SAFETY: valid communicator/info, NUL-terminated name, out-pointer.
@@ -103,8 +96,7 @@ impl File {
         })
     }
 
-    /// Collective `MPI_File_set_view(disp, etype, filetype, "native", info)` (MPI-3.1
-    /// §13.3).
+    /// Collective `MPI_File_set_view(.., "native", ..)` (MPI-3.1 §13.3).
     pub fn set_view(
         &self,
         disp: u64,
@@ -126,11 +118,7 @@ impl File {
         })
     }
 
-    /// Writes of `count` elements of `dtype` from `buf` at explicit offsets ([`Writes`],
-    /// [`Writes::at`]), collective (`MPI_File_write_at_all`) or independent
-    /// (`MPI_File_write_at`, MPI-3.1 §13.4.2): the length check is made here, once, and
-    /// each transfer only calls MPI and checks its result. The one way this crate
-    /// writes an MPI-IO file. Errors: `buf` shorter than `count × size(dtype)` bytes.
+    /// Writes of `buf` at explicit offsets (MPI-3.1 §13.4.2). Errors: `buf` under `count × dtype`.
     pub fn writes<'a>(
         &'a self,
         buf: &'a [u8],
@@ -154,9 +142,7 @@ impl File {
         })
     }
 
-    /// Reads into `buf` at explicit offsets ([`Reads`], [`Reads::at`]),
-    /// `MPI_File_read_at_all` or `MPI_File_read_at`, as [`File::writes`]: the one way
-    /// this crate reads an MPI-IO file.
+    /// Reads into `buf` at explicit offsets, as [`File::writes`].
     pub fn reads<'a>(
         &'a self,
         buf: &'a mut [u8],
@@ -180,9 +166,7 @@ impl File {
         })
     }
 
-    /// Collective `MPI_File_sync` (MPI-3.1 §13.6.1): transfer every write of this
-    /// process to the storage device (`--fsync`; ROMIO and OMPIO call `fsync` on the
-    /// file).
+    /// Collective `MPI_File_sync` (MPI-3.1 §13.6.1).
     pub fn sync(&self) -> Result<()> {
         // SAFETY: live file handle.
         check("MPI_File_sync", unsafe { raw::MPI_File_sync(self.raw) })
@@ -197,8 +181,7 @@ impl File {
     }
 }
 
-/// Writes of the same buffer, count and type at explicit offsets ([`File::writes`]),
-/// the buffer's length checked once.
+/// Writes of one buffer at explicit offsets ([`File::writes`]).
 pub struct Writes<'a> {
     file: raw::MPI_File,
     buf: &'a [u8],
@@ -209,13 +192,11 @@ pub struct Writes<'a> {
 }
 
 impl Writes<'_> {
-    /// One write at `offset` (etype units of the current view): the MPI error, or a
-    /// short count (`MPI_Get_count` of the status), is an error.
+    /// One write at `offset` (etype units). Errors: MPI's, or a short count.
     #[inline(always)]
     pub fn at(&self, offset: raw::MPI_Offset) -> Result<()> {
         let mut st = MaybeUninit::<raw::MPI_Status>::uninit();
-        // SAFETY: buf covers count elements of dtype (checked by File::writes); the
-        // file and type handles are live for 'a; st is an out-parameter.
+        // SAFETY: buf covers count × dtype (checked by File::writes); handles live for 'a.
         let rc = unsafe {
             (self.f)(
                 self.file,
@@ -230,8 +211,7 @@ impl Writes<'_> {
     }
 }
 
-/// Reads into the same buffer with the same count and type at explicit offsets
-/// ([`File::reads`]), the buffer's length checked once.
+/// Reads into one buffer at explicit offsets ([`File::reads`]).
 pub struct Reads<'a> {
     file: raw::MPI_File,
     buf: &'a mut [u8],
@@ -268,9 +248,6 @@ impl Reads<'_> {
 }
 
 impl Drop for File {
-    /// Close silently (`MPI_File_close`, collective), unless MPI is finalised (or not
-    /// running): no MPI call is allowed after `MPI_Finalize` (MPI-3.1 §8.7), and MPI
-    /// has released the file by then.
     fn drop(&mut self) {
         if !super::check::is_running() {
             return;
@@ -282,8 +259,6 @@ impl Drop for File {
     }
 }
 
-/// The result of a transfer call that returned `rc` with the status `st` (filled when
-/// `rc` is 0): the MPI error, or a short count ([`check_count`]).
 #[inline(always)]
 fn done(
     call: &'static str,
@@ -299,11 +274,7 @@ fn done(
     check_count(call, unsafe { st.assume_init_ref() }, count, dtype)
 }
 
-/// Check that a transfer moved all `count` elements (`MPI_Get_count` of its status,
-/// MPI-3.1 §3.2.5).
-/// Some MPI-IO implementations report a failed `pwrite` inside a transfer (e.g.
-/// `EFBIG`) only on stderr and return success with a short count; this turns that
-/// into an error.
+/// Error on a short count (`MPI_Get_count`, MPI-3.1 §3.2.5), which some MPI-IO libraries return.
 #[inline(always)]
 fn check_count(
     call: &'static str,
@@ -323,11 +294,9 @@ fn check_count(
     Err(short_transfer(call, n, count))
 }
 
-/// The error of a transfer that moved `n` of `count` elements.
 #[cold]
 #[inline(never)]
 fn short_transfer(call: &'static str, n: c_int, count: c_int) -> Error {
-    // first, before anything else can change errno
     let system = crate::ffi::posix::last_io_error();
     let moved = if n < 0 {
         "part of an element".to_string()
@@ -337,8 +306,6 @@ fn short_transfer(call: &'static str, n: c_int, count: c_int) -> Error {
     Error::Other(short_transfer_text(call, &moved, system.as_deref()))
 }
 
-/// The message of a short transfer that moved `moved`, with the system error
-/// `system` the MPI library met (`errno` after the call), if any.
 fn short_transfer_text(call: &str, moved: &str, system: Option<&str>) -> String {
     match system {
         Some(why) => format!(
@@ -352,8 +319,7 @@ fn short_transfer_text(call: &str, moved: &str, system: Option<&str>) -> String 
     }
 }
 
-/// Bytes in `count` elements of `dtype` (`u64::MAX` for a negative count or an
-/// overflow, which no buffer covers).
+/// Bytes in `count` elements of `dtype` (`u64::MAX` if negative or overflowing).
 #[inline(always)]
 fn need(count: c_int, dtype: &Datatype) -> u64 {
     u64::try_from(count)
@@ -361,7 +327,6 @@ fn need(count: c_int, dtype: &Datatype) -> u64 {
         .saturating_mul(dtype.size)
 }
 
-/// Refuse a transfer whose buffer is shorter than the bytes it would move.
 #[inline(always)]
 fn ensure_len(buf_len: usize, need: u64, what: &'static str) -> Result<()> {
     if (buf_len as u64) < need {
@@ -370,7 +335,6 @@ fn ensure_len(buf_len: usize, need: u64, what: &'static str) -> Result<()> {
     Ok(())
 }
 
-/// The error of a buffer of `buf_len` bytes, smaller than the `need` bytes to move.
 #[cold]
 #[inline(never)]
 fn short_buffer(buf_len: usize, need: u64, what: &'static str) -> Error {

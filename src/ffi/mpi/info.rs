@@ -12,12 +12,10 @@ fn cstring(what: &'static str, s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::Limit(format!("{what} contains a NUL byte: {s:?}")))
 }
 
-/// An MPI info object: `MPI_INFO_NULL` or one built from key/value pairs (freed on drop
-/// with `MPI_Info_free`). MPI-3.1 chapter 9.
+/// An MPI info object, `MPI_INFO_NULL` or freed on drop (MPI-3.1 chapter 9).
 pub struct Info {
     pub(super) raw: raw::MPI_Info,
     owned: bool,
-    /// The (key, value) pairs set in it, for messages.
     pairs: Vec<(String, String)>,
 }
 
@@ -32,9 +30,7 @@ impl Info {
         }
     }
 
-    /// `MPI_Info_create` + `MPI_Info_set` for each pair, in order (MPI-3.1 chapter 9).
-    ///
-    /// Errors: a key or value with a NUL byte, or an MPI error.
+    /// `MPI_Info_create` + `MPI_Info_set` per pair. Errors: a NUL byte, or MPI's.
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Info> {
         let mut h = MaybeUninit::<raw::MPI_Info>::uninit();
         // SAFETY: out-pointer to a handle.
@@ -54,7 +50,7 @@ impl Info {
         Ok(info)
     }
 
-    /// The (key, value) pairs set in the object, in order (none for `MPI_INFO_NULL`).
+    /// The (key, value) pairs set, in order.
     pub fn pairs(&self) -> &[(String, String)] {
         &self.pairs
     }
@@ -67,7 +63,6 @@ impl Info {
 
 impl Drop for Info {
     fn drop(&mut self) {
-        // no MPI call after MPI_Finalize (MPI-3.1 §8.7)
         if self.owned && super::check::is_running() {
             // SAFETY: we own the object.
             unsafe { raw::MPI_Info_free(&mut self.raw) };

@@ -1,13 +1,5 @@
-//! Safe wrappers over the MPI calls h5perf uses: [`check`] (return codes, `int`
-//! counts), `env` ([`Universe`], clock, version), [`comm`] (communicators,
-//! collectives), [`p2p`] (the error beacon's one-byte messages), [`info`],
-//! [`datatype`] and `file` (MPI-IO). The rest of the crate names them `crate::ffi::mpi::X`.
-//!
-//! A code other than `MPI_SUCCESS` becomes [`crate::error::Error::Mpi`] with the call
-//! name and `MPI_Error_string`. Communicators we create and every file we open get
-//! `MPI_ERRORS_RETURN`. Owned handles are freed in `Drop` (errors ignored there);
-//! predefined ones (`MPI_COMM_WORLD`, `MPI_INFO_NULL`, `MPI_UINT8_T`) are borrowed.
-//! Section numbers are MPI-3.1's, the version Open MPI 4 and MPICH 3 implement.
+//! Safe wrappers over the MPI calls h5perf uses (MPI-3.1 section numbers).
+//! Errors become [`crate::error::Error::Mpi`]; owned handles are freed on drop.
 
 pub mod check;
 pub mod comm;

@@ -1,7 +1,4 @@
-//! Point-to-point messages of one byte (MPI-3.1 §3.7): a receive from any source kept
-//! posted ([`ByteRecv`], `MPI_Irecv`, `MPI_Test`, `MPI_Wait`, `MPI_Recv`) and sends of
-//! a constant byte ([`ByteSend`], `MPI_Isend`). The error beacon
-//! (`crate::agreement::beacon`) is built on them.
+//! One-byte point-to-point messages (MPI-3.1 §3.7) for the error beacon.
 
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_int, c_void};
@@ -12,7 +9,6 @@ use super::check::{check, to_count};
 use super::comm::Comm;
 use crate::error::Result;
 
-/// The byte every send carries (read by MPI only).
 static SIGNAL: u8 = 1;
 
 fn request_null() -> raw::MPI_Request {
@@ -20,15 +16,12 @@ fn request_null() -> raw::MPI_Request {
     unsafe { raw::RSMPI_REQUEST_NULL }
 }
 
-/// `MPI_Wait` for our own `request` (at once for none); the status is ignored.
 fn wait(request: &Cell<raw::MPI_Request>) -> Result<()> {
     // SAFETY: a request of ours, live or MPI_REQUEST_NULL; status ignored.
     checked!(unsafe { raw::MPI_Wait(request.as_ptr(), raw::RSMPI_STATUS_IGNORE) })
 }
 
-/// A one-byte receive buffer (written by MPI: `UnsafeCell`, boxed so its address stays
-/// put) and its request. A posted receive is cancelled on drop (`MPI_Cancel`, then
-/// `MPI_Wait`, MPI-3.1 §3.8.4; errors ignored). Not thread-safe (`Cell`s).
+/// A one-byte receive and its request; cancelled on drop (MPI-3.1 §3.8.4). Not thread-safe.
 pub struct ByteRecv {
     request: Cell<raw::MPI_Request>,
     inbox: Box<UnsafeCell<u8>>,
@@ -44,14 +37,9 @@ impl Default for ByteRecv {
 }
 
 impl ByteRecv {
-    /// Post a receive of one byte from any source with `tag` on `comm` (`MPI_Irecv`,
-    /// MPI-3.1 §3.7.2). `comm` must outlive the receive (drop it after this).
-    ///
-    /// Errors: the call fails.
+    /// Post `MPI_Irecv` of one byte from any source (MPI-3.1 §3.7.2). Errors: MPI's.
     pub fn post(&self, comm: &Comm, tag: i32) -> Result<()> {
-        // SAFETY: the inbox is one byte that lives (boxed) as long as self, which
-        // completes or cancels the receive before it is dropped; live communicator;
-        // the request is an out-parameter.
+        // SAFETY: the boxed inbox outlives the receive (completed or cancelled on drop).
         checked!(unsafe {
             raw::MPI_Irecv(
                 self.inbox.get() as *mut c_void,
@@ -65,32 +53,23 @@ impl ByteRecv {
         })
     }
 
-    /// Whether the posted receive has completed (`MPI_Test`, MPI-3.1 §3.7.3, which
-    /// also drives the MPI library's progress; true for no posted receive).
-    ///
-    /// Errors: `MPI_Test` fails.
+    /// `MPI_Test` of the posted receive (MPI-3.1 §3.7.3); true if none. Errors: MPI's.
     #[inline]
     pub fn test(&self) -> Result<bool> {
         let mut flag: c_int = 0;
-        // SAFETY: our own request (a completed one is MPI_REQUEST_NULL, for which
-        // MPI_Test returns flag = true); flag is a live int; the status is ignored.
+        // SAFETY: our own request (or MPI_REQUEST_NULL); live flag; status ignored.
         checked!(unsafe {
             raw::MPI_Test(self.request.as_ptr(), &mut flag, raw::RSMPI_STATUS_IGNORE)
         })?;
         Ok(flag != 0)
     }
 
-    /// Wait for the posted receive (`MPI_Wait`; at once for none).
-    ///
-    /// Errors: the call fails.
+    /// `MPI_Wait` for the posted receive. Errors: MPI's.
     pub fn wait(&self) -> Result<()> {
         wait(&self.request)
     }
 
-    /// Receive one byte from any source with `tag` on `comm`, blocking (`MPI_Recv`,
-    /// MPI-3.1 §3.2.4), into the buffer (no receive may be posted).
-    ///
-    /// Errors: the call fails.
+    /// Blocking `MPI_Recv` of one byte from any source (MPI-3.1 §3.2.4). Errors: MPI's.
     pub fn recv(&self, comm: &Comm, tag: i32) -> Result<()> {
         // SAFETY: the inbox byte; live communicator; status ignored.
         checked!(unsafe {
@@ -109,7 +88,6 @@ impl ByteRecv {
 
 impl Drop for ByteRecv {
     fn drop(&mut self) {
-        // no MPI call after MPI_Finalize (MPI-3.1 §8.7): the request is gone with it
         if self.request.get() != request_null() && super::check::is_running() {
             // SAFETY: our own active request.
             unsafe {
@@ -120,8 +98,7 @@ impl Drop for ByteRecv {
     }
 }
 
-/// The request of a send of one constant byte. An unfinished send is freed on drop
-/// (`MPI_Request_free`, errors ignored). Not thread-safe (`Cell`).
+/// The request of a one-byte send, freed on drop. Not thread-safe.
 pub struct ByteSend {
     request: Cell<raw::MPI_Request>,
 }
@@ -135,15 +112,10 @@ impl Default for ByteSend {
 }
 
 impl ByteSend {
-    /// Start sending one byte to rank `dest` of `comm` with `tag` (`MPI_Isend`, MPI-3.1
-    /// §3.7.2). Never blocks, allocates nothing (`dest`: a rank of `comm`). A send
-    /// that cannot be started leaves no request.
-    ///
-    /// Errors: the call fails.
+    /// Start `MPI_Isend` of one byte to `dest` (MPI-3.1 §3.7.2). Errors: MPI's.
     pub fn start(&self, comm: &Comm, dest: u32, tag: i32) -> Result<()> {
         let dest = to_count("rank", dest.into())?;
-        // SAFETY: SIGNAL is a static byte MPI only reads; live communicator; the
-        // request cell outlives the send (completed by wait, freed on drop).
+        // SAFETY: SIGNAL is a static byte MPI only reads; the request outlives the send.
         let rc = unsafe {
             raw::MPI_Isend(
                 &SIGNAL as *const u8 as *mut c_void,
@@ -161,9 +133,7 @@ impl ByteSend {
         check("MPI_Isend", rc)
     }
 
-    /// Wait for the send (`MPI_Wait`; at once for none).
-    ///
-    /// Errors: the call fails.
+    /// `MPI_Wait` for the send. Errors: MPI's.
     pub fn wait(&self) -> Result<()> {
         wait(&self.request)
     }
@@ -171,7 +141,6 @@ impl ByteSend {
 
 impl Drop for ByteSend {
     fn drop(&mut self) {
-        // no MPI call after MPI_Finalize (MPI-3.1 §8.7)
         if self.request.get() != request_null() && super::check::is_running() {
             // SAFETY: our own unfinished request.
             unsafe { raw::MPI_Request_free(self.request.as_ptr()) };
