@@ -1,8 +1,4 @@
 //! Safe wrappers over the POSIX file calls h5perf uses.
-//!
-//! `pwrite`/`pread` loops handle short transfers and `EINTR` (the C tool issued one
-//! `write` per block, which Linux caps at 2 GiB − 4 KiB); every failure becomes
-//! [`Error::Posix`] with the call, `errno` and the file name.
 
 use std::ffi::{CStr, CString, OsStr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -74,8 +70,7 @@ pub fn c_text(c: &CStr) -> String {
     path_text(OsStr::from_bytes(c.to_bytes()))
 }
 
-/// An open file descriptor with its name (for messages). Closed on drop; close
-/// explicitly with [`Fd::close`] to see the error.
+/// An open file descriptor with its name (for messages).
 pub struct Fd {
     fd: Option<OwnedFd>,
 }
@@ -151,13 +146,11 @@ impl Fd {
         self.fd.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1)
     }
 
-    /// Write all of `buf` at byte `offset` (`pwrite`; errors carry no path). The common
-    /// case, one call that writes everything, is inline; the rest is out of line.
+    /// Write all of `buf` at byte `offset` (`pwrite`; errors carry no path).
     #[inline]
     pub fn pwrite_all(&self, buf: &[u8], offset: u64) -> Result<()> {
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pwrite(self.raw(), buf, off);
-            // a failure (-1) reinterpreted is above isize::MAX, which no length reaches
             if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
@@ -182,12 +175,10 @@ impl Fd {
     }
 
     /// Fill all of `buf` from byte `offset` (`pread` loop); end of file is an error.
-    /// The common case is one call, as in [`Fd::pwrite_all`].
     #[inline]
     pub fn pread_exact(&self, buf: &mut [u8], offset: u64) -> Result<()> {
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pread(self.raw(), buf, off);
-            // as in pwrite_all
             if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
@@ -212,7 +203,6 @@ impl Fd {
             // SAFETY: live slice; fd open.
             let n = retry(|| unsafe { libc::write(self.raw(), buf.as_ptr().cast(), buf.len()) })
                 .map_err(|e| fail("write", e))?;
-            // n >= 0 (retry)
             buf = &buf[n.unsigned_abs()..];
         }
         Ok(())
@@ -290,7 +280,6 @@ fn transfer_rest(
         if n == 0 {
             return Err(fail(call, eof_errno));
         }
-        // n > 0 (checked above)
         let n = n.unsigned_abs();
         done += n;
         offset += n as u64;
@@ -298,12 +287,7 @@ fn transfer_rest(
     Ok(())
 }
 
-/// `pwrite(fd, buf, off)`: the bytes written, or -1 with `errno` set. On 64-bit Linux
-/// the system call is made directly (`syscall(SYS_pwrite64, ...)`): glibc's `pwrite`
-/// is a cancellation point, and once a process has threads (MPI libraries start some)
-/// it enables and disables asynchronous cancellation around every call, which costs
-/// about 30 instructions per transfer in the timed loop (issue 18). h5perf never
-/// cancels a thread, so the system call is the same call without that.
+/// `pwrite(fd, buf, off)`: the bytes written, or -1 with `errno` set.
 #[inline]
 fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
@@ -321,8 +305,7 @@ fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
 #[inline]
 fn sys_pread(fd: i32, buf: &mut [u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    // SAFETY: buf is a live writable slice of buf.len() bytes; the kernel writes at
-    // most that many.
+    // SAFETY: buf is a live writable slice of buf.len() bytes; the kernel writes at most that many.
     let n = long(unsafe { libc::syscall(libc::SYS_pread64, fd, buf.as_mut_ptr(), buf.len(), off) });
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
@@ -506,7 +489,6 @@ pub use super::process::euid as effective_uid;
 pub fn open_regular_files() -> Result<Vec<FileStat>> {
     let dir = std::fs::read_dir("/proc/self/fd")
         .map_err(|e| fail_at("opendir", io_errno(&e), c"/proc/self/fd"))?;
-    // the magic link leads to the open file itself, whatever its name now is
     Ok(dir
         .flatten()
         .filter_map(|entry| std::fs::metadata(entry.path()).ok())
@@ -524,8 +506,7 @@ pub fn remove(path: &Path) -> Result<()> {
     })
 }
 
-/// Check that `dir` is a directory this process can create files in
-/// (`access(dir, W_OK | X_OK)`).
+/// Check that `dir` is a directory this process can create files in (`access(dir, W_OK | X_OK)`).
 pub fn check_writable_dir(dir: &Path) -> Result<()> {
     let fail = |call, errno| {
         Err(Error::Posix {

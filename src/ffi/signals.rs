@@ -1,12 +1,7 @@
-//! Signal handling: a hook (the data directory's clean-up registry,
-//! `crate::datadir::cleanup`) runs when the job is interrupted (SIGINT, SIGTERM, SIGHUP)
-//! or crashes (SIGSEGV, SIGBUS, SIGFPE, SIGABRT); SIGXFSZ is ignored, so an oversized
-//! `write` fails with `EFBIG`; [`unlink`] and [`write_stderr`] are the async-signal-safe
-//! calls such a hook may make. After the hook, a crash handler calls the handler
-//! installed before (the MPI library's backtrace printer, Rust's stack-overflow
-//! reporter); then every handler restores the default action and re-raises, so the
-//! process still dies of the signal. Handlers run on the thread's own stack: a stack
-//! overflow kills the process without them (the reaper then removes the files).
+//! Signal handling: a hook (the data directory's clean-up registry, `crate::datadir::cleanup`) runs
+//! when the job is interrupted (SIGINT, SIGTERM, SIGHUP) or crashes (SIGSEGV, SIGBUS, SIGFPE,
+//! SIGABRT); SIGXFSZ is ignored, so an oversized `write` fails with `EFBIG`; [`unlink`] and
+//! [`write_stderr`] are the async-signal-safe calls such a hook may make.
 
 use std::ffi::{c_int, c_void, CStr};
 use std::sync::OnceLock;
@@ -77,9 +72,7 @@ extern "C" fn on_crash(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void)
             }
         }
     }
-    // SAFETY: async-signal-safe calls. The signal is blocked while this handler runs, so
-    // the raised one is delivered, with the default action, when it returns (a fault
-    // also recurs when the faulting instruction is retried).
+    // SAFETY: async-signal-safe calls.
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
@@ -100,8 +93,6 @@ fn handled_mask() -> libc::sigset_t {
 }
 
 /// Install the handlers, which run `hook` (async-signal-safe), and ignore SIGXFSZ.
-/// Call once, after `MPI_Init` (so that ours replace those the MPI library installed
-/// for SIGINT/SIGTERM/SIGHUP, and chain to its crash handlers); later calls do nothing.
 pub fn install(hook: fn()) {
     if HOOK.set(hook).is_err() {
         return;
