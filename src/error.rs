@@ -23,8 +23,7 @@ pub enum Error {
     Hdf5 {
         /// The HDF5 function, e.g. `H5Dwrite`.
         call: &'static str,
-        /// The error stack's frames, outermost first (empty: HDF5 left no detail); boxed, like
-        /// `system`, so that an error stays 48 bytes: every `Result` of the timed loop carries one.
+        /// The error stack's frames, outermost first (empty: HDF5 left no detail).
         stack: Box<[Hdf5Frame]>,
         /// The system error the MPI library met when the stack ends in the MPI-IO driver's "file
         /// write failed" (or read) after a short transfer that MPI reported as success (`errno`

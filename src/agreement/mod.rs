@@ -14,8 +14,7 @@ pub fn agree(comm: &Comm, res: Result<()>) -> Result<()> {
     agree_with(comm, res, false)
 }
 
-/// [`agree`] on a per-rank result that carries a value: every rank learns whether any
-/// rank failed; each rank that succeeded gets its value back. Collective over `comm`.
+/// [`agree`] on a per-rank result that carries a value: every rank learns whether any rank failed.
 ///
 /// # Errors
 /// The agreed error of [`agree`] (this rank's own error, or another rank's as [`Error::Remote`]).

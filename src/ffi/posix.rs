@@ -300,8 +300,7 @@ fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
     n
 }
 
-/// `pread(fd, buf, off)`: the bytes read (0 at end of file), or -1 with `errno` set;
-/// made directly on 64-bit Linux, as [`sys_pwrite`].
+/// `pread(fd, buf, off)`: the bytes read (0 at end of file), or -1 with `errno` set.
 #[inline]
 fn sys_pread(fd: i32, buf: &mut [u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
@@ -368,8 +367,7 @@ impl FileKind {
     }
 }
 
-/// A file's identity: its device and inode numbers (`st_dev`, `st_ino`); two names or
-/// descriptors with the same identity are one file.
+/// A file's identity: its device and inode numbers (`st_dev`, `st_ino`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct FileId {
     /// `st_dev`: the device (file system) holding the file, as this process sees it.

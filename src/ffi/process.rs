@@ -29,11 +29,7 @@ pub fn process_exists(pid: u32) -> Option<bool> {
     }
 }
 
-/// Start a helper process that outlives this one's launcher: `socketpair` and `fork`; the child
-/// leaves the session (`setsid`), takes the name `name` (`PR_SET_NAME`), ignores the signals a
-/// launcher or a terminal sends (INT, TERM, HUP, QUIT, PIPE, USR1, USR2), puts `/dev/null` on
-/// standard input and output, keeps standard error, closes every other descriptor but its end of
-/// the socket, and runs `child` with that end.
+/// Start a helper process that outlives this one's launcher: `socketpair` and `fork`.
 ///
 /// Errors: [`Error::Posix`] when `socketpair` or `fork` fails (nothing started).
 pub fn fork_helper(name: &CStr, child: fn(UnixStream) -> !) -> Result<UnixStream> {

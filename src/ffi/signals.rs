@@ -37,8 +37,7 @@ const STOPS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 /// Signals of a crash: removed, the previous handler called, default, re-raised.
 const CRASHES: [c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGABRT];
 
-/// The actions installed before ours for [`CRASHES`], in that order; written once by
-/// [`install`] before our handler is installed, read only by the handler.
+/// The actions installed before ours for [`CRASHES`], in that order.
 static mut PREVIOUS: [Option<libc::sigaction>; 4] = [None; 4];
 
 extern "C" fn on_stop(sig: c_int) {
