@@ -1,11 +1,6 @@
-//! The error beacon (issue 12, item 7): a rank whose independent transfers fail tells
-//! the others at once, so they stop within a bounded number of transfers instead of
-//! writing the rest of their dataset before the next agreement point.
+//! The error beacon (issue 12, item 7): a failing rank tells the others at once, so they stop.
 //!
-//! Point-to-point messages on a private duplicate of the run communicator (so they can never match
-//! another receive): every rank keeps one `MPI_Irecv` from any source posted; a failing rank sends
-//! one byte to every other rank ([`Beacon::raise`], `MPI_Isend`); the transfer loops test the
-//! receive every few transfers ([`Beacon::raised`], `MPI_Test`, MPI-3.1 §3.7.3).
+//! One byte to every rank on a private `MPI_Comm_dup`, tested with `MPI_Test` (MPI-3.1 §3.7.3).
 
 use std::cell::{Cell, RefCell};
 
@@ -103,9 +98,7 @@ impl Beacon {
         }
     }
 
-    /// After an agreement that failed (every rank calls it, collective): count the ranks that
-    /// raised the beacon (`MPI_Allreduce`), receive every message addressed to this rank, complete
-    /// this rank's sends and post a fresh receive.
+    /// After a failed agreement (collective): take every beacon message, post a fresh receive.
     ///
     /// Errors: an MPI call fails.
     pub fn settle(&self) -> Result<()> {
@@ -126,8 +119,7 @@ impl Beacon {
         self.post()
     }
 
-    /// Complete this rank's sends (every receiver has a receive posted or takes the
-    /// message in its own `settle`).
+    /// Complete this rank's sends (every receiver has a receive posted or takes it in `settle`).
     fn sends_done(&self) -> Result<()> {
         for send in self.sends.iter() {
             send.wait()?;

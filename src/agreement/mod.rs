@@ -1,6 +1,4 @@
-//! Failure agreement across ranks: every step that can fail on one rank ends at an agreement point
-//! where all ranks of the communicator learn whether any rank failed and leave together with the
-//! first failing rank's message, so no rank is left waiting in a collective call.
+//! Failure agreement across ranks: all ranks learn whether any failed and leave together.
 
 pub mod beacon;
 

@@ -37,8 +37,7 @@ fn io_errno(e: &std::io::Error) -> i32 {
     e.raw_os_error().unwrap_or(0)
 }
 
-/// `f()` until it succeeds (a result ≥ 0) or fails with an `errno` other than `EINTR`:
-/// its result, or that `errno`.
+/// `f()` until it succeeds (≥ 0: its result) or fails with an `errno` other than `EINTR`.
 fn retry<T: PartialOrd + Default>(mut f: impl FnMut() -> T) -> std::result::Result<T, i32> {
     loop {
         let r = f();
@@ -219,8 +218,7 @@ impl Fd {
     /// `fstat` of the open file. Errors carry no path: the caller adds it.
     pub fn stat(&self) -> Result<FileStat> {
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-        // SAFETY: st is a live out-buffer of the right type; the fd is a plain integer
-        // (a closed one fails with EBADF).
+        // SAFETY: st is a live out-buffer of the right type; the fd is a plain integer.
         if unsafe { libc::fstat(self.raw(), st.as_mut_ptr()) } != 0 {
             return Err(fail("fstat", errno()));
         }
@@ -291,8 +289,7 @@ fn transfer_rest(
 #[inline]
 fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    // SAFETY: buf is a live slice of buf.len() bytes; the kernel reads at most that
-    // many; fd is a plain integer (a closed one fails with EBADF).
+    // SAFETY: buf is a live slice of buf.len() bytes; the kernel reads at most that many.
     let n = long(unsafe { libc::syscall(libc::SYS_pwrite64, fd, buf.as_ptr(), buf.len(), off) });
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
@@ -470,8 +467,7 @@ pub fn unlink(path: &CStr) -> Result<()> {
 /// A new close-on-exec descriptor for the open file of descriptor `fd`
 /// (`fcntl(F_DUPFD_CLOEXEC)`, as a shell's `>&N`). Errors: `EBADF` when `fd` is not open.
 pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
-    // SAFETY: fcntl with F_DUPFD_CLOEXEC only reads `fd` and returns a new descriptor
-    // (or -1), which the File then owns alone.
+    // SAFETY: F_DUPFD_CLOEXEC only reads `fd`; the new descriptor is the File's alone.
     let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
     if new < 0 {
         return Err(std::io::Error::last_os_error());

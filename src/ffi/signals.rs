@@ -57,8 +57,7 @@ extern "C" fn on_crash(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void)
     if let Some(prev) = prev {
         let h = prev.sa_sigaction;
         if h != libc::SIG_DFL && h != libc::SIG_IGN {
-            // SAFETY: h is the address of the handler installed before ours, called with
-            // the arguments its flags ask for (as the kernel would have).
+            // SAFETY: h is the previous handler, called with the arguments its flags ask for.
             unsafe {
                 if prev.sa_flags & libc::SA_SIGINFO != 0 {
                     let f: extern "C" fn(c_int, *mut libc::siginfo_t, *mut c_void) =
@@ -107,8 +106,7 @@ pub fn install(hook: fn()) {
         }
     }
     for (i, sig) in CRASHES.into_iter().enumerate() {
-        // SAFETY: PREVIOUS is written here, before our handler for `sig` exists; the
-        // sigaction structures are valid.
+        // SAFETY: PREVIOUS is written before our handler for `sig` exists; structs are valid.
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 {
