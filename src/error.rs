@@ -1,10 +1,4 @@
 //! The single error type of h5perf.
-//!
-//! Every failure, from a bad command-line value to an HDF5 error stack, becomes one
-//! [`Error`]. The binary turns it into one message on stderr (printed once, by world
-//! rank 0 or by the failing rank) and a non-zero exit status; the C API maps it to a
-//! return code. Values are built by the parser, by parameter validation and by the
-//! three checkers in `ffi/` (MPI return codes, HDF5 ids and status, POSIX `errno`).
 
 use std::fmt;
 
@@ -12,7 +6,6 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The command line or an environment variable was refused before anything ran.
-    /// The string is the complete message (no trailing newline).
     Usage(String),
     /// Parameter combinations that the engine cannot run (spec §4, §10); one message per
     /// distinct problem, in the order found. Detected before any I/O.
@@ -26,19 +19,15 @@ pub enum Error {
         /// The MPI library's error text.
         msg: String,
     },
-    /// An HDF5 call failed, with HDF5's error stack. Displayed as `CALL failed: ` and
-    /// the frames, outermost first, each `func(): desc`, joined by `: ` ([`Hdf5Frame`]).
+    /// An HDF5 call failed, with HDF5's error stack.
     Hdf5 {
         /// The HDF5 function, e.g. `H5Dwrite`.
         call: &'static str,
-        /// The error stack's frames, outermost first (empty: HDF5 left no detail);
-        /// boxed, like `system`, so that an error stays 48 bytes: every `Result` of the
-        /// timed loop carries one.
+        /// The error stack's frames, outermost first (empty: HDF5 left no detail).
         stack: Box<[Hdf5Frame]>,
-        /// The system error the MPI library met when the stack ends in the MPI-IO
-        /// driver's "file write failed" (or read) after a short transfer that MPI
-        /// reported as success (`errno` after the call; Open MPI prints it on stderr
-        /// only), appended to the message.
+        /// The system error the MPI library met when the stack ends in the MPI-IO driver's "file
+        /// write failed" (or read) after a short transfer that MPI reported as success (`errno`
+        /// after the call; Open MPI prints it on stderr only), appended to the message.
         system: Option<Box<str>>,
     },
     /// A POSIX call failed (or moved fewer bytes than asked at end of file).
@@ -51,7 +40,6 @@ pub enum Error {
         path: Option<String>,
     },
     /// Another rank of the run communicator failed; the run was abandoned by all ranks.
-    /// The string is the failing rank's message as agreed on by all ranks.
     Remote(String),
     /// A failure after which ranks hold handles that only a collective call could
     /// release (e.g. a collective open that failed on some ranks only): the job must be
@@ -64,19 +52,15 @@ pub enum Error {
     /// and said so through the error beacon (issue 12): the other rank's error is the
     /// one the agreement that follows reports.
     Stopped,
-    /// An output — the report, a results file, the page, standard output — cannot be
-    /// created, written or replaced. The string is the complete message, naming the
-    /// option and the file.
+    /// An output — the report, a results file, the page, standard output — cannot be created,
+    /// written or replaced.
     Output(String),
-    /// The data directory, a data or scratch file, or the directory's lock: refused
-    /// (a symbolic link, another user's file, another run's lock), changed under the
-    /// run, or not removable. The string is the complete message, naming the file.
+    /// The data directory, a data or scratch file, or the directory's lock: refused (a symbolic
+    /// link, another user's file, another run's lock), changed under the run, or not removable.
     DataDir(String),
-    /// A results file of `--from` or `--baseline` cannot be read or does not fit the
-    /// run. The string is the complete message.
+    /// A results file of `--from` or `--baseline` cannot be read or does not fit the run.
     Results(String),
-    /// A failure of `what` (a hint, a file of an option), caused by `cause`:
-    /// `WHAT: cause`.
+    /// A failure of `what` (a hint, a file of an option), caused by `cause`: `WHAT: cause`.
     Context {
         /// What failed, as the message's first words (`HDF5_MPI_INFO`).
         what: String,
@@ -85,9 +69,8 @@ pub enum Error {
     },
     /// A broken invariant of h5perf itself (a driver used before it was prepared).
     Internal(&'static str),
-    /// A value that a C interface cannot take (a count or offset beyond the range of
-    /// its C type, a name with a NUL byte), or memory that cannot be had. The string is
-    /// the complete message.
+    /// A value that a C interface cannot take (a count or offset beyond the range of its C type, a
+    /// name with a NUL byte), or memory that cannot be had.
     Limit(String),
     /// `cause`, completed with what to fix (`note`, appended to its message: the
     /// `HDF5_MPI_INFO` hints the MPI library names, a full file system).
@@ -97,9 +80,8 @@ pub enum Error {
         /// The text appended, starting with its separator (` (...)`, `; ...`).
         note: String,
     },
-    /// A step of the `--fill-behaviour` experiment gave no usable observation (a
-    /// dataset created on some ranks only, a block that did not land, `/proc/self/io`
-    /// unreadable). The string is the complete message.
+    /// A step of the `--fill-behaviour` experiment gave no usable observation (a dataset created on
+    /// some ranks only, a block that did not land, `/proc/self/io` unreadable).
     Experiment(String),
     /// Anything else, with a complete message.
     Other(String),
@@ -126,9 +108,8 @@ pub struct Hdf5Frame {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    /// `self` with the file `path()` (message text) as its file when it is an
-    /// [`Error::Posix`] that names none; any other error as it is. `path` is called only
-    /// then (errors are rare: the name is built out of the hot path).
+    /// `self` with the file `path()` (message text) as its file when it is an [`Error::Posix`] that
+    /// names none; any other error as it is.
     #[cold]
     pub fn with_path(self, path: impl FnOnce() -> Option<String>) -> Error {
         match self {
@@ -265,10 +246,9 @@ pub fn innermost(msg: &str) -> &str {
     msg.rsplit("(): ").next().unwrap_or(msg).trim()
 }
 
-/// A file or directory name as message text: its bytes as they are where they are
-/// valid UTF-8, every other byte as `\xNN` (so two different names never print alike,
-/// and a name with non-UTF-8 bytes can be typed back in a shell as `$'...'`). Control
-/// characters are escaped too, so a message stays on one line.
+/// A file or directory name as message text: its bytes as they are where they are valid UTF-8,
+/// every other byte as `\xNN` (so two different names never print alike, and a name with non-UTF-8
+/// bytes can be typed back in a shell as `$'...'`).
 pub fn path_text(p: &std::ffi::OsStr) -> String {
     use std::os::unix::ffi::OsStrExt;
     let mut out = String::with_capacity(p.len());

@@ -1,9 +1,5 @@
-//! The pure access-pattern maths: which bytes of a dataset each rank moves in each
-//! transfer (spec §6.1–§6.4, 1D and 2D geometry). No I/O, no MPI: ranks and process
-//! counts are plain numbers, so every rule is unit-tested here.
-//!
-//! Offsets are relative to the start of the dataset (in raw POSIX/MPI-IO files,
-//! dataset `d` (0-based) starts at byte `d × D`; in HDF5 they are element offsets).
+//! The pure access-pattern maths: which bytes of a dataset each rank moves in each transfer (spec
+//! §6.1–§6.4, 1D and 2D geometry).
 
 /// One contiguous piece of a transfer: `len` bytes at dataset offset `file_off`, taken
 /// from (or read into) transfer-buffer bytes `[buf_off, buf_off + len)`.
@@ -18,9 +14,6 @@ pub struct Piece {
 }
 
 /// The 1D pattern of one rank for one configuration. Sizes in bytes.
-///
-/// Preconditions (checked by [`crate::config::Params::problems`] before any I/O):
-/// `blk > 0`, `buf > 0`, `buf % blk == 0`, `bpp % buf == 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pattern1D {
     /// Bytes per process per dataset (`-e`).
@@ -74,11 +67,7 @@ impl Pattern1D {
     }
 }
 
-/// The 2D pattern of one rank for one configuration (spec §6.4). The dataset is an
-/// `S × S` byte matrix, `S = bpp × N`, stored row by row. Sizes in bytes.
-///
-/// Preconditions (checked by [`crate::config::Params::problems`] before any I/O):
-/// `blk > 0`, `buf > 0`, `buf % blk == 0`, `S % buf == 0`, `bpp % blk == 0`.
+/// The 2D pattern of one rank for one configuration (spec §6.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pattern2D {
     /// Bytes per process per dataset (`-e`); the side of the dataset is `bpp × N`.
@@ -94,9 +83,8 @@ pub struct Pattern2D {
     pub rank: u64,
     /// Interleaved (`-I`) instead of contiguous.
     pub interleaved: bool,
-    /// The raw-file simulation of chunked storage (`-c` with POSIX and MPI-IO): the
-    /// file holds `blk × blk` chunks whole, chunk rows one after the other. Always
-    /// false for PHDF5, where offsets are logical (`row × S + column`).
+    /// The raw-file simulation of chunked storage (`-c` with POSIX and MPI-IO): the file holds `blk
+    /// × blk` chunks whole, chunk rows one after the other.
     pub chunked: bool,
 }
 
@@ -193,11 +181,10 @@ impl Pattern2D {
     }
 }
 
-/// The layout of every transfer of a pattern, computed once when a dataset begins so
-/// that the timed loops only add and multiply (issue 18): piece `j` of transfer `k`
-/// lies at `start(k) + j × piece_stride`, `piece_len` bytes from transfer-buffer byte
-/// `j × piece_len` (see [`Pattern::steps`]). Sizes and offsets in bytes (elements for
-/// PHDF5's logical offsets).
+/// The layout of every transfer of a pattern, computed once when a dataset begins so that the timed
+/// loops only add and multiply (issue 18): piece `j` of transfer `k` lies at `start(k) + j ×
+/// piece_stride`, `piece_len` bytes from transfer-buffer byte `j × piece_len` (see
+/// [`Pattern::steps`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Steps {
     /// `(first, step)` when transfer starts are evenly spaced, `start(k) = first + k ×
@@ -234,9 +221,7 @@ impl Steps {
     }
 }
 
-/// The access pattern of one rank for one configuration, 1D or 2D. Offsets are
-/// relative to the start of the dataset (raw-file layout for POSIX/MPI-IO, logical
-/// `row × S + column` element offsets for PHDF5).
+/// The access pattern of one rank for one configuration, 1D or 2D.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {
     /// 1D geometry (spec §6.2–§6.3).
@@ -275,8 +260,7 @@ impl Pattern {
         self.steps().pieces
     }
 
-    /// Piece `j` of transfer `k`: [`Steps::piece`] at [`Steps::start`] (the one piece
-    /// formula).
+    /// Piece `j` of transfer `k`: [`Steps::piece`] at [`Steps::start`] (the one piece formula).
     pub fn piece(&self, k: u64, j: u64) -> Piece {
         let st = self.steps();
         st.piece(st.start(self, k), j)
@@ -296,11 +280,10 @@ impl Pattern {
     /// `transfer_start(k)`; interleaved, `buf / blk` pieces, block `j` from buffer bytes
     /// `[j×blk, (j+1)×blk)` to `blk×r + (k×buf + j×blk)×N`.
     ///
-    /// 2D (spec §6.4), from `o_k` ([`Pattern2D::transfer_start`]): contiguous storage,
-    /// buffer row `i` at `o_k + i×S` (`blk` rows of `buf` bytes, or `buf` rows of `blk`
-    /// bytes interleaved); chunked raw-file layout, the whole buffer at `o_k`
-    /// (contiguous pattern) or chunk `i` of the buffer (`blk²` bytes) at `o_k + i×S×blk`
-    /// (interleaved, `buf / blk` chunks).
+    /// 2D (spec §6.4), from `o_k` ([`Pattern2D::transfer_start`]): contiguous storage, buffer row
+    /// `i` at `o_k + i×S` (`blk` rows of `buf` bytes, or `buf` rows of `blk` bytes interleaved);
+    /// chunked raw-file layout, the whole buffer at `o_k` (contiguous pattern) or chunk `i` of the
+    /// buffer (`blk²` bytes) at `o_k + i×S×blk` (interleaved, `buf / blk` chunks).
     pub fn steps(&self) -> Steps {
         match self {
             Pattern::D1(p) => {

@@ -1,22 +1,14 @@
 //! The only layer that calls C: MPI (`mpi-sys`), HDF5 (`hdf5-sys`) and POSIX (`libc`).
-//!
-//! Each unsafe call sits behind a small safe function that checks its return code and
-//! turns failures into [`crate::error::Error`]. Nothing outside `ffi/` (and the C API)
-//! says `unsafe`.
 #![allow(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
-// every `as` between integer types is checked (try_from), or allowed where a comment
-// proves the value in range
 #![deny(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,
     clippy::cast_possible_wrap
 )]
 
-/// `check("F", unsafe { m::F(args) })`: the C call `m::F`, its return code checked by
-/// the `check` in scope where it is used (or by the function given first, e.g.
-/// `check_id`) under the call's own name. The `unsafe` block is written, and its
-/// `// SAFETY:` comment placed, at the call site.
+/// `check("F", unsafe { m::F(args) })`: the C call `m::F`, its return code checked by the `check`
+/// in scope where it is used (or by the function given first, e.g.
 macro_rules! checked {
     (unsafe { $m:ident :: $f:ident $args:tt }) => {
         check(stringify!($f), unsafe { $m::$f $args })

@@ -1,8 +1,4 @@
 //! Safe wrappers over the POSIX file calls h5perf uses.
-//!
-//! `pwrite`/`pread` loops handle short transfers and `EINTR` (the C tool issued one
-//! `write` per block, which Linux caps at 2 GiB − 4 KiB); every failure becomes
-//! [`Error::Posix`] with the call, `errno` and the file name.
 
 use std::ffi::{CStr, CString, OsStr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -41,8 +37,7 @@ fn io_errno(e: &std::io::Error) -> i32 {
     e.raw_os_error().unwrap_or(0)
 }
 
-/// `f()` until it succeeds (a result ≥ 0) or fails with an `errno` other than `EINTR`:
-/// its result, or that `errno`.
+/// `f()` until it succeeds (≥ 0: its result) or fails with an `errno` other than `EINTR`.
 fn retry<T: PartialOrd + Default>(mut f: impl FnMut() -> T) -> std::result::Result<T, i32> {
     loop {
         let r = f();
@@ -74,8 +69,7 @@ pub fn c_text(c: &CStr) -> String {
     path_text(OsStr::from_bytes(c.to_bytes()))
 }
 
-/// An open file descriptor with its name (for messages). Closed on drop; close
-/// explicitly with [`Fd::close`] to see the error.
+/// An open file descriptor with its name (for messages).
 pub struct Fd {
     fd: Option<OwnedFd>,
 }
@@ -151,13 +145,11 @@ impl Fd {
         self.fd.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1)
     }
 
-    /// Write all of `buf` at byte `offset` (`pwrite`; errors carry no path). The common
-    /// case, one call that writes everything, is inline; the rest is out of line.
+    /// Write all of `buf` at byte `offset` (`pwrite`; errors carry no path).
     #[inline]
     pub fn pwrite_all(&self, buf: &[u8], offset: u64) -> Result<()> {
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pwrite(self.raw(), buf, off);
-            // a failure (-1) reinterpreted is above isize::MAX, which no length reaches
             if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
@@ -182,12 +174,10 @@ impl Fd {
     }
 
     /// Fill all of `buf` from byte `offset` (`pread` loop); end of file is an error.
-    /// The common case is one call, as in [`Fd::pwrite_all`].
     #[inline]
     pub fn pread_exact(&self, buf: &mut [u8], offset: u64) -> Result<()> {
         if let (false, Ok(off)) = (buf.is_empty(), libc::off_t::try_from(offset)) {
             let n = sys_pread(self.raw(), buf, off);
-            // as in pwrite_all
             if n.cast_unsigned() == buf.len() {
                 return Ok(());
             }
@@ -212,7 +202,6 @@ impl Fd {
             // SAFETY: live slice; fd open.
             let n = retry(|| unsafe { libc::write(self.raw(), buf.as_ptr().cast(), buf.len()) })
                 .map_err(|e| fail("write", e))?;
-            // n >= 0 (retry)
             buf = &buf[n.unsigned_abs()..];
         }
         Ok(())
@@ -229,8 +218,7 @@ impl Fd {
     /// `fstat` of the open file. Errors carry no path: the caller adds it.
     pub fn stat(&self) -> Result<FileStat> {
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-        // SAFETY: st is a live out-buffer of the right type; the fd is a plain integer
-        // (a closed one fails with EBADF).
+        // SAFETY: st is a live out-buffer of the right type; the fd is a plain integer.
         if unsafe { libc::fstat(self.raw(), st.as_mut_ptr()) } != 0 {
             return Err(fail("fstat", errno()));
         }
@@ -290,7 +278,6 @@ fn transfer_rest(
         if n == 0 {
             return Err(fail(call, eof_errno));
         }
-        // n > 0 (checked above)
         let n = n.unsigned_abs();
         done += n;
         offset += n as u64;
@@ -298,17 +285,11 @@ fn transfer_rest(
     Ok(())
 }
 
-/// `pwrite(fd, buf, off)`: the bytes written, or -1 with `errno` set. On 64-bit Linux
-/// the system call is made directly (`syscall(SYS_pwrite64, ...)`): glibc's `pwrite`
-/// is a cancellation point, and once a process has threads (MPI libraries start some)
-/// it enables and disables asynchronous cancellation around every call, which costs
-/// about 30 instructions per transfer in the timed loop (issue 18). h5perf never
-/// cancels a thread, so the system call is the same call without that.
+/// `pwrite(fd, buf, off)`: the bytes written, or -1 with `errno` set.
 #[inline]
 fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    // SAFETY: buf is a live slice of buf.len() bytes; the kernel reads at most that
-    // many; fd is a plain integer (a closed one fails with EBADF).
+    // SAFETY: buf is a live slice of buf.len() bytes; the kernel reads at most that many.
     let n = long(unsafe { libc::syscall(libc::SYS_pwrite64, fd, buf.as_ptr(), buf.len(), off) });
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
@@ -316,13 +297,11 @@ fn sys_pwrite(fd: i32, buf: &[u8], off: libc::off_t) -> isize {
     n
 }
 
-/// `pread(fd, buf, off)`: the bytes read (0 at end of file), or -1 with `errno` set;
-/// made directly on 64-bit Linux, as [`sys_pwrite`].
+/// `pread(fd, buf, off)`: the bytes read (0 at end of file), or -1 with `errno` set.
 #[inline]
 fn sys_pread(fd: i32, buf: &mut [u8], off: libc::off_t) -> isize {
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    // SAFETY: buf is a live writable slice of buf.len() bytes; the kernel writes at
-    // most that many.
+    // SAFETY: buf is a live writable slice of buf.len() bytes; the kernel writes at most that many.
     let n = long(unsafe { libc::syscall(libc::SYS_pread64, fd, buf.as_mut_ptr(), buf.len(), off) });
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     // SAFETY: as above.
@@ -385,8 +364,7 @@ impl FileKind {
     }
 }
 
-/// A file's identity: its device and inode numbers (`st_dev`, `st_ino`); two names or
-/// descriptors with the same identity are one file.
+/// A file's identity: its device and inode numbers (`st_dev`, `st_ino`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct FileId {
     /// `st_dev`: the device (file system) holding the file, as this process sees it.
@@ -489,8 +467,7 @@ pub fn unlink(path: &CStr) -> Result<()> {
 /// A new close-on-exec descriptor for the open file of descriptor `fd`
 /// (`fcntl(F_DUPFD_CLOEXEC)`, as a shell's `>&N`). Errors: `EBADF` when `fd` is not open.
 pub fn dup_descriptor(fd: i32) -> std::io::Result<std::fs::File> {
-    // SAFETY: fcntl with F_DUPFD_CLOEXEC only reads `fd` and returns a new descriptor
-    // (or -1), which the File then owns alone.
+    // SAFETY: F_DUPFD_CLOEXEC only reads `fd`; the new descriptor is the File's alone.
     let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
     if new < 0 {
         return Err(std::io::Error::last_os_error());
@@ -506,7 +483,6 @@ pub use super::process::euid as effective_uid;
 pub fn open_regular_files() -> Result<Vec<FileStat>> {
     let dir = std::fs::read_dir("/proc/self/fd")
         .map_err(|e| fail_at("opendir", io_errno(&e), c"/proc/self/fd"))?;
-    // the magic link leads to the open file itself, whatever its name now is
     Ok(dir
         .flatten()
         .filter_map(|entry| std::fs::metadata(entry.path()).ok())
@@ -524,8 +500,7 @@ pub fn remove(path: &Path) -> Result<()> {
     })
 }
 
-/// Check that `dir` is a directory this process can create files in
-/// (`access(dir, W_OK | X_OK)`).
+/// Check that `dir` is a directory this process can create files in (`access(dir, W_OK | X_OK)`).
 pub fn check_writable_dir(dir: &Path) -> Result<()> {
     let fail = |call, errno| {
         Err(Error::Posix {

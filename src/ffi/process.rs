@@ -14,9 +14,8 @@ pub fn euid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-/// Whether a process `pid` exists on this host (`kill(pid, 0)`: success or `EPERM` mean
-/// it exists, `ESRCH` that it does not). `None` for a pid that is not a positive
-/// process ID, or another error.
+/// Whether a process `pid` exists on this host (`kill(pid, 0)`: success or `EPERM` mean it exists,
+/// `ESRCH` that it does not).
 pub fn process_exists(pid: u32) -> Option<bool> {
     let pid = libc::pid_t::try_from(pid).ok().filter(|&p| p > 0)?;
     // SAFETY: signal 0 only checks that the process exists.
@@ -30,13 +29,7 @@ pub fn process_exists(pid: u32) -> Option<bool> {
     }
 }
 
-/// Start a helper process that outlives this one's launcher: `socketpair` and `fork`;
-/// the child leaves the session (`setsid`), takes the name `name` (`PR_SET_NAME`),
-/// ignores the signals a launcher or a terminal sends (INT, TERM, HUP, QUIT, PIPE,
-/// USR1, USR2), puts `/dev/null` on standard input and output, keeps standard error,
-/// closes every other descriptor but its end of the socket, and runs `child` with
-/// that end. The parent gets its own end. Call while the process has a single thread
-/// (before `MPI_Init`: the child then may run ordinary code).
+/// Start a helper process that outlives this one's launcher: `socketpair` and `fork`.
 ///
 /// Errors: [`Error::Posix`] when `socketpair` or `fork` fails (nothing started).
 pub fn fork_helper(name: &CStr, child: fn(UnixStream) -> !) -> Result<UnixStream> {
@@ -51,7 +44,6 @@ pub fn fork_helper(name: &CStr, child: fn(UnixStream) -> !) -> Result<UnixStream
         -1 => Err(posix("fork")),
         0 => {
             drop(parent_end);
-            // a process started with standard streams closed: keep the socket clear of 0-2
             let sock = match child_end.as_raw_fd() {
                 0..=2 => child_end.try_clone().unwrap_or(child_end),
                 _ => child_end,
@@ -70,8 +62,6 @@ pub fn fork_helper(name: &CStr, child: fn(UnixStream) -> !) -> Result<UnixStream
                     libc::dup2(null, 0);
                     libc::dup2(null, 1);
                 }
-                // everything else inherited (launcher sockets, PMI descriptors) is closed;
-                // fd is at least 3 (above)
                 #[allow(clippy::cast_sign_loss)]
                 let fd = fd as u32;
                 if fd > 3 {

@@ -1,12 +1,7 @@
-//! Signal handling: a hook (the data directory's clean-up registry,
-//! `crate::datadir::cleanup`) runs when the job is interrupted (SIGINT, SIGTERM, SIGHUP)
-//! or crashes (SIGSEGV, SIGBUS, SIGFPE, SIGABRT); SIGXFSZ is ignored, so an oversized
-//! `write` fails with `EFBIG`; [`unlink`] and [`write_stderr`] are the async-signal-safe
-//! calls such a hook may make. After the hook, a crash handler calls the handler
-//! installed before (the MPI library's backtrace printer, Rust's stack-overflow
-//! reporter); then every handler restores the default action and re-raises, so the
-//! process still dies of the signal. Handlers run on the thread's own stack: a stack
-//! overflow kills the process without them (the reaper then removes the files).
+//! Signal handling: a hook (the data directory's clean-up registry, `crate::datadir::cleanup`) runs
+//! when the job is interrupted (SIGINT, SIGTERM, SIGHUP) or crashes (SIGSEGV, SIGBUS, SIGFPE,
+//! SIGABRT); SIGXFSZ is ignored, so an oversized `write` fails with `EFBIG`; [`unlink`] and
+//! [`write_stderr`] are the async-signal-safe calls such a hook may make.
 
 use std::ffi::{c_int, c_void, CStr};
 use std::sync::OnceLock;
@@ -42,8 +37,7 @@ const STOPS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 /// Signals of a crash: removed, the previous handler called, default, re-raised.
 const CRASHES: [c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGABRT];
 
-/// The actions installed before ours for [`CRASHES`], in that order; written once by
-/// [`install`] before our handler is installed, read only by the handler.
+/// The actions installed before ours for [`CRASHES`], in that order.
 static mut PREVIOUS: [Option<libc::sigaction>; 4] = [None; 4];
 
 extern "C" fn on_stop(sig: c_int) {
@@ -63,8 +57,7 @@ extern "C" fn on_crash(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void)
     if let Some(prev) = prev {
         let h = prev.sa_sigaction;
         if h != libc::SIG_DFL && h != libc::SIG_IGN {
-            // SAFETY: h is the address of the handler installed before ours, called with
-            // the arguments its flags ask for (as the kernel would have).
+            // SAFETY: h is the previous handler, called with the arguments its flags ask for.
             unsafe {
                 if prev.sa_flags & libc::SA_SIGINFO != 0 {
                     let f: extern "C" fn(c_int, *mut libc::siginfo_t, *mut c_void) =
@@ -77,9 +70,7 @@ extern "C" fn on_crash(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void)
             }
         }
     }
-    // SAFETY: async-signal-safe calls. The signal is blocked while this handler runs, so
-    // the raised one is delivered, with the default action, when it returns (a fault
-    // also recurs when the faulting instruction is retried).
+    // SAFETY: async-signal-safe calls.
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
@@ -100,8 +91,6 @@ fn handled_mask() -> libc::sigset_t {
 }
 
 /// Install the handlers, which run `hook` (async-signal-safe), and ignore SIGXFSZ.
-/// Call once, after `MPI_Init` (so that ours replace those the MPI library installed
-/// for SIGINT/SIGTERM/SIGHUP, and chain to its crash handlers); later calls do nothing.
 pub fn install(hook: fn()) {
     if HOOK.set(hook).is_err() {
         return;
@@ -117,8 +106,7 @@ pub fn install(hook: fn()) {
         }
     }
     for (i, sig) in CRASHES.into_iter().enumerate() {
-        // SAFETY: PREVIOUS is written here, before our handler for `sig` exists; the
-        // sigaction structures are valid.
+        // SAFETY: PREVIOUS is written before our handler for `sig` exists; structs are valid.
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(sig, std::ptr::null(), &mut old) == 0 {

@@ -1,9 +1,8 @@
-//! The kernel interfaces of the storage options (`--direct`, `--drop-caches`): the
-//! direct-I/O alignment of a file (`statx(2)` `STATX_DIOALIGN`, Linux 6.1, else the
-//! logical block size of its block device from sysfs), the type of the file system
-//! holding it (`statfs(2)`), and the page cache (`sync(2)`, and writing `3` to
-//! `/proc/sys/vm/drop_caches`, Documentation/admin-guide/sysctl/vm.rst "drop_caches").
-//! Facts only: what h5perf makes of them is decided in `benchmark::storage`.
+//! The kernel interfaces of the storage options (`--direct`, `--drop-caches`): the direct-I/O
+//! alignment of a file (`statx(2)` `STATX_DIOALIGN`, Linux 6.1, else the logical block size of its
+//! block device from sysfs), the type of the file system holding it (`statfs(2)`), and the page
+//! cache (`sync(2)`, and writing `3` to `/proc/sys/vm/drop_caches`,
+//! Documentation/admin-guide/sysctl/vm.rst "drop_caches").
 
 use std::ffi::CStr;
 use std::io::Write as _;
@@ -29,8 +28,7 @@ pub enum DirectIoAlignment {
         offset: u32,
     },
     /// No `STATX_DIOALIGN`: the logical block size of the block device holding the file
-    /// (`/sys/dev/block/MAJ:MIN/queue/logical_block_size`, or its parent's for a
-    /// partition), bytes.
+    /// (`/sys/dev/block/MAJ:MIN/queue/logical_block_size`, or its parent's for a partition), bytes.
     LogicalBlock(u64),
     /// Neither is known (no `STATX_DIOALIGN`, no block device: a network file system).
     Unknown,
@@ -87,7 +85,6 @@ fn statfs(path: &CStr) -> Result<libc::statfs> {
 
 /// `statfs(path)`'s `f_type`: the magic number of the file system holding `path`.
 fn fs_magic(path: &CStr) -> Result<i64> {
-    // f_type is a `long` (`__fsword_t`): i64 on the 64-bit targets h5perf builds for
     #[allow(clippy::useless_conversion)]
     Ok(i64::from(statfs(path)?.f_type))
 }
@@ -142,9 +139,8 @@ pub fn available_bytes(path: &CStr) -> Result<u64> {
     Ok(avail.saturating_mul(bsize))
 }
 
-/// `statfs(path)`: the name of the file system holding `path` (`lustre`, `xfs`, `ext4`
-/// for ext2-4, …), or its magic number (`0x…`) when not in the table. Errors: as
-/// [`available_bytes`].
+/// `statfs(path)`: the name of the file system holding `path` (`lustre`, `xfs`, `ext4` for ext2-4,
+/// …), or its magic number (`0x…`) when not in the table. Errors: as [`available_bytes`].
 pub fn file_system_name(path: &CStr) -> Result<String> {
     let kind = fs_magic(path)?;
     Ok(FS_NAMES
