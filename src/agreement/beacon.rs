@@ -1,6 +1,16 @@
-//! The error beacon (issue 12, item 7): a failing rank tells the others at once, so they stop.
+//! The error beacon (issue 12, item 7): a rank whose independent transfers fail tells
+//! the others at once, so they stop within a bounded number of transfers instead of
+//! writing the rest of their dataset before the next agreement point.
 //!
-//! One byte to every rank on a private `MPI_Comm_dup`, tested with `MPI_Test` (MPI-3.1 §3.7.3).
+//! Point-to-point messages on a private duplicate of the run communicator (so they can
+//! never match another receive): every rank keeps one `MPI_Irecv` from any source
+//! posted; a failing rank sends one byte to every other rank ([`Beacon::raise`],
+//! `MPI_Isend`); the transfer loops test the receive every few transfers
+//! ([`Beacon::raised`], `MPI_Test`, MPI-3.1 §3.7.3). After the agreement that follows
+//! a failure, every rank calls [`Beacon::settle`] (collective): the ranks count the
+//! senders, receive every byte addressed to them, complete their sends and post a
+//! fresh receive, so nothing is left in flight. A successful agreement means no rank
+//! raised, so there is nothing to settle.
 
 use std::cell::{Cell, RefCell};
 
@@ -10,7 +20,9 @@ use crate::ffi::mpi::{ByteRecv, ByteSend, Comm, Op};
 /// The tag of beacon messages (any value: the communicator is private).
 const TAG: i32 = 0x4835;
 
-/// One rank's end of the error beacon of a communicator.
+/// One rank's end of the error beacon of a communicator. Not thread-safe (`Cell`s):
+/// one per rank, used by the thread that runs the benchmark. The requests are declared
+/// before the communicator, so they are cancelled or freed before it is.
 pub struct Beacon {
     /// The posted receive (completed once a message arrived).
     recv: ByteRecv,
@@ -57,8 +69,10 @@ impl Beacon {
         Ok(())
     }
 
-    /// Whether another rank has raised the beacon (a test of the posted receive, which also drives
-    /// the MPI library's progress).
+    /// Whether another rank has raised the beacon (a test of the posted receive,
+    /// which also drives the MPI library's progress). Once true, true until
+    /// [`Beacon::settle`]. A failing `MPI_Test` counts as raised: [`Beacon::stop_error`]
+    /// then reports it.
     #[inline]
     pub fn raised(&self) -> bool {
         if self.heard.get() {
@@ -86,8 +100,9 @@ impl Beacon {
         self.broken.borrow().clone().unwrap_or(Error::Stopped)
     }
 
-    /// Tell every other rank that this one failed (one send of one byte each), once until
-    /// [`Beacon::settle`].
+    /// Tell every other rank that this one failed (one send of one byte each), once
+    /// until [`Beacon::settle`]. Never blocks and allocates nothing; a send that cannot
+    /// be started is skipped (that rank then stops at the next agreement).
     pub fn raise(&self) {
         if self.sent.replace(true) {
             return;
@@ -98,7 +113,10 @@ impl Beacon {
         }
     }
 
-    /// After a failed agreement (collective): take every beacon message, post a fresh receive.
+    /// After an agreement that failed (every rank calls it, collective): count the ranks
+    /// that raised the beacon (`MPI_Allreduce`), receive every message addressed to this
+    /// rank, complete this rank's sends and post a fresh receive. Afterwards nothing of
+    /// the beacon is in flight.
     ///
     /// Errors: an MPI call fails.
     pub fn settle(&self) -> Result<()> {
@@ -109,8 +127,10 @@ impl Beacon {
         let senders = self.comm.allreduce_u64(mine, Op::Sum)?;
         let expect = senders - mine;
         if expect == 0 {
+            // nobody sent to this rank: the receive cannot match anything
             return self.sends_done();
         }
+        // the posted receive takes one message, blocking receives the rest
         self.recv.wait()?;
         for _ in 1..expect {
             self.recv.recv(&self.comm, TAG)?;
@@ -119,7 +139,8 @@ impl Beacon {
         self.post()
     }
 
-    /// Complete this rank's sends (every receiver has a receive posted or takes it in `settle`).
+    /// Complete this rank's sends (every receiver has a receive posted or takes the
+    /// message in its own `settle`).
     fn sends_done(&self) -> Result<()> {
         for send in self.sends.iter() {
             send.wait()?;

@@ -1,4 +1,8 @@
-//! Failure agreement across ranks: all ranks learn whether any failed and leave together.
+//! Failure agreement across ranks: every step that can fail on one rank ends at an
+//! agreement point where all ranks of the communicator learn whether any rank failed and
+//! leave together with the first failing rank's message, so no rank is left waiting in a
+//! collective call. The error beacon ([`beacon`]) tells the other ranks of a failure
+//! at once, between two agreement points.
 
 pub mod beacon;
 
@@ -7,15 +11,21 @@ pub use beacon::Beacon;
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{Comm, Op};
 
-/// Agreement point: every rank of `comm` learns whether any rank failed.
+/// Agreement point: every rank of `comm` learns whether any rank failed. If one did,
+/// all return `Error::Remote` with the message of the lowest failing rank
+/// (`rank R: <error>`), or `Error::Fatal` if any rank's error was fatal. A rank that
+/// only stopped because another failed (`Error::Stopped`) counts as failing, but its
+/// message is chosen only when no rank has another error. Collective over `comm`.
 pub fn agree(comm: &Comm, res: Result<()>) -> Result<()> {
     agree_with(comm, res, false)
 }
 
-/// [`agree`] on a per-rank result that carries a value: every rank learns whether any rank failed.
+/// [`agree`] on a per-rank result that carries a value: every rank learns whether any
+/// rank failed; each rank that succeeded gets its value back. Collective over `comm`.
 ///
 /// # Errors
-/// The agreed error of [`agree`] (this rank's own error, or another rank's as [`Error::Remote`]).
+/// The agreed error of [`agree`] (this rank's own error, or another rank's as
+/// [`Error::Remote`]).
 pub fn agree_value<T>(comm: &Comm, r: Result<T>) -> Result<T> {
     match r {
         Ok(v) => agree(comm, Ok(())).map(|()| v),
@@ -48,6 +58,7 @@ pub fn refuse_first<const N: usize>(comm: &Comm, checks: [Option<String>; N]) ->
         .enumerate()
         .find_map(|(i, c)| Some((i, c?)))
     {
+        // the check's place first, then the rank: the smallest key is the refusal
         Some((i, m)) => ((i as u64) << 32 | me, m),
         None => (NONE, String::new()),
     };
@@ -61,8 +72,9 @@ pub fn refuse_first<const N: usize>(comm: &Comm, checks: [Option<String>; N]) ->
     ]))
 }
 
-/// [`agree`], where `stranded` says that this rank holds a handle that only a collective call could
-/// release; if any rank is stranded the agreed error is `Error::Fatal`.
+/// [`agree`], where `stranded` says that this rank holds a handle that only a
+/// collective call could release; if any rank is stranded the agreed error is
+/// `Error::Fatal`.
 pub fn agree_with(comm: &Comm, res: Result<()>, stranded: bool) -> Result<()> {
     let level: u64 = match &res {
         _ if stranded => 2,
@@ -75,6 +87,7 @@ pub fn agree_with(comm: &Comm, res: Result<()>, stranded: bool) -> Result<()> {
         return Ok(());
     }
     const NONE: u64 = 1 << 40;
+    // ranks that only stopped come after every rank with an error of its own
     const STOPPED: u64 = 1 << 32;
     let me = comm.rank()?;
     let mine = match &res {
