@@ -291,413 +291,228 @@ const fn name(
     Action::Name { kind, apply }
 }
 
+/// A switch that ends the parse.
+const fn stop(stop: Stop) -> Action {
+    Action::Switch(Switch::Stop(stop))
+}
+
+/// A switch that sets a mode of the run.
+const fn mode(apply: fn(&mut Modes)) -> Action {
+    Action::Switch(Switch::Mode(apply))
+}
+
+/// A flag whose long form accepts a boolean word, shown nowhere by itself.
+const fn worded(apply: fn(&mut Options, bool)) -> Action {
+    Action::Switch(Switch::Flag {
+        words: true,
+        apply,
+        shown: None,
+    })
+}
+
+/// One [`Def`]: the short letter or `_` (none), the long name, the length of its shortest
+/// abbreviation, the action, the help text.
+macro_rules! def {
+    (_ $long:literal $min:literal, $action:expr, $help:expr) => {
+        def!(@ None, $long, $min, $action, $help)
+    };
+    ($short:literal $long:literal $min:literal, $action:expr, $help:expr) => {
+        def!(@ Some($short), $long, $min, $action, $help)
+    };
+    (@ $short:expr, $long:expr, $min:expr, $action:expr, $help:expr) => {
+        Def { short: $short, long: $long, min: $min, action: $action, help: $help }
+    };
+}
+
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
 pub static DEFS: [Def; 42] = [
-    Def {
-        short: Some('h'),
-        long: "help",
-        min: 2,
-        action: Action::Switch(Switch::Stop(Stop::Help)),
-        help: "Print this help and exit.",
-    },
-    Def {
-        short: None,
-        long: "version",
-        min: 2,
-        action: Action::Switch(Switch::Stop(Stop::Version)),
-        help: "Print the version of h5perf and exit.",
-    },
-    Def {
-        short: Some('a'),
-        long: "align",
-        min: 2,
-        action: value(ValueKind::Size, |o, v| {
+    def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
+    def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
+    def!('a' "align" 2, value(ValueKind::Size, |o, v| {
             put(&mut o.h5_align, positive_size(parse_size(v)?))
         }),
-        help: "HDF5 object alignment, at least 1. [default: 1, no alignment]",
-    },
-    Def {
-        short: Some('A'),
-        long: "api",
-        min: 2,
-        action: value(ValueKind::ApiList, |o, v| {
+        "HDF5 object alignment, at least 1. [default: 1, no alignment]"),
+    def!('A' "api" 2, value(ValueKind::ApiList, |o, v| {
             for api in parse_api_list(v)? {
                 o.apis.insert(api);
             }
             Ok(())
         }),
-        help: "APIs to test, separated by commas: posix, mpiio, phdf5 (any\n\
-               case). They always run in that order. Repeated -A options add up.\n\
-               [default: all three]",
-    },
-    Def {
-        short: None,
-        long: "alloc-time",
-        min: 4,
-        action: value(ValueKind::AllocTime, |o, v| {
+        "APIs to test, separated by commas: posix, mpiio, phdf5 (any\n\
+         case). They always run in that order. Repeated -A options add up.\n\
+         [default: all three]"),
+    def!(_ "alloc-time" 4, value(ValueKind::AllocTime, |o, v| {
             put(&mut o.fill.alloc, parse_alloc_time(v).map(Some))
         }),
-        help: "PHDF5 datasets: when HDF5 allocates their space: default, early,\n\
-               incr or late. With the MPI-IO driver HDF5 always allocates early,\n\
-               whatever is asked. [default: the library's]",
-    },
-    Def {
-        short: None,
-        long: "baseline",
-        min: 2,
-        action: name(ValueKind::File, |o, v| o.acceptance.set_baseline(v)),
-        help: "Compare each mean throughput with the same processes, transfer size,\n\
-               API and phase in FILE, the --csv or --json results of an earlier\n\
-               run: worse by more than --tolerance and by more than twice the\n\
-               combined standard deviation is a regression (exit status 3).\n\
-               Measurements missing on either side are listed. [default: none]",
-    },
-    Def {
-        short: Some('B'),
-        long: "block-size",
-        min: 2,
-        action: value(ValueKind::Size, |o, v| put(&mut o.blk_size, parse_size(v))),
-        help: "Block size (see below). [default: half of -e]",
-    },
-    Def {
-        short: Some('c'),
-        long: "chunk",
-        min: 2,
-        action: flag(|o, on| o.chunk = on),
-        help: "Store HDF5 datasets in chunks of one block (2D: block x block);\n\
-               in 2D the POSIX and MPI-IO files imitate that chunk layout.\n\
-               [default: contiguous]",
-    },
-    Def {
-        short: Some('C'),
-        long: "collective",
-        min: 2,
-        action: flag(|o, on| o.collective = on),
-        help: "Use collective I/O for MPI-IO and PHDF5. [default: independent]",
-    },
-    Def {
-        short: None,
-        long: "csv",
-        min: 2,
-        action: name(ValueKind::Destination, |o, v| {
+        "PHDF5 datasets: when HDF5 allocates their space: default, early,\n\
+         incr or late. With the MPI-IO driver HDF5 always allocates early,\n\
+         whatever is asked. [default: the library's]"),
+    def!(_ "baseline" 2, name(ValueKind::File, |o, v| o.acceptance.set_baseline(v)),
+        "Compare each mean throughput with the same processes, transfer size,\n\
+         API and phase in FILE, the --csv or --json results of an earlier\n\
+         run: worse by more than --tolerance and by more than twice the\n\
+         combined standard deviation is a regression (exit status 3).\n\
+         Measurements missing on either side are listed. [default: none]"),
+    def!('B' "block-size" 2, value(ValueKind::Size, |o, v| put(&mut o.blk_size, parse_size(v))),
+        "Block size (see below). [default: half of -e]"),
+    def!('c' "chunk" 2, flag(|o, on| o.chunk = on),
+        "Store HDF5 datasets in chunks of one block (2D: block x block);\n\
+         in 2D the POSIX and MPI-IO files imitate that chunk layout.\n\
+         [default: contiguous]"),
+    def!('C' "collective" 2, flag(|o, on| o.collective = on),
+        "Use collective I/O for MPI-IO and PHDF5. [default: independent]"),
+    def!(_ "csv" 2, name(ValueKind::Destination, |o, v| {
             put(&mut o.csv, file_name(v, STDOUT_HINT).map(Some))
         }),
-        help: "Also write the results to FILE as CSV: a header row, then one row\n\
-               per number of processes, transfer size, API and phase. - means\n\
-               standard output, after the report. [default: none]",
-    },
-    Def {
-        short: Some('d'),
-        long: "num-dsets",
-        min: 5,
-        action: value(ValueKind::Int, |o, v| put(&mut o.num_dsets, whole_count(v))),
-        help: "Number of datasets per file, at least 1. [default: 1]",
-    },
-    Def {
-        short: Some('D'),
-        long: "debug",
-        min: 2,
-        action: value(ValueKind::DebugList, |o, v| {
+        "Also write the results to FILE as CSV: a header row, then one row\n\
+         per number of processes, transfer size, API and phase. - means\n\
+         standard output, after the report. [default: none]"),
+    def!('d' "num-dsets" 5, value(ValueKind::Int, |o, v| put(&mut o.num_dsets, whole_count(v))),
+        "Number of datasets per file, at least 1. [default: 1]"),
+    def!('D' "debug" 2, value(ValueKind::DebugList, |o, v| {
             o.debug = parse_debug_list(v, o.debug)?;
             Ok(())
         }),
-        help: "Debug flags separated by commas (see below). [default: none]",
-    },
-    Def {
-        short: None,
-        long: "direct",
-        min: 2,
-        action: flag(|o, on| o.storage.direct = on),
-        help: "POSIX only (-A posix): open the data files with O_DIRECT, so that\n\
-               transfers bypass the page cache. Every POSIX call's length must be\n\
-               a multiple of the file system's direct-I/O alignment (statx\n\
-               STATX_DIOALIGN, else the logical block size); tmpfs is refused.\n\
-               [default: off]",
-    },
-    Def {
-        short: None,
-        long: "drop-caches",
-        min: 2,
-        action: flag(|o, on| o.storage.drop_caches = on),
-        help: "Before each read phase, outside every timer, one process per node\n\
-               runs sync and writes 3 to /proc/sys/vm/drop_caches (root only),\n\
-               so that reads come from the storage. [default: off]",
-    },
-    Def {
-        short: Some('e'),
-        long: "num-bytes",
-        min: 5,
-        action: value(ValueKind::Size, |o, v| put(&mut o.num_bytes, parse_size(v))),
-        help: "Bytes per process per dataset (2D: see below). [default: 256K,\n\
-               8K with -g]",
-    },
-    Def {
-        short: None,
-        long: "expect",
-        min: 2,
-        action: value(ValueKind::Criterion, |o, v| o.acceptance.add_expect(v)),
-        help: "A contract criterion, repeatable: API.PHASE[.max|.mean|.min] >=, >,\n\
-               <= or < a bound in B/s, kB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or\n\
-               TiB/s, optionally @procs=N,xfer=SIZE (mpiio.write>=2GB/s). Every\n\
-               measurement it selects must meet it; a verdict table follows the\n\
-               report and the exit status is 3 when one fails. [default: none]",
-    },
-    Def {
-        short: Some('F'),
-        long: "num-files",
-        min: 5,
-        action: value(ValueKind::Int, |o, v| put(&mut o.num_files, whole_count(v))),
-        help: "Number of files, at least 1. [default: 1]",
-    },
-    Def {
-        short: None,
-        long: "fill-behaviour",
-        min: 6,
-        action: Action::Switch(Switch::Mode(|m| m.fill_behaviour = true)),
-        help: "Run no benchmark: find out by experiment when the linked HDF5\n\
-               writes fill values (serial on rank 0, then on all processes) and\n\
-               print HDF5's documented tables with every difference marked.\n\
-               Exits 0 unless --st[rict] is given and something differs.",
-    },
-    Def {
-        short: None,
-        long: "fill-time",
-        min: 6,
-        action: value(ValueKind::FillTime, |o, v| {
+        "Debug flags separated by commas (see below). [default: none]"),
+    def!(_ "direct" 2, flag(|o, on| o.storage.direct = on),
+        "POSIX only (-A posix): open the data files with O_DIRECT, so that\n\
+         transfers bypass the page cache. Every POSIX call's length must be\n\
+         a multiple of the file system's direct-I/O alignment (statx\n\
+         STATX_DIOALIGN, else the logical block size); tmpfs is refused.\n\
+         [default: off]"),
+    def!(_ "drop-caches" 2, flag(|o, on| o.storage.drop_caches = on),
+        "Before each read phase, outside every timer, one process per node\n\
+         runs sync and writes 3 to /proc/sys/vm/drop_caches (root only),\n\
+         so that reads come from the storage. [default: off]"),
+    def!('e' "num-bytes" 5, value(ValueKind::Size, |o, v| put(&mut o.num_bytes, parse_size(v))),
+        "Bytes per process per dataset (2D: see below). [default: 256K,\n\
+         8K with -g]"),
+    def!(_ "expect" 2, value(ValueKind::Criterion, |o, v| o.acceptance.add_expect(v)),
+        "A contract criterion, repeatable: API.PHASE[.max|.mean|.min] >=, >,\n\
+         <= or < a bound in B/s, kB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or\n\
+         TiB/s, optionally @procs=N,xfer=SIZE (mpiio.write>=2GB/s). Every\n\
+         measurement it selects must meet it; a verdict table follows the\n\
+         report and the exit status is 3 when one fails. [default: none]"),
+    def!('F' "num-files" 5, value(ValueKind::Int, |o, v| put(&mut o.num_files, whole_count(v))),
+        "Number of files, at least 1. [default: 1]"),
+    def!(_ "fill-behaviour" 6, mode(|m| m.fill_behaviour = true),
+        "Run no benchmark: find out by experiment when the linked HDF5\n\
+         writes fill values (serial on rank 0, then on all processes) and\n\
+         print HDF5's documented tables with every difference marked.\n\
+         Exits 0 unless --st[rict] is given and something differs."),
+    def!(_ "fill-time" 6, value(ValueKind::FillTime, |o, v| {
             put(&mut o.fill.time, parse_fill_time(v).map(Some))
         }),
-        help: "PHDF5 datasets: when HDF5 writes the fill value into new space:\n\
-               never, ifset (if a fill value is set; HDF5 1.10.8 also writes 0\n\
-               into new chunks without one) or alloc (always). Fills written at\n\
-               dataset creation count in the Write time. [default: ifset]",
-    },
-    Def {
-        short: None,
-        long: "fill-value",
-        min: 6,
-        action: value(ValueKind::FillValue, |o, v| {
+        "PHDF5 datasets: when HDF5 writes the fill value into new space:\n\
+         never, ifset (if a fill value is set; HDF5 1.10.8 also writes 0\n\
+         into new chunks without one) or alloc (always). Fills written at\n\
+         dataset creation count in the Write time. [default: ifset]"),
+    def!(_ "fill-value" 6, value(ValueKind::FillValue, |o, v| {
             put(&mut o.fill.value, parse_fill_value(v).map(Some))
         }),
-        help: "PHDF5 datasets: fill value, a byte 0-255, or undefined (no fill\n\
-               value; HDF5 then refuses --fill-time=alloc). [default: the\n\
-               library's, 0]",
-    },
-    Def {
-        short: None,
-        long: "from",
-        min: 2,
-        action: name(ValueKind::File, |o, v| o.acceptance.add_from(v)),
-        help: "Run no benchmark: make the --html page and the verdict of --expect\n\
-               and --baseline from the results files of an earlier run: its\n\
-               --csv or --json file and, for the per-rank chart, its --rank-csv\n\
-               file (give --from once per file).",
-    },
-    Def {
-        short: None,
-        long: "fsync",
-        min: 2,
-        action: flag(|o, on| o.storage.fsync = on),
-        help: "Before closing each file written, force its data to stable storage\n\
-               (POSIX fsync, MPI_File_sync, PHDF5 H5Fflush). The sync counts in\n\
-               Write and Write Open-Close, not in Raw Data Write; -D t shows its\n\
-               time as Write File Sync. [default: off]",
-    },
-    Def {
-        short: Some('g'),
-        long: "geometry",
-        min: 2,
-        action: flag(|o, on| o.dim2d = on),
-        help: "2D geometry: square datasets (see below). [default: 1D]",
-    },
-    Def {
-        short: None,
-        long: "html",
-        min: 2,
-        action: name(ValueKind::File, |o, v| o.acceptance.set_html(v)),
-        help: "Also write one self-contained HTML page to FILE at the end: the run,\n\
-               the verdict, charts of throughput against transfer size and\n\
-               processes, per-rank times of the slowest step, a summary table.\n\
-               No script, no network; prints on A4. [default: none]",
-    },
-    Def {
-        short: Some('i'),
-        long: "num-iterations",
-        min: 5,
-        action: value(ValueKind::Int, |o, v| put(&mut o.num_iters, parse_int32(v))),
-        help: "Number of iterations of each test (0 counts as 1). [default: 1]",
-    },
-    Def {
-        short: Some('I'),
-        long: "interleaved",
-        min: 2,
-        action: Action::Switch(Switch::Flag {
-            words: true,
-            apply: |o, on| o.interleaved = on,
-            shown: None,
-        }),
-        help: "Interleaved access pattern (see below). [default: contiguous]",
-    },
-    Def {
-        short: None,
-        long: "json",
-        min: 2,
-        action: name(ValueKind::Destination, |o, v| {
+        "PHDF5 datasets: fill value, a byte 0-255, or undefined (no fill\n\
+         value; HDF5 then refuses --fill-time=alloc). [default: the\n\
+         library's, 0]"),
+    def!(_ "from" 2, name(ValueKind::File, |o, v| o.acceptance.add_from(v)),
+        "Run no benchmark: make the --html page and the verdict of --expect\n\
+         and --baseline from the results files of an earlier run: its\n\
+         --csv or --json file and, for the per-rank chart, its --rank-csv\n\
+         file (give --from once per file)."),
+    def!(_ "fsync" 2, flag(|o, on| o.storage.fsync = on),
+        "Before closing each file written, force its data to stable storage\n\
+         (POSIX fsync, MPI_File_sync, PHDF5 H5Fflush). The sync counts in\n\
+         Write and Write Open-Close, not in Raw Data Write; -D t shows its\n\
+         time as Write File Sync. [default: off]"),
+    def!('g' "geometry" 2, flag(|o, on| o.dim2d = on),
+        "2D geometry: square datasets (see below). [default: 1D]"),
+    def!(_ "html" 2, name(ValueKind::File, |o, v| o.acceptance.set_html(v)),
+        "Also write one self-contained HTML page to FILE at the end: the run,\n\
+         the verdict, charts of throughput against transfer size and\n\
+         processes, per-rank times of the slowest step, a summary table.\n\
+         No script, no network; prints on A4. [default: none]"),
+    def!('i' "num-iterations" 5,
+        value(ValueKind::Int, |o, v| put(&mut o.num_iters, parse_int32(v))),
+        "Number of iterations of each test (0 counts as 1). [default: 1]"),
+    def!('I' "interleaved" 2, worded(|o, on| o.interleaved = on),
+        "Interleaved access pattern (see below). [default: contiguous]"),
+    def!(_ "json" 2, name(ValueKind::Destination, |o, v| {
             put(&mut o.json, file_name(v, STDOUT_HINT).map(Some))
         }),
-        help: "Also write the results to FILE as JSON, with the same records as\n\
-               --csv. - means standard output, after the report; the JSON starts\n\
-               at the line holding only '{'. [default: none]",
-    },
-    Def {
-        short: Some('n'),
-        long: "no-fill",
-        min: 4,
-        // off (the C API's keyed setter): no longer never, if it was
-        action: flag(|o, on| {
+        "Also write the results to FILE as JSON, with the same records as\n\
+         --csv. - means standard output, after the report; the JSON starts\n\
+         at the line holding only '{'. [default: none]"),
+    // off (the C API's keyed setter): no longer never, if it was
+    def!('n' "no-fill" 4, flag(|o, on| {
             if on {
                 o.fill.time = Some(FillTime::Never);
             } else if o.fill.time == Some(FillTime::Never) {
                 o.fill.time = None;
             }
         }),
-        help: "PHDF5 datasets: never write fill values (--fill-time=never).",
-    },
-    Def {
-        short: Some('o'),
-        long: "output",
-        min: 2,
-        action: name(ValueKind::File, |o, v| {
+        "PHDF5 datasets: never write fill values (--fill-time=never)."),
+    def!('o' "output" 2, name(ValueKind::File, |o, v| {
             put(&mut o.output, file_name(v, "").map(Some))
         }),
-        help: "Write the report to FILE. [default: standard output]",
-    },
-    Def {
-        short: Some('p'),
-        long: "min-num-processes",
-        min: 9,
-        action: value(ValueKind::Int, |o, v| put(&mut o.min_procs, parse_int32(v))),
-        help: "Smallest number of processes (0 counts as 1). [default: 1]",
-    },
-    Def {
-        short: Some('P'),
-        long: "max-num-processes",
-        min: 9,
-        action: value(ValueKind::Int, |o, v| {
+        "Write the report to FILE. [default: standard output]"),
+    def!('p' "min-num-processes" 9,
+        value(ValueKind::Int, |o, v| put(&mut o.min_procs, parse_int32(v))),
+        "Smallest number of processes (0 counts as 1). [default: 1]"),
+    def!('P' "max-num-processes" 9, value(ValueKind::Int, |o, v| {
             put(&mut o.max_procs, parse_int32(v).map(Some))
         }),
-        help: "Largest number of processes (0 counts as 1). The tests run with\n\
-               P, P/2, P/4, ... processes down to -p. [default: all processes]",
-    },
-    Def {
-        short: None,
-        long: "progress",
-        min: 3,
-        action: flag(|o, on| o.progress = on),
-        help: "After each number of processes and transfer size, print one line on\n\
-               stderr: step k of N, what ran, its time, an estimate of the time\n\
-               left. Without it the lines appear only when stderr is a terminal.\n\
-               Never on stdout, never inside a timed phase. [default: off]",
-    },
-    Def {
-        short: None,
-        long: "rank-csv",
-        min: 3,
-        action: name(ValueKind::Destination, |o, v| {
+        "Largest number of processes (0 counts as 1). The tests run with\n\
+         P, P/2, P/4, ... processes down to -p. [default: all processes]"),
+    def!(_ "progress" 3, flag(|o, on| o.progress = on),
+        "After each number of processes and transfer size, print one line on\n\
+         stderr: step k of N, what ran, its time, an estimate of the time\n\
+         left. Without it the lines appear only when stderr is a terminal.\n\
+         Never on stdout, never inside a timed phase. [default: off]"),
+    def!(_ "rank-csv" 3, name(ValueKind::Destination, |o, v| {
             put(&mut o.rank_csv, file_name(v, STDOUT_HINT).map(Some))
         }),
-        help: "Also write every rank's own time as CSV to FILE: one row per number\n\
-               of processes, transfer size, API, iteration, phase and rank, with\n\
-               its host, seconds and bytes. Gathered after each iteration, outside\n\
-               the timers. Rewritten after each step, like --json and --csv.\n\
-               - means standard output, after the report. [default: none]",
-    },
-    Def {
-        short: None,
-        long: "read-only",
-        min: 3,
-        action: flag(|o, on| o.storage.read_only = on),
-        help: "No write phase: read the files that an earlier run with the same\n\
-               options left (HDF5_NOCLEANUP), after checking that each exists\n\
-               with the expected size (HDF5: dataset names and shapes). The\n\
-               files are kept. [default: off]",
-    },
-    Def {
-        short: None,
-        long: "reorder",
-        min: 3,
-        action: Action::Optional {
+        "Also write every rank's own time as CSV to FILE: one row per number\n\
+         of processes, transfer size, API, iteration, phase and rank, with\n\
+         its host, seconds and bytes. Gathered after each iteration, outside\n\
+         the timers. Rewritten after each step, like --json and --csv.\n\
+         - means standard output, after the report. [default: none]"),
+    def!(_ "read-only" 3, flag(|o, on| o.storage.read_only = on),
+        "No write phase: read the files that an earlier run with the same\n\
+         options left (HDF5_NOCLEANUP), after checking that each exists\n\
+         with the expected size (HDF5: dataset names and shapes). The\n\
+         files are kept. [default: off]"),
+    def!(_ "reorder" 3, Action::Optional {
             kind: ValueKind::Shift,
             apply: |o, v| {
                 let shift = v.map(|v| parse_int(v, MAX_COUNT)).transpose()?;
                 put(&mut o.storage.reorder, reorder(shift).map(Some))
             },
         },
-        help: "In the read phase rank r reads the part that rank (r + SHIFT) mod N\n\
-               wrote, so that its data comes from another node. Default SHIFT:\n\
-               the processes on a node when the run spans nodes, else 1 (one\n\
-               node, one shared page cache). [default: off]",
-    },
-    Def {
-        short: None,
-        long: "strict",
-        min: 2,
-        action: Action::Switch(Switch::Mode(|m| m.strict = true)),
-        help: "With --fill-behaviour: exit with status 1 when the library\n\
-               differs from the document anywhere.",
-    },
-    Def {
-        short: None,
-        long: "summary",
-        min: 2,
-        action: flag(|o, on| o.summary = on),
-        help: "End the report with a summary table: per API, processes, transfer\n\
-               size and phase the max / mean / min MB/s (MiB/s), their standard\n\
-               deviation over iterations, and the slowest rank with its host.\n\
-               [default: off]",
-    },
-    Def {
-        short: Some('T'),
-        long: "threshold",
-        min: 2,
-        action: value(ValueKind::Size, |o, v| put(&mut o.h5_thresh, parse_size(v))),
-        help: "HDF5 alignment threshold: only objects of at least this size\n\
-               are aligned to -a. [default: 1]",
-    },
-    Def {
-        short: None,
-        long: "tolerance",
-        min: 2,
-        action: value(ValueKind::Percent, |o, v| o.acceptance.set_tolerance(v)),
-        help: "With --baseline: how much worse than the baseline a mean throughput\n\
-               may be, in percent (0 to below 100). [default: 10]",
-    },
-    Def {
-        short: Some('w'),
-        long: "write-only",
-        min: 2,
-        action: Action::Switch(Switch::Flag {
-            words: true,
-            apply: |o, on| o.write_only = on,
-            shown: None,
-        }),
-        help: "Run the write tests only, without reading back. [default: off]",
-    },
-    Def {
-        short: Some('x'),
-        long: "min-xfer-size",
-        min: 5,
-        action: value(ValueKind::Size, |o, v| put(&mut o.buf_min, parse_size(v))),
-        help: "Smallest transfer-buffer size. [default: half of -e]",
-    },
-    Def {
-        short: Some('X'),
-        long: "max-xfer-size",
-        min: 5,
-        action: value(ValueKind::Size, |o, v| put(&mut o.buf_max, parse_size(v))),
-        help: "Largest transfer-buffer size. The tests run with -x, 2 x -x,\n\
-               4 x -x, ... bytes up to -X. [default: -e]",
-    },
+        "In the read phase rank r reads the part that rank (r + SHIFT) mod N\n\
+         wrote, so that its data comes from another node. Default SHIFT:\n\
+         the processes on a node when the run spans nodes, else 1 (one\n\
+         node, one shared page cache). [default: off]"),
+    def!(_ "strict" 2, mode(|m| m.strict = true),
+        "With --fill-behaviour: exit with status 1 when the library\n\
+         differs from the document anywhere."),
+    def!(_ "summary" 2, flag(|o, on| o.summary = on),
+        "End the report with a summary table: per API, processes, transfer\n\
+         size and phase the max / mean / min MB/s (MiB/s), their standard\n\
+         deviation over iterations, and the slowest rank with its host.\n\
+         [default: off]"),
+    def!('T' "threshold" 2, value(ValueKind::Size, |o, v| put(&mut o.h5_thresh, parse_size(v))),
+        "HDF5 alignment threshold: only objects of at least this size\n\
+         are aligned to -a. [default: 1]"),
+    def!(_ "tolerance" 2, value(ValueKind::Percent, |o, v| o.acceptance.set_tolerance(v)),
+        "With --baseline: how much worse than the baseline a mean throughput\n\
+         may be, in percent (0 to below 100). [default: 10]"),
+    def!('w' "write-only" 2, worded(|o, on| o.write_only = on),
+        "Run the write tests only, without reading back. [default: off]"),
+    def!('x' "min-xfer-size" 5, value(ValueKind::Size, |o, v| put(&mut o.buf_min, parse_size(v))),
+        "Smallest transfer-buffer size. [default: half of -e]"),
+    def!('X' "max-xfer-size" 5, value(ValueKind::Size, |o, v| put(&mut o.buf_max, parse_size(v))),
+        "Largest transfer-buffer size. The tests run with -x, 2 x -x,\n\
+         4 x -x, ... bytes up to -X. [default: -e]"),
 ];
 
 #[cfg(test)]
