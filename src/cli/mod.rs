@@ -80,7 +80,7 @@ where
     }
     if modes.strict {
         return Err(usage(
-            "--strict applies only to --fill-behaviour (see h5perf --help)".to_string(),
+            "--strict applies only to --fill-behaviour (see h5perf --help)",
         ));
     }
     check(&options)?;
@@ -95,7 +95,7 @@ where
         }
         if a.html.is_none() && a.expect.is_empty() && a.baseline.is_none() {
             return Err(usage(
-                "--from needs --html, --expect or --baseline (nothing to make)".to_string(),
+                "--from needs --html, --expect or --baseline (nothing to make)",
             ));
         }
         return Ok(Command::FromFiles(options.acceptance));
@@ -114,7 +114,7 @@ pub fn check(o: &Options) -> Result<(), Error> {
     let a = &o.acceptance;
     if a.tolerance.is_some() && a.baseline.is_none() {
         return Err(usage(
-            "--tolerance applies only with --baseline (see h5perf --help)".to_string(),
+            "--tolerance applies only with --baseline (see h5perf --help)",
         ));
     }
     Ok(())
@@ -131,8 +131,7 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
     if o.json.as_deref() == stdout && o.csv.as_deref() == stdout {
         return Err(usage(
             "--json and --csv cannot both write to standard output ('-'); \
-             give one of them a file name"
-                .to_string(),
+             give one of them a file name",
         ));
     }
     if o.rank_csv.as_deref() == stdout
@@ -140,8 +139,7 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
     {
         return Err(usage(
             "--rank-csv and --json/--csv cannot both write to standard output ('-'); \
-             give one of them a file name"
-                .to_string(),
+             give one of them a file name",
         ));
     }
     let a = &o.acceptance;
@@ -152,8 +150,7 @@ fn check_destinations(o: &Options) -> Result<(), Error> {
     {
         return Err(usage(
             "--html and --json/--csv/--rank-csv cannot both write to standard output \
-             ('-'); give one of them a file name"
-                .to_string(),
+             ('-'); give one of them a file name",
         ));
     }
     let mut files = vec![

@@ -237,7 +237,7 @@ fn long_option(
     Ok(None)
 }
 
-pub(super) fn usage(msg: String) -> Error {
+pub(super) fn usage(msg: impl std::fmt::Display) -> Error {
     Error::Usage(format!("h5perf: {msg}"))
 }
 
