@@ -55,19 +55,14 @@ impl Census {
 
     /// `16384 fill 0x5a`, `15360 marker, 768 zero`, `none`.
     pub(super) fn describe(&self, fill: Option<u8>) -> String {
-        let mut v: Vec<String> = Vec::new();
-        if self.fill > 0 {
-            v.push(format!("{} fill 0x{:02x}", self.fill, fill.unwrap_or(0)));
-        }
-        if self.marker > 0 {
-            v.push(format!("{} marker", self.marker));
-        }
-        if self.zero > 0 {
-            v.push(format!("{} zero", self.zero));
-        }
-        if self.other > 0 {
-            v.push(format!("{} other", self.other));
-        }
+        let fill = format!("fill 0x{:02x}", fill.unwrap_or(0));
+        let kinds = [(self.fill, fill.as_str()), (self.marker, "marker")];
+        let v: Vec<String> = kinds
+            .into_iter()
+            .chain([(self.zero, "zero"), (self.other, "other")])
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
         if v.is_empty() {
             "none".into()
         } else {

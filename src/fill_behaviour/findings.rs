@@ -105,12 +105,11 @@ pub(super) fn results(cells: &[Cell], obs: &[Observation]) -> Vec<CellResult> {
                 && c.storage == Storage::Contiguous
                 && c.alloc == Some(AllocTime::Incr)
             {
-                let late = cells.iter().position(|x| {
-                    Cell {
-                        alloc: Some(AllocTime::Late),
-                        ..*c
-                    } == *x
-                });
+                let late = Cell {
+                    alloc: Some(AllocTime::Late),
+                    ..*c
+                };
+                let late = cells.iter().position(|x| *x == late);
                 if late.is_some_and(|l| verdicts[l] == verdict) {
                     verdict = Verdict::sure(FillOutcome::SameAsLate);
                 }
@@ -186,13 +185,14 @@ pub(super) struct Findings {
 }
 
 impl Findings {
+    /// The cells of both tables, serial first.
+    fn cells(&self) -> impl Iterator<Item = &CellResult> {
+        self.serial.iter().chain(&self.parallel)
+    }
+
     /// Cells (of both tables) that differ from the document.
     pub(super) fn differing(&self) -> Vec<&CellResult> {
-        self.serial
-            .iter()
-            .chain(&self.parallel)
-            .filter(|c| !c.agrees())
-            .collect()
+        self.cells().filter(|c| !c.agrees()).collect()
     }
 
     /// Number of differences: differing cells, plus 1 if the defaults differ, plus 1 if
@@ -279,10 +279,7 @@ impl Findings {
                     ""
                 },
                 alloc.label(),
-                row.iter()
-                    .map(CellResult::cell_text)
-                    .collect::<Vec<_>>()
-                    .join(" | ")
+                row_text(row)
             );
         }
         s.push_str("* - Default setting.\n\n");
@@ -308,10 +305,7 @@ impl Findings {
                     ""
                 },
                 time_label(time),
-                row.iter()
-                    .map(CellResult::cell_text)
-                    .collect::<Vec<_>>()
-                    .join(" | ")
+                row_text(row)
             );
         }
         s.push_str("* - Default setting.\n\n");
@@ -360,9 +354,7 @@ impl Findings {
             );
         }
         let ambiguous = self
-            .serial
-            .iter()
-            .chain(&self.parallel)
+            .cells()
             .filter(|c| c.agrees() && c.verdict.alternative.is_some())
             .count();
         let _ = writeln!(
@@ -371,7 +363,7 @@ impl Findings {
         );
 
         let mut reasons: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-        for c in self.serial.iter().chain(&self.parallel) {
+        for c in self.cells() {
             if let Some(e) = &c.obs.error {
                 let n = reasons.entry(e.as_str()).or_default();
                 match c.cell.table {
@@ -387,11 +379,17 @@ impl Findings {
         s.push('\n');
 
         s.push_str("Evidence per cell (bytes):\n");
-        for c in self.serial.iter().chain(&self.parallel) {
+        for c in self.cells() {
             let _ = writeln!(s, "  {}", c.evidence());
         }
         s
     }
+}
+
+/// A table row's cells, joined by ` | `.
+fn row_text(row: &[CellResult]) -> String {
+    let cells: Vec<String> = row.iter().map(CellResult::cell_text).collect();
+    cells.join(" | ")
 }
 
 fn kind_label(k: FillKind) -> &'static str {
