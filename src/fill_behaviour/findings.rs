@@ -232,27 +232,24 @@ impl Findings {
         let d = &self.defaults;
         let doc = Defaults::DOCUMENT;
         let mark = if *d == doc { "" } else { "≠ " };
+        let allocs = Storage::ALL.iter().zip(d.alloc);
+        let allocs: Vec<String> = allocs
+            .map(|(s, a)| format!("{} {}", s.label(), a.label()))
+            .collect();
         let _ = writeln!(
             s,
-            "{mark}Library defaults: fill value {}, fill time {}, allocation time {} {}, {} {}, {} {}{}",
+            "{mark}Library defaults: fill value {}, fill time {}, allocation time {}{}",
             d.kind.label(),
             d.time.label(),
-            Storage::Contiguous.label(),
-            d.alloc[0].label(),
-            Storage::Chunked.label(),
-            d.alloc[1].label(),
-            Storage::Compact.label(),
-            d.alloc[2].label(),
+            allocs.join(", "),
             if *d == doc {
                 " (as the document's * marks)".to_string()
             } else {
+                let allocs = doc.alloc.map(AllocTime::label).join(" ");
                 format!(
-                    " (document: {}, {}, {} {} {})",
+                    " (document: {}, {}, {allocs})",
                     doc.kind.label(),
-                    doc.time.label(),
-                    doc.alloc[0].label(),
-                    doc.alloc[1].label(),
-                    doc.alloc[2].label()
+                    doc.time.label()
                 )
             }
         );
@@ -639,7 +636,11 @@ mod tests {
         f.alloc_check.rows[1].1 = 0;
         assert_eq!(f.difference_count(), 2);
         let text = f.render();
-        assert!(text.contains("≠ Library defaults:"));
+        assert!(text.contains(
+            "≠ Library defaults: fill value Library Default, fill time If Set, allocation time \
+             Contiguous Early, Chunked Incremental, Compact Early (document: Library Default, \
+             If Set, Late Incremental Early)\n"
+        ));
         assert!(text.contains("≠ Allocation time in parallel"));
     }
 }

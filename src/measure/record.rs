@@ -115,12 +115,8 @@ impl Record {
             for it in &r.per_rank {
                 for rank in 0..ranks {
                     for ph in Phase::ALL {
-                        let skip = ph.is_read() && !has_read;
-                        samples.push(if skip {
-                            0.0
-                        } else {
-                            it[rank * COUNT + ph.timer() as usize]
-                        });
+                        let t = it[rank * COUNT + ph.timer() as usize];
+                        samples.push(if ph.is_read() && !has_read { 0.0 } else { t });
                     }
                 }
             }
