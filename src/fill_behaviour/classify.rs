@@ -145,10 +145,10 @@ pub(super) fn classify(o: &Observation) -> Verdict {
     if o.error.is_some() {
         return Verdict::sure(FillOutcome::Error);
     }
-    let from_buffer = |c: &Census, filled: FillOutcome| {
+    let verdict = |c: &Census, filled: FillOutcome, buffer: bool| {
         if !c.all_fill() {
             Verdict::sure(FillOutcome::NoFill)
-        } else if o.fill_byte == Some(0) {
+        } else if buffer && o.fill_byte == Some(0) {
             Verdict {
                 outcome: filled,
                 alternative: Some(FillOutcome::NoFill),
@@ -157,15 +157,8 @@ pub(super) fn classify(o: &Observation) -> Verdict {
             Verdict::sure(filled)
         }
     };
-    let from_storage = |c: &Census, filled: FillOutcome| {
-        Verdict::sure(if c.all_fill() {
-            filled
-        } else {
-            FillOutcome::NoFill
-        })
-    };
     match o.storage {
-        Storage::Compact => from_buffer(&o.created.buffer, FillOutcome::DuringCreation),
+        Storage::Compact => verdict(&o.created.buffer, FillOutcome::DuringCreation, true),
         Storage::Contiguous | Storage::Chunked => {
             let chunked = o.storage == Storage::Chunked;
             let (at_create, at_write) = if chunked {
@@ -177,11 +170,11 @@ pub(super) fn classify(o: &Observation) -> Verdict {
                 (FillOutcome::DuringCreation, FillOutcome::DuringWrite)
             };
             if o.created.storage.total() > 0 {
-                from_storage(&o.created.storage, at_create)
+                verdict(&o.created.storage, at_create, false)
             } else if o.written.storage.total() > 0 {
-                from_storage(&o.written.storage, at_write)
+                verdict(&o.written.storage, at_write, false)
             } else if chunked {
-                from_buffer(&o.written.buffer, FillOutcome::EachChunkAccessed)
+                verdict(&o.written.buffer, FillOutcome::EachChunkAccessed, true)
             } else {
                 Verdict::sure(FillOutcome::NoFill)
             }

@@ -33,19 +33,15 @@ impl CellResult {
     /// The table cell: the document's text when consistent, else `≠ observed (document:
     /// text)`.
     pub(super) fn cell_text(&self) -> String {
-        let kind = self.cell.kind;
-        if self.agrees() {
-            if self.verdict.alternative.is_some() {
-                format!("{} ≈", self.doc.text(kind))
-            } else {
-                self.doc.text(kind)
-            }
-        } else {
-            format!(
+        let (kind, doc) = (self.cell.kind, &self.doc);
+        match (self.agrees(), self.verdict.alternative) {
+            (true, None) => doc.text(kind),
+            (true, Some(_)) => format!("{} ≈", doc.text(kind)),
+            (false, _) => format!(
                 "≠ {} (document: {})",
                 self.verdict.text(kind),
-                self.doc.text(kind)
-            )
+                doc.text(kind)
+            ),
         }
     }
 
@@ -266,15 +262,12 @@ impl Findings {
             let alloc = c.alloc.unwrap_or(AllocTime::Late);
             let first_time = alloc == AllocTime::Early;
             let first_kind = first_time && c.time == Some(FillTime::Never);
+            let time = time_label(c.time.unwrap_or(FillTime::IfSet));
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} |",
                 if first_kind { kind_label(c.kind) } else { "" },
-                if first_time {
-                    time_label(c.time.unwrap_or(FillTime::IfSet))
-                } else {
-                    ""
-                },
+                if first_time { time } else { "" },
                 alloc.label(),
                 row_text(row)
             );
@@ -293,14 +286,11 @@ impl Findings {
         for row in self.parallel.chunks(3) {
             let c = row[0].cell;
             let time = c.time.unwrap_or(FillTime::IfSet);
+            let first = time == FillTime::Never;
             let _ = writeln!(
                 s,
                 "| {} | {} | {} |",
-                if time == FillTime::Never {
-                    kind_label(c.kind)
-                } else {
-                    ""
-                },
+                if first { kind_label(c.kind) } else { "" },
                 time_label(time),
                 row_text(row)
             );

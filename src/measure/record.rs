@@ -179,10 +179,7 @@ impl Record {
 
     /// The "File Open" and "File Close" times of direction `d`.
     pub fn open_close_of(&self, d: Direction) -> [&TimeStats; 2] {
-        let i = match d {
-            Direction::Write => 0,
-            Direction::Read => 2,
-        };
+        let i = if d == Direction::Write { 0 } else { 2 };
         [&self.open_close[i], &self.open_close[i + 1]]
     }
 }
