@@ -43,9 +43,7 @@ impl Census {
 
     /// Count every byte of `bytes`.
     pub(super) fn add(&mut self, bytes: &[u8], fill: Option<u8>) {
-        for b in bytes {
-            self.add_byte(*b, fill);
-        }
+        bytes.iter().for_each(|b| self.add_byte(*b, fill));
     }
 
     /// True when there are bytes and every one is the fill value.

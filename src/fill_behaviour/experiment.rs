@@ -207,8 +207,7 @@ fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
     // root makes the name free, HDF5 creates the file with H5F_ACC_EXCL, and every
     // later use checks that the name still leads to it
     scope.on_root(root, || data_files::make_room(&cpath))?;
-    let made = H5File::create(&cpath, &fapl).and_then(H5File::close);
-    scope.agree(made)?;
+    scope.agree(H5File::create(&cpath, &fapl).and_then(H5File::close))?;
     // the new file is this run's: removed however the process ends (every rank of the
     // scope records it: any rank's handler may remove it)
     cleanup::register(Slot::Scratch, path);

@@ -71,11 +71,9 @@ impl CellResult {
             }
             t
         };
-        let folded = if self.verdict != self.classified {
-            format!(" ({})", self.verdict.text(self.cell.kind))
-        } else {
-            String::new()
-        };
+        let folded = (self.verdict != self.classified)
+            .then(|| format!(" ({})", self.verdict.text(self.cell.kind)))
+            .unwrap_or_default();
         format!(
             "{}: create: {} | first write: {} -> {}{folded}",
             self.cell.name(),
