@@ -355,10 +355,10 @@ fn library_defaults() -> Result<Defaults> {
 /// ([`cleanup::unregister`]).
 fn remove_scratch(path: &Path) -> Result<()> {
     let own = posix::c_path(path).is_ok_and(|c| data_files::is_own(&c));
-    let r = match own.then(|| std::fs::remove_file(path)).unwrap_or(Ok(())) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::DataDir(format!(
+    let r = match own.then(|| std::fs::remove_file(path)) {
+        None | Some(Ok(())) => Ok(()),
+        Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Some(Err(e)) => Err(Error::DataDir(format!(
             "cannot remove {}: {e}",
             path_text(path.as_os_str())
         ))),
@@ -487,12 +487,9 @@ pub fn run_mode(world: &Comm, strict: bool) -> Result<()> {
     std::mem::forget(hdf5::Quiet::new());
     let f = observe(world)?;
     let rank = world.rank()?;
-    let (text, diffs) = if rank == 0 {
-        (f.render(), f.difference_count() as u64)
-    } else {
-        (String::new(), 0)
-    };
-    Scope::Parallel(world).on_root(rank == 0, || write_stdout(&text))?;
+    let diffs = Scope::Parallel(world).on_root(rank == 0, || {
+        write_stdout(&f.render()).map(|()| f.difference_count() as u64)
+    })?;
     let diffs = world.allreduce_u64(diffs, Op::Sum)?;
     if strict && diffs > 0 {
         return Err(Error::Invalid(vec![format!(

@@ -71,9 +71,10 @@ impl CellResult {
             }
             t
         };
-        let folded = (self.verdict != self.classified)
-            .then(|| format!(" ({})", self.verdict.text(self.cell.kind)))
-            .unwrap_or_default();
+        let mut folded = String::new();
+        if self.verdict != self.classified {
+            folded = format!(" ({})", self.verdict.text(self.cell.kind));
+        }
         format!(
             "{}: create: {} | first write: {} -> {}{folded}",
             self.cell.name(),
