@@ -181,10 +181,7 @@ pub fn errno_text(errno: i32) -> String {
 /// The text of an I/O error without Rust's ` (os error N)`: `No such file or directory`.
 pub fn io_text(e: &std::io::Error) -> String {
     let t = e.to_string();
-    match t.find(" (os error") {
-        Some(i) => t[..i].to_string(),
-        None => t,
-    }
+    t.split(" (os error").next().unwrap_or_default().to_string()
 }
 
 impl Error {

@@ -285,36 +285,28 @@ impl Pattern {
     /// chunked raw-file layout, the whole buffer at `o_k` (contiguous pattern) or chunk `i` of the
     /// buffer (`blk²` bytes) at `o_k + i×S×blk` (interleaved, `buf / blk` chunks).
     pub fn steps(&self) -> Steps {
-        match self {
-            Pattern::D1(p) => {
-                let (step, pieces, piece_len, piece_stride) = if p.interleaved {
-                    let n = p.nprocs;
-                    (p.buf * n, p.blocks_per_transfer(), p.blk, p.blk * n)
-                } else {
-                    (p.buf, 1, p.buf, 0)
-                };
-                Steps {
-                    linear: Some((p.begin(), step)),
-                    pieces,
-                    piece_len,
-                    piece_stride,
-                }
+        let (linear, pieces, piece_len, piece_stride) = match self {
+            Pattern::D1(p) if p.interleaved => {
+                let n = p.nprocs;
+                let linear = Some((p.begin(), p.buf * n));
+                (linear, p.blocks_per_transfer(), p.blk, p.blk * n)
             }
+            Pattern::D1(p) => (Some((p.begin(), p.buf)), 1, p.buf, 0),
             Pattern::D2(p) => {
                 let s = p.side();
-                let (linear, pieces, piece_len, piece_stride) = match (p.chunked, p.interleaved) {
+                match (p.chunked, p.interleaved) {
                     (false, false) => (None, p.blk, p.buf, s),
                     (false, true) => (None, p.buf, p.blk, s),
                     (true, false) => (Some((p.row0() * s, p.buf_bytes())), 1, p.buf_bytes(), 0),
                     (true, true) => (None, p.buf / p.blk, p.blk * p.blk, s * p.blk),
-                };
-                Steps {
-                    linear,
-                    pieces,
-                    piece_len,
-                    piece_stride,
                 }
             }
+        };
+        Steps {
+            linear,
+            pieces,
+            piece_len,
+            piece_stride,
         }
     }
 

@@ -43,9 +43,7 @@ impl Census {
 
     /// Count every byte of `bytes`.
     pub(super) fn add(&mut self, bytes: &[u8], fill: Option<u8>) {
-        for b in bytes {
-            self.add_byte(*b, fill);
-        }
+        bytes.iter().for_each(|b| self.add_byte(*b, fill));
     }
 
     /// True when there are bytes and every one is the fill value.
@@ -55,19 +53,14 @@ impl Census {
 
     /// `16384 fill 0x5a`, `15360 marker, 768 zero`, `none`.
     pub(super) fn describe(&self, fill: Option<u8>) -> String {
-        let mut v: Vec<String> = Vec::new();
-        if self.fill > 0 {
-            v.push(format!("{} fill 0x{:02x}", self.fill, fill.unwrap_or(0)));
-        }
-        if self.marker > 0 {
-            v.push(format!("{} marker", self.marker));
-        }
-        if self.zero > 0 {
-            v.push(format!("{} zero", self.zero));
-        }
-        if self.other > 0 {
-            v.push(format!("{} other", self.other));
-        }
+        let fill = format!("fill 0x{:02x}", fill.unwrap_or(0));
+        let kinds = [(self.fill, fill.as_str()), (self.marker, "marker")];
+        let v: Vec<String> = kinds
+            .into_iter()
+            .chain([(self.zero, "zero"), (self.other, "other")])
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
         if v.is_empty() {
             "none".into()
         } else {
@@ -150,10 +143,10 @@ pub(super) fn classify(o: &Observation) -> Verdict {
     if o.error.is_some() {
         return Verdict::sure(FillOutcome::Error);
     }
-    let from_buffer = |c: &Census, filled: FillOutcome| {
+    let verdict = |c: &Census, filled: FillOutcome, buffer: bool| {
         if !c.all_fill() {
             Verdict::sure(FillOutcome::NoFill)
-        } else if o.fill_byte == Some(0) {
+        } else if buffer && o.fill_byte == Some(0) {
             Verdict {
                 outcome: filled,
                 alternative: Some(FillOutcome::NoFill),
@@ -162,15 +155,8 @@ pub(super) fn classify(o: &Observation) -> Verdict {
             Verdict::sure(filled)
         }
     };
-    let from_storage = |c: &Census, filled: FillOutcome| {
-        Verdict::sure(if c.all_fill() {
-            filled
-        } else {
-            FillOutcome::NoFill
-        })
-    };
     match o.storage {
-        Storage::Compact => from_buffer(&o.created.buffer, FillOutcome::DuringCreation),
+        Storage::Compact => verdict(&o.created.buffer, FillOutcome::DuringCreation, true),
         Storage::Contiguous | Storage::Chunked => {
             let chunked = o.storage == Storage::Chunked;
             let (at_create, at_write) = if chunked {
@@ -182,11 +168,11 @@ pub(super) fn classify(o: &Observation) -> Verdict {
                 (FillOutcome::DuringCreation, FillOutcome::DuringWrite)
             };
             if o.created.storage.total() > 0 {
-                from_storage(&o.created.storage, at_create)
+                verdict(&o.created.storage, at_create, false)
             } else if o.written.storage.total() > 0 {
-                from_storage(&o.written.storage, at_write)
+                verdict(&o.written.storage, at_write, false)
             } else if chunked {
-                from_buffer(&o.written.buffer, FillOutcome::EachChunkAccessed)
+                verdict(&o.written.buffer, FillOutcome::EachChunkAccessed, true)
             } else {
                 Verdict::sure(FillOutcome::NoFill)
             }

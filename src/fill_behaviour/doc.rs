@@ -58,22 +58,17 @@ impl FillOutcome {
             FillKind::UserDefined => "User ",
             FillKind::Undefined => "",
         };
-        match self {
-            FillOutcome::NoFill => "No Fill Value Written".into(),
-            FillOutcome::DuringCreation => format!("{who}Fill Value Written During Creation"),
-            FillOutcome::AllChunksDuringCreate => {
-                format!("{who}Fill Value Written To All Chunks During Create")
-            }
-            FillOutcome::EachChunkAccessed => {
-                format!("{who}Fill Value Set In Each Chunk Accessed During Write")
-            }
-            FillOutcome::DuringWrite => format!("{who}Fill Value Written During Write"),
-            FillOutcome::AllChunksDuringWrite => {
-                format!("{who}Fill Value Written To All Chunks During Write")
-            }
-            FillOutcome::Error => "Error".into(),
-            FillOutcome::SameAsLate => "Same as Late".into(),
-        }
+        let what = match self {
+            FillOutcome::NoFill => return "No Fill Value Written".into(),
+            FillOutcome::Error => return "Error".into(),
+            FillOutcome::SameAsLate => return "Same as Late".into(),
+            FillOutcome::DuringCreation => "Written During Creation",
+            FillOutcome::AllChunksDuringCreate => "Written To All Chunks During Create",
+            FillOutcome::EachChunkAccessed => "Set In Each Chunk Accessed During Write",
+            FillOutcome::DuringWrite => "Written During Write",
+            FillOutcome::AllChunksDuringWrite => "Written To All Chunks During Write",
+        };
+        format!("{who}Fill Value {what}")
     }
 }
 
@@ -95,61 +90,34 @@ impl DocCell {
     }
 }
 
-/// The serial table of the document (seed 001), row by row: fill value (library
-/// default, user-defined, undefined) × fill time (never, if set, allocation) ×
-/// allocation time (early, incremental, late); columns contiguous, chunked, compact.
-/// Codes: N no fill, C during creation, A all chunks during create, S set in each chunk
-/// accessed, W during write, B all chunks during write, E error, L same as late; `*`
+/// The serial table of the document (seed 001): per fill value (library default,
+/// user-defined, undefined), its rows fill time (never, if set, allocation) × allocation
+/// time (early, incremental, late), split by ` | `; each row's columns contiguous, chunked,
+/// compact. Codes: N no fill, C during creation, A all chunks during create, S set in each
+/// chunk accessed, W during write, B all chunks during write, E error, L same as late; `*`
 /// the document's default mark.
-const SERIAL_DOC: [[&str; 3]; 27] = [
-    ["N", "N", "N"],
-    ["L", "N", "E"],
-    ["N", "N", "E"],
-    ["N", "N", "N*"],
-    ["L", "N*", "E"],
-    ["N*", "N", "E"],
-    ["C", "A", "C"],
-    ["L", "S", "E"],
-    ["W", "B", "E"],
-    ["N", "N", "N"],
-    ["L", "N", "E"],
-    ["N", "N", "E"],
-    ["C", "A", "C*"],
-    ["L", "S*", "E"],
-    ["W*", "B", "E"],
-    ["C", "A", "C"],
-    ["L", "S", "E"],
-    ["W", "B", "E"],
-    ["N", "N", "N"],
-    ["L", "N", "E"],
-    ["N", "N", "E"],
-    ["N", "N", "N*"],
-    ["L", "N*", "E"],
-    ["N*", "N", "E"],
-    ["E", "E", "E"],
-    ["L", "E", "E"],
-    ["E", "E", "E"],
+const SERIAL_DOC: [&str; 3] = [
+    "N N N | L N E | N N E | N N N* | L N* E | N* N E | C A C | L S E | W B E",
+    "N N N | L N E | N N E | C A C* | L S* E | W* B E | C A C | L S E | W B E",
+    "N N N | L N E | N N E | N N N* | L N* E | N* N E | E E E | L E E | E E E",
 ];
 
-/// The parallel table of the document: fill value × fill time; columns contiguous,
-/// chunked, compact (codes as in [`SERIAL_DOC`]).
-const PARALLEL_DOC: [[&str; 3]; 9] = [
-    ["N", "N", "N"],
-    ["N", "N", "N"],
-    ["C", "A", "C"],
-    ["N", "N", "N"],
-    ["C", "A", "C"],
-    ["C", "A", "C"],
-    ["N", "N", "N"],
-    ["N", "N", "N"],
-    ["E", "E", "E"],
+/// The parallel table of the document: per fill value, its rows by fill time (codes as
+/// in [`SERIAL_DOC`]).
+const PARALLEL_DOC: [&str; 3] = [
+    "N N N | N N N | C A C",
+    "N N N | C A C | C A C",
+    "N N N | N N N | E E E",
 ];
 
-fn decode(code: &str) -> DocCell {
-    let (c, star) = match code.strip_suffix('*') {
-        Some(c) => (c, true),
-        None => (code, false),
-    };
+/// The cell of `table` (one of the above) for `kind`, its row `row`, column `s`.
+fn cell(table: &[&str; 3], kind: FillKind, row: usize, s: Storage) -> DocCell {
+    let code = table[index(&FillKind::ALL, kind)]
+        .split(" | ")
+        .nth(row)
+        .and_then(|r| r.split(' ').nth(index(&Storage::ALL, s)))
+        .expect("the document tables have every cell");
+    let (c, star) = code.strip_suffix('*').map_or((code, false), |c| (c, true));
     let outcome = match c {
         "N" => FillOutcome::NoFill,
         "C" => FillOutcome::DuringCreation,
@@ -186,14 +154,12 @@ pub(super) fn document_serial(
         AllocTime::Incr => 1,
         AllocTime::Late | AllocTime::Default => 2,
     };
-    let row = index(&FillKind::ALL, kind) * 9 + index(&FillTime::ALL, time) * 3 + a;
-    decode(SERIAL_DOC[row][index(&Storage::ALL, s)])
+    cell(&SERIAL_DOC, kind, index(&FillTime::ALL, time) * 3 + a, s)
 }
 
 /// The document's parallel cell.
 pub(super) fn document_parallel(kind: FillKind, time: FillTime, s: Storage) -> DocCell {
-    let row = index(&FillKind::ALL, kind) * 3 + index(&FillTime::ALL, time);
-    decode(PARALLEL_DOC[row][index(&Storage::ALL, s)])
+    cell(&PARALLEL_DOC, kind, index(&FillTime::ALL, time), s)
 }
 
 #[cfg(test)]

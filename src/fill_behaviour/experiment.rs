@@ -3,7 +3,7 @@
 use std::ffi::CStr;
 use std::path::Path;
 
-use crate::agreement::{agree, agree_value};
+use crate::agreement::agree_value;
 use crate::datadir::cleanup::{self, Slot};
 use crate::datadir::{data_dir_checked, data_files, lock as dir_lock, RunEnv};
 use crate::error::{path_text, Error, Result};
@@ -58,6 +58,11 @@ impl Scope<'_> {
         }
     }
 
+    /// `f` on the root (`root`), `T::default()` elsewhere; agreed as [`Scope::agree`].
+    fn on_root<T: Default>(&self, root: bool, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.agree(if root { f() } else { Ok(T::default()) })
+    }
+
     /// In parallel, the sum over the ranks.
     fn sum(&self, v: u64) -> Result<u64> {
         match self {
@@ -80,12 +85,11 @@ fn read_file(path: &CStr, made: Option<&FileStat>, addr: u64, len: u64) -> Resul
     use std::os::unix::fs::FileExt;
     let made = made.ok_or(Error::Internal("scratch file read before it was made"))?;
     let f = data_files::reopen(path, false, made)?;
-    let shown = || c_text(path);
     let mut buf = vec![0u8; len as usize];
     f.read_exact_at(&mut buf, addr).map_err(|e| {
         Error::DataDir(format!(
             "cannot read {len} bytes at {addr} of {}: {e}",
-            shown()
+            c_text(path)
         ))
     })?;
     Ok(buf)
@@ -202,27 +206,14 @@ fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
     // a new scratch file, never one already there nor through a link (issue 12): the
     // root makes the name free, HDF5 creates the file with H5F_ACC_EXCL, and every
     // later use checks that the name still leads to it
-    scope.agree(if root {
-        data_files::make_room(&cpath)
-    } else {
-        Ok(())
-    })?;
-    let made = H5File::create(&cpath, &fapl).and_then(H5File::close);
-    scope.agree(made)?;
+    scope.on_root(root, || data_files::make_room(&cpath))?;
+    scope.agree(H5File::create(&cpath, &fapl).and_then(H5File::close))?;
     // the new file is this run's: removed however the process ends (every rank of the
     // scope records it: any rank's handler may remove it)
     cleanup::register(Slot::Scratch, path);
-    let made = scope.agree(if root {
-        made_file(&cpath).map(Some)
-    } else {
-        Ok(None)
-    })?;
+    let made = scope.on_root(root, || made_file(&cpath).map(Some))?;
     let made = made.as_ref();
-    scope.agree(if root {
-        append_marker(&cpath, made)
-    } else {
-        Ok(())
-    })?;
+    scope.on_root(root, || append_marker(&cpath, made))?;
     let file = scope.agree(H5File::open_rdwr(&cpath, &fapl))?;
     scope.agree(made.map_or(Ok(()), |m| data_files::check_still(&cpath, m)))?;
 
@@ -309,8 +300,8 @@ fn run_cell(scope: Scope<'_>, path: &Path, cell: &Cell) -> Result<Observation> {
 /// `H5Fflush` (see [`METHOD`] and the README).
 fn flush(scope: Scope<'_>, file: &H5File, ds: &Dataset) -> Result<()> {
     match scope {
-        Scope::Serial => ds.flush(),
-        Scope::Parallel(_) => parallel_flush(file, ds),
+        Scope::Parallel(_) if cfg!(hdf5_1_12) => file.flush(),
+        _ => ds.flush(),
     }
 }
 
@@ -327,16 +318,6 @@ const METHOD: &str = concat!(
     "rank 0 writes the block, the other ranks select nothing; compact data is\n",
     "metadata there and every rank writes the same block."
 );
-
-#[cfg(not(hdf5_1_12))]
-fn parallel_flush(_file: &H5File, ds: &Dataset) -> Result<()> {
-    ds.flush()
-}
-
-#[cfg(hdf5_1_12)]
-fn parallel_flush(file: &H5File, _ds: &Dataset) -> Result<()> {
-    file.flush()
-}
 
 /// True when this rank writes the test's block: the root always; in parallel every
 /// rank too for compact data from HDF5 1.12 on (metadata, which every rank must change
@@ -374,14 +355,10 @@ fn library_defaults() -> Result<Defaults> {
 /// ([`cleanup::unregister`]).
 fn remove_scratch(path: &Path) -> Result<()> {
     let own = posix::c_path(path).is_ok_and(|c| data_files::is_own(&c));
-    let r = match if own {
-        std::fs::remove_file(path)
-    } else {
-        Ok(())
-    } {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::DataDir(format!(
+    let r = match own.then(|| std::fs::remove_file(path)) {
+        None | Some(Ok(())) => Ok(()),
+        Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Some(Err(e)) => Err(Error::DataDir(format!(
             "cannot remove {}: {e}",
             path_text(path.as_os_str())
         ))),
@@ -422,17 +399,14 @@ fn observe(world: &Comm) -> Result<Findings> {
     let defaults = Scope::Parallel(world).agree(library_defaults())?;
 
     let scells = cells(Table::Serial);
-    let sobs: Result<Vec<Observation>> = if rank == 0 {
+    let sobs = Scope::Parallel(world).on_root(rank == 0, || {
         let r: Result<Vec<Observation>> = scells
             .iter()
             .map(|c| run_cell(Scope::Serial, &serial_path, c))
             .collect();
         let removed = remove_scratch(&serial_path);
         r.and_then(|v| removed.map(|_| v))
-    } else {
-        Ok(Vec::new())
-    };
-    let sobs = Scope::Parallel(world).agree(sobs)?;
+    })?;
 
     let parallel = parallel_observations(world, &parallel_path);
     let removed = if rank == 0 {
@@ -513,17 +487,9 @@ pub fn run_mode(world: &Comm, strict: bool) -> Result<()> {
     std::mem::forget(hdf5::Quiet::new());
     let f = observe(world)?;
     let rank = world.rank()?;
-    let (text, diffs) = if rank == 0 {
-        (f.render(), f.difference_count() as u64)
-    } else {
-        (String::new(), 0)
-    };
-    let printed = if rank == 0 {
-        write_stdout(&text)
-    } else {
-        Ok(())
-    };
-    agree(world, printed)?;
+    let diffs = Scope::Parallel(world).on_root(rank == 0, || {
+        write_stdout(&f.render()).map(|()| f.difference_count() as u64)
+    })?;
     let diffs = world.allreduce_u64(diffs, Op::Sum)?;
     if strict && diffs > 0 {
         return Err(Error::Invalid(vec![format!(

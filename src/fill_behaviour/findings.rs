@@ -33,19 +33,15 @@ impl CellResult {
     /// The table cell: the document's text when consistent, else `≠ observed (document:
     /// text)`.
     pub(super) fn cell_text(&self) -> String {
-        let kind = self.cell.kind;
-        if self.agrees() {
-            if self.verdict.alternative.is_some() {
-                format!("{} ≈", self.doc.text(kind))
-            } else {
-                self.doc.text(kind)
-            }
-        } else {
-            format!(
+        let (kind, doc) = (self.cell.kind, &self.doc);
+        match (self.agrees(), self.verdict.alternative) {
+            (true, None) => doc.text(kind),
+            (true, Some(_)) => format!("{} ≈", doc.text(kind)),
+            (false, _) => format!(
                 "≠ {} (document: {})",
                 self.verdict.text(kind),
-                self.doc.text(kind)
-            )
+                doc.text(kind)
+            ),
         }
     }
 
@@ -75,11 +71,10 @@ impl CellResult {
             }
             t
         };
-        let folded = if self.verdict != self.classified {
-            format!(" ({})", self.verdict.text(self.cell.kind))
-        } else {
-            String::new()
-        };
+        let mut folded = String::new();
+        if self.verdict != self.classified {
+            folded = format!(" ({})", self.verdict.text(self.cell.kind));
+        }
         format!(
             "{}: create: {} | first write: {} -> {}{folded}",
             self.cell.name(),
@@ -105,12 +100,11 @@ pub(super) fn results(cells: &[Cell], obs: &[Observation]) -> Vec<CellResult> {
                 && c.storage == Storage::Contiguous
                 && c.alloc == Some(AllocTime::Incr)
             {
-                let late = cells.iter().position(|x| {
-                    Cell {
-                        alloc: Some(AllocTime::Late),
-                        ..*c
-                    } == *x
-                });
+                let late = Cell {
+                    alloc: Some(AllocTime::Late),
+                    ..*c
+                };
+                let late = cells.iter().position(|x| *x == late);
                 if late.is_some_and(|l| verdicts[l] == verdict) {
                     verdict = Verdict::sure(FillOutcome::SameAsLate);
                 }
@@ -186,13 +180,14 @@ pub(super) struct Findings {
 }
 
 impl Findings {
+    /// The cells of both tables, serial first.
+    fn cells(&self) -> impl Iterator<Item = &CellResult> {
+        self.serial.iter().chain(&self.parallel)
+    }
+
     /// Cells (of both tables) that differ from the document.
     pub(super) fn differing(&self) -> Vec<&CellResult> {
-        self.serial
-            .iter()
-            .chain(&self.parallel)
-            .filter(|c| !c.agrees())
-            .collect()
+        self.cells().filter(|c| !c.agrees()).collect()
     }
 
     /// Number of differences: differing cells, plus 1 if the defaults differ, plus 1 if
@@ -232,27 +227,24 @@ impl Findings {
         let d = &self.defaults;
         let doc = Defaults::DOCUMENT;
         let mark = if *d == doc { "" } else { "≠ " };
+        let allocs = Storage::ALL.iter().zip(d.alloc);
+        let allocs: Vec<String> = allocs
+            .map(|(s, a)| format!("{} {}", s.label(), a.label()))
+            .collect();
         let _ = writeln!(
             s,
-            "{mark}Library defaults: fill value {}, fill time {}, allocation time {} {}, {} {}, {} {}{}",
+            "{mark}Library defaults: fill value {}, fill time {}, allocation time {}{}",
             d.kind.label(),
             d.time.label(),
-            Storage::Contiguous.label(),
-            d.alloc[0].label(),
-            Storage::Chunked.label(),
-            d.alloc[1].label(),
-            Storage::Compact.label(),
-            d.alloc[2].label(),
+            allocs.join(", "),
             if *d == doc {
                 " (as the document's * marks)".to_string()
             } else {
+                let allocs = doc.alloc.map(AllocTime::label).join(" ");
                 format!(
-                    " (document: {}, {}, {} {} {})",
+                    " (document: {}, {}, {allocs})",
                     doc.kind.label(),
-                    doc.time.label(),
-                    doc.alloc[0].label(),
-                    doc.alloc[1].label(),
-                    doc.alloc[2].label()
+                    doc.time.label()
                 )
             }
         );
@@ -269,20 +261,14 @@ impl Findings {
             let alloc = c.alloc.unwrap_or(AllocTime::Late);
             let first_time = alloc == AllocTime::Early;
             let first_kind = first_time && c.time == Some(FillTime::Never);
+            let time = time_label(c.time.unwrap_or(FillTime::IfSet));
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} |",
                 if first_kind { kind_label(c.kind) } else { "" },
-                if first_time {
-                    time_label(c.time.unwrap_or(FillTime::IfSet))
-                } else {
-                    ""
-                },
+                if first_time { time } else { "" },
                 alloc.label(),
-                row.iter()
-                    .map(CellResult::cell_text)
-                    .collect::<Vec<_>>()
-                    .join(" | ")
+                row_text(row)
             );
         }
         s.push_str("* - Default setting.\n\n");
@@ -299,19 +285,13 @@ impl Findings {
         for row in self.parallel.chunks(3) {
             let c = row[0].cell;
             let time = c.time.unwrap_or(FillTime::IfSet);
+            let first = time == FillTime::Never;
             let _ = writeln!(
                 s,
                 "| {} | {} | {} |",
-                if time == FillTime::Never {
-                    kind_label(c.kind)
-                } else {
-                    ""
-                },
+                if first { kind_label(c.kind) } else { "" },
                 time_label(time),
-                row.iter()
-                    .map(CellResult::cell_text)
-                    .collect::<Vec<_>>()
-                    .join(" | ")
+                row_text(row)
             );
         }
         s.push_str("* - Default setting.\n\n");
@@ -360,9 +340,7 @@ impl Findings {
             );
         }
         let ambiguous = self
-            .serial
-            .iter()
-            .chain(&self.parallel)
+            .cells()
             .filter(|c| c.agrees() && c.verdict.alternative.is_some())
             .count();
         let _ = writeln!(
@@ -371,7 +349,7 @@ impl Findings {
         );
 
         let mut reasons: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-        for c in self.serial.iter().chain(&self.parallel) {
+        for c in self.cells() {
             if let Some(e) = &c.obs.error {
                 let n = reasons.entry(e.as_str()).or_default();
                 match c.cell.table {
@@ -387,11 +365,17 @@ impl Findings {
         s.push('\n');
 
         s.push_str("Evidence per cell (bytes):\n");
-        for c in self.serial.iter().chain(&self.parallel) {
+        for c in self.cells() {
             let _ = writeln!(s, "  {}", c.evidence());
         }
         s
     }
+}
+
+/// A table row's cells, joined by ` | `.
+fn row_text(row: &[CellResult]) -> String {
+    let cells: Vec<String> = row.iter().map(CellResult::cell_text).collect();
+    cells.join(" | ")
 }
 
 fn kind_label(k: FillKind) -> &'static str {
@@ -641,7 +625,11 @@ mod tests {
         f.alloc_check.rows[1].1 = 0;
         assert_eq!(f.difference_count(), 2);
         let text = f.render();
-        assert!(text.contains("≠ Library defaults:"));
+        assert!(text.contains(
+            "≠ Library defaults: fill value Library Default, fill time If Set, allocation time \
+             Contiguous Early, Chunked Incremental, Compact Early (document: Library Default, \
+             If Set, Late Incremental Early)\n"
+        ));
         assert!(text.contains("≠ Allocation time in parallel"));
     }
 }

@@ -115,12 +115,8 @@ impl Record {
             for it in &r.per_rank {
                 for rank in 0..ranks {
                     for ph in Phase::ALL {
-                        let skip = ph.is_read() && !has_read;
-                        samples.push(if skip {
-                            0.0
-                        } else {
-                            it[rank * COUNT + ph.timer() as usize]
-                        });
+                        let t = it[rank * COUNT + ph.timer() as usize];
+                        samples.push(if ph.is_read() && !has_read { 0.0 } else { t });
                     }
                 }
             }
@@ -183,10 +179,7 @@ impl Record {
 
     /// The "File Open" and "File Close" times of direction `d`.
     pub fn open_close_of(&self, d: Direction) -> [&TimeStats; 2] {
-        let i = match d {
-            Direction::Write => 0,
-            Direction::Read => 2,
-        };
+        let i = if d == Direction::Write { 0 } else { 2 };
         [&self.open_close[i], &self.open_close[i + 1]]
     }
 }

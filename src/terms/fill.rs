@@ -57,14 +57,8 @@ impl FillSettings {
             Some(FillValue::Byte(b)) => b.to_string(),
             Some(FillValue::Undefined) => "undefined".to_string(),
         };
-        let time = match self.time {
-            None => "ifset (library default)".to_string(),
-            Some(t) => t.name().to_string(),
-        };
-        let alloc = match self.alloc {
-            None => "library default".to_string(),
-            Some(a) => a.name().to_string(),
-        };
+        let time = self.time.map_or("ifset (library default)", FillTime::name);
+        let alloc = self.alloc.map_or("library default", AllocTime::name);
         vec![
             format!("Fill value={value}"),
             format!("Fill time={time}"),
