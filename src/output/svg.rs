@@ -147,18 +147,8 @@ pub fn nice_step(max: f64) -> f64 {
     let raw = max / 5.0;
     let p = 10f64.powf(raw.log10().floor());
     let m = raw / p;
-    let k = if m <= 1.0 {
-        1.0
-    } else if m <= 2.0 {
-        2.0
-    } else if m <= 2.5 {
-        2.5
-    } else if m <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    k * p
+    let k = [1.0, 2.0, 2.5, 5.0].into_iter().find(|&k| m <= k);
+    k.unwrap_or(10.0) * p
 }
 
 /// Bounds above this many times the largest value are not drawn to scale.
@@ -174,14 +164,11 @@ fn tick_text(v: f64, step: f64) -> String {
     } else {
         (v, step, "")
     };
-    let mut decimals = 0usize;
-    while decimals < 12 {
-        let s = step * 10f64.powi(decimals as i32);
-        if (s - s.round()).abs() < 1e-9 * s.max(1.0) {
-            break;
-        }
-        decimals += 1;
-    }
+    let exact = |d: &usize| {
+        let s = step * 10f64.powi(*d as i32);
+        (s - s.round()).abs() < 1e-9 * s.max(1.0)
+    };
+    let decimals = (0..12).find(exact).unwrap_or(12);
     format!("{v:.decimals$}{suffix}")
 }
 
