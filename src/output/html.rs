@@ -61,12 +61,10 @@ fn ticks<T: Copy>(
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let t = if i % every == 0 {
-                text(*v)
-            } else {
-                String::new()
-            };
-            (pos(*v), t)
+            (
+                pos(*v),
+                (i % every == 0).then(|| text(*v)).unwrap_or_default(),
+            )
         })
         .collect()
 }
@@ -323,11 +321,8 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
         bounds: Vec::new(),
         bars: false,
     };
-    let text = if caption.is_empty() {
-        String::new()
-    } else {
-        format!("Slowest rank — {}.", caption.join("; "))
-    };
+    let text = (!caption.is_empty()).then(|| format!("Slowest rank — {}.", caption.join("; ")));
+    let text = text.unwrap_or_default();
     Some((chart, text))
 }
 
@@ -537,11 +532,8 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
     for api in run.apis() {
         let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
         for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
-            figure_of(
-                &mut out,
-                &size_chart(run, api, *phase, criteria, flagged),
-                "",
-            );
+            let chart = size_chart(run, api, *phase, criteria, flagged);
+            figure_of(&mut out, &chart, "");
         }
         out.push_str("</div>\n");
     }
@@ -553,11 +545,8 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
             "<section id=\"procs\"><h2>Throughput against processes</h2>\n<div class=\"grid\">",
         );
         for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
-            figure_of(
-                &mut out,
-                &procs_chart(run, *phase, xmax, criteria, flagged),
-                "",
-            );
+            let chart = procs_chart(run, *phase, xmax, criteria, flagged);
+            figure_of(&mut out, &chart, "");
         }
         out.push_str("</div></section>\n");
     }

@@ -198,11 +198,9 @@ fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey> {
 }
 
 fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
+    let host = get("slowest_host").unwrap_or_default();
     let slowest = match get("slowest_rank") {
-        Some(_) => Some((
-            num(get, "slowest_rank", at)?,
-            get("slowest_host").unwrap_or_default(),
-        )),
+        Some(_) => Some((num(get, "slowest_rank", at)?, host)),
         None => None,
     };
     Ok(Cell {
