@@ -525,9 +525,7 @@ fn field_names<'a>(param_names: &[&'a str]) -> Vec<&'a str> {
 /// One CSV field (RFC 4180): quoted when needed, inner double quotes doubled.
 fn csv_field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&s.replace('"', "\"\""));
-        out.push('"');
+        let _ = write!(out, "\"{}\"", s.replace('"', "\"\""));
     } else {
         out.push_str(s);
     }
