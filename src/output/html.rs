@@ -60,11 +60,9 @@ fn ticks<T: Copy>(
     values
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            (
-                pos(*v),
-                (i % every == 0).then(|| text(*v)).unwrap_or_default(),
-            )
+        .map(|(i, v)| match i % every {
+            0 => (pos(*v), text(*v)),
+            _ => (pos(*v), String::new()),
         })
         .collect()
 }
@@ -321,8 +319,10 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
         bounds: Vec::new(),
         bars: false,
     };
-    let text = (!caption.is_empty()).then(|| format!("Slowest rank — {}.", caption.join("; ")));
-    let text = text.unwrap_or_default();
+    let text = match caption.is_empty() {
+        true => String::new(),
+        false => format!("Slowest rank — {}.", caption.join("; ")),
+    };
     Some((chart, text))
 }
 
