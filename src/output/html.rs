@@ -410,7 +410,10 @@ fn run_section(out: &mut String, run: &ResultSet) {
         "false" => "no: the run did not finish every step, or -D v found wrong bytes",
         other => other,
     };
-    let hints = f("mpi_info").replace(';', ", ");
+    let hints = match f("mpi_info") {
+        "" => "none".to_string(),
+        h => h.replace(';', ", "),
+    };
     let rows = [
         ("Command line", f("command_line").to_string()),
         ("Started", f("start_time").to_string()),
@@ -438,14 +441,7 @@ fn run_section(out: &mut String, run: &ResultSet) {
             "Data directory",
             format!("{} ({})", f("data_dir"), f("fs_type")),
         ),
-        (
-            "MPI-IO hints",
-            if hints.is_empty() {
-                "none".to_string()
-            } else {
-                hints
-            },
-        ),
+        ("MPI-IO hints", hints),
     ];
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
     for (k, v) in rows {

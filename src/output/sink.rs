@@ -306,12 +306,11 @@ impl Drop for Sink {
 
 /// The destination of the output `name`; a regular file's temporary file is not made yet.
 fn destination(name: &OsStr, cannot: &dyn Fn(String) -> Error) -> Result<To> {
-    Ok(
-        match open_output(Path::new(name)).map_err(|r| cannot(r.to_string()))? {
-            Target::Through(f) => To::Through(Fd::from_file(f)),
-            Target::Replace { path } => To::replace(temp_beside(&path), path, None, true),
-        },
-    )
+    let to = open_output(Path::new(name)).map_err(|r| cannot(r.to_string()))?;
+    Ok(match to {
+        Target::Through(f) => To::Through(Fd::from_file(f)),
+        Target::Replace { path } => To::replace(temp_beside(&path), path, None, true),
+    })
 }
 
 /// A new file at `path`, refusing an existing name (a planted symbolic link included).

@@ -255,13 +255,7 @@ impl Verdict {
     pub fn text(&self) -> String {
         let head = ["Result", "Check", "Measured", "Bound", "Where"];
         let cols = |r: &Row| {
-            [
-                r.status.word().to_string(),
-                r.check.clone(),
-                r.measured.clone(),
-                r.bound.clone(),
-                r.place.clone(),
-            ]
+            [r.status.word(), &r.check, &r.measured, &r.bound, &r.place].map(str::to_string)
         };
         let mut width = head.map(|h| h.chars().count());
         for r in &self.rows {
