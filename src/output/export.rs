@@ -344,12 +344,9 @@ pub(crate) fn rows<'r>(
     let has_write = !p.storage.read_only;
     records.iter().flat_map(move |r| {
         (0..Phase::ALL.len())
-            .filter(move |&i| {
-                if Phase::ALL[i].is_read() {
-                    r.has_read
-                } else {
-                    has_write
-                }
+            .filter(move |&i| match Phase::ALL[i].is_read() {
+                true => r.has_read,
+                false => has_write,
             })
             .map(move |i| (r, i))
     })

@@ -176,23 +176,21 @@ impl Sink {
         if self.failed.borrow().is_some() {
             return;
         }
-        let fd = match &self.to {
-            To::Stdout => {
-                if let Err(e) = write_stdout(s) {
-                    *self.failed.borrow_mut() = Some(e);
-                }
-                return;
+        let wrote = match &self.to {
+            To::Stdout => write_stdout(s),
+            To::Null | To::Replace { open: None, .. } => Ok(()),
+            To::Through(fd) | To::Replace { open: Some(fd), .. } => {
+                fd.write_all(s.as_bytes()).map_err(|e| {
+                    let why = e.reason();
+                    Error::Output(format!(
+                        "{}: cannot write '{}': {why}",
+                        self.what, self.shown
+                    ))
+                })
             }
-            To::Null | To::Replace { open: None, .. } => return,
-            To::Through(fd) | To::Replace { open: Some(fd), .. } => fd,
         };
-        if let Err(e) = fd.write_all(s.as_bytes()) {
-            *self.failed.borrow_mut() = Some(Error::Output(format!(
-                "{}: cannot write '{}': {}",
-                self.what,
-                self.shown,
-                e.reason()
-            )));
+        if let Err(e) = wrote {
+            *self.failed.borrow_mut() = Some(e);
         }
     }
 
