@@ -101,13 +101,11 @@ pub fn compare(
             names.push(k);
         }
     }
-    let mut differences = Vec::new();
-    for k in names {
-        let (here, there) = (value(run, k), value(base, k));
-        if here != there {
-            differences.push((k.to_string(), here, there));
-        }
-    }
+    let differences = names
+        .into_iter()
+        .map(|k| (k.to_string(), value(run, k), value(base, k)))
+        .filter(|(_, here, there)| here != there)
+        .collect();
     Comparison {
         name: name.to_string(),
         tolerance: tolerance_text.to_string(),

@@ -344,12 +344,9 @@ pub(crate) fn rows<'r>(
     let has_write = !p.storage.read_only;
     records.iter().flat_map(move |r| {
         (0..Phase::ALL.len())
-            .filter(move |&i| {
-                if Phase::ALL[i].is_read() {
-                    r.has_read
-                } else {
-                    has_write
-                }
+            .filter(move |&i| match Phase::ALL[i].is_read() {
+                true => r.has_read,
+                false => has_write,
             })
             .map(move |i| (r, i))
     })
@@ -525,9 +522,7 @@ fn field_names<'a>(param_names: &[&'a str]) -> Vec<&'a str> {
 /// One CSV field (RFC 4180): quoted when needed, inner double quotes doubled.
 fn csv_field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&s.replace('"', "\"\""));
-        out.push('"');
+        let _ = write!(out, "\"{}\"", s.replace('"', "\"\""));
     } else {
         out.push_str(s);
     }

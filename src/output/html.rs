@@ -60,13 +60,9 @@ fn ticks<T: Copy>(
     values
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            let t = if i % every == 0 {
-                text(*v)
-            } else {
-                String::new()
-            };
-            (pos(*v), t)
+        .map(|(i, v)| match i % every {
+            0 => (pos(*v), text(*v)),
+            _ => (pos(*v), String::new()),
         })
         .collect()
 }
@@ -323,10 +319,9 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
         bounds: Vec::new(),
         bars: false,
     };
-    let text = if caption.is_empty() {
-        String::new()
-    } else {
-        format!("Slowest rank — {}.", caption.join("; "))
+    let text = match caption.is_empty() {
+        true => String::new(),
+        false => format!("Slowest rank — {}.", caption.join("; ")),
     };
     Some((chart, text))
 }
@@ -415,7 +410,10 @@ fn run_section(out: &mut String, run: &ResultSet) {
         "false" => "no: the run did not finish every step, or -D v found wrong bytes",
         other => other,
     };
-    let hints = f("mpi_info").replace(';', ", ");
+    let hints = match f("mpi_info") {
+        "" => "none".to_string(),
+        h => h.replace(';', ", "),
+    };
     let rows = [
         ("Command line", f("command_line").to_string()),
         ("Started", f("start_time").to_string()),
@@ -443,14 +441,7 @@ fn run_section(out: &mut String, run: &ResultSet) {
             "Data directory",
             format!("{} ({})", f("data_dir"), f("fs_type")),
         ),
-        (
-            "MPI-IO hints",
-            if hints.is_empty() {
-                "none".to_string()
-            } else {
-                hints
-            },
-        ),
+        ("MPI-IO hints", hints),
     ];
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
     for (k, v) in rows {
@@ -537,11 +528,8 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
     for api in run.apis() {
         let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
         for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
-            figure_of(
-                &mut out,
-                &size_chart(run, api, *phase, criteria, flagged),
-                "",
-            );
+            let chart = size_chart(run, api, *phase, criteria, flagged);
+            figure_of(&mut out, &chart, "");
         }
         out.push_str("</div>\n");
     }
@@ -553,11 +541,8 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
             "<section id=\"procs\"><h2>Throughput against processes</h2>\n<div class=\"grid\">",
         );
         for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
-            figure_of(
-                &mut out,
-                &procs_chart(run, *phase, xmax, criteria, flagged),
-                "",
-            );
+            let chart = procs_chart(run, *phase, xmax, criteria, flagged);
+            figure_of(&mut out, &chart, "");
         }
         out.push_str("</div></section>\n");
     }

@@ -12,7 +12,7 @@ const MAX_LINKS: usize = 40;
 
 /// `path` with every symbolic link at its last component followed (at most `MAX_LINKS`).
 pub fn resolve_links(path: &Path) -> PathBuf {
-    follow_links(path, None).unwrap_or_else(|_| path.to_path_buf())
+    walk_links(path, |_, _| None::<()>).unwrap_or_else(|()| path.to_path_buf())
 }
 
 /// The directory of `path`: its parent, `.` for a bare name.
@@ -23,8 +23,12 @@ pub fn dir_of(path: &Path) -> &Path {
     }
 }
 
-/// [`resolve_links`], refusing a foreign link as the kernel's `fs.protected_symlinks` would.
-fn follow_links(path: &Path, euid: Option<u32>) -> std::result::Result<PathBuf, Refusal> {
+/// Follow the symbolic links at `path`'s last component (at most `MAX_LINKS`), asking `stop` of
+/// each link (name, `lstat`) whether the walk ends there with a value; else the name reached.
+fn walk_links<T>(
+    path: &Path,
+    mut stop: impl FnMut(&Path, &std::fs::Metadata) -> Option<T>,
+) -> std::result::Result<PathBuf, T> {
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         let Ok(link) = std::fs::symlink_metadata(&p) else {
@@ -33,27 +37,14 @@ fn follow_links(path: &Path, euid: Option<u32>) -> std::result::Result<PathBuf, 
         if !link.file_type().is_symlink() {
             break;
         }
-        let dir = dir_of(&p);
-        if let (Some(euid), Ok(d)) = (euid, std::fs::metadata(dir)) {
-            let sticky = d.mode() & 0o1000 != 0;
-            let shared = sticky || d.mode() & 0o002 != 0;
-            if link.uid() != euid && shared && d.uid() != link.uid() {
-                return Err(Refusal::ForeignLink {
-                    owner: link.uid(),
-                    dir: path_text(dir.as_os_str()),
-                    sticky,
-                    euid,
-                });
-            }
+        if let Some(v) = stop(&p, &link) {
+            return Err(v);
         }
         let Ok(target) = std::fs::read_link(&p) else {
             break;
         };
-        p = if target.is_absolute() {
-            target
-        } else {
-            p.parent().unwrap_or(Path::new("")).join(target)
-        };
+        // `join` of an absolute target is the target
+        p = p.parent().unwrap_or(Path::new("")).join(target);
     }
     Ok(p)
 }
@@ -118,7 +109,20 @@ impl std::fmt::Display for Refusal {
 /// The [`Refusal`], for the caller to name its option and file.
 pub fn open_output(name: &Path) -> std::result::Result<Target, Refusal> {
     let io = |e: std::io::Error| Refusal::Io(io_text(&e));
-    let path = follow_links(name, Some(crate::ffi::posix::effective_uid()))?;
+    let euid = crate::ffi::posix::effective_uid();
+    // a foreign link is refused as the kernel's `fs.protected_symlinks` would
+    let path = walk_links(name, |link, meta| {
+        let dir = dir_of(link);
+        let d = std::fs::metadata(dir).ok()?;
+        let sticky = d.mode() & 0o1000 != 0;
+        let shared = sticky || d.mode() & 0o002 != 0;
+        (meta.uid() != euid && shared && d.uid() != meta.uid()).then(|| Refusal::ForeignLink {
+            owner: meta.uid(),
+            dir: path_text(dir.as_os_str()),
+            sticky,
+            euid,
+        })
+    })?;
     if let Some(fd) = own_descriptor(name) {
         // `/dev/stdout`, `/dev/fd/N`: this process's descriptor at its offset, as shell `>&N`
         let file = crate::ffi::posix::dup_descriptor(fd).map_err(io)?;
@@ -164,32 +168,21 @@ pub fn is_special(name: &Path) -> bool {
 /// The descriptor of this process that `name` names via `/proc/PID/fd` (`proc_pid_fd(5)`).
 fn own_descriptor(name: &Path) -> Option<i32> {
     let pid = std::process::id().to_string();
-    let mut p = name.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        if !std::fs::symlink_metadata(&p).ok()?.file_type().is_symlink() {
-            return None;
-        }
-        let dir = std::fs::canonicalize(dir_of(&p)).ok()?;
-        let parts: Vec<_> = dir.components().map(|c| c.as_os_str().to_owned()).collect();
-        let ours = match parts
-            .iter()
-            .map(|c| c.to_str())
-            .collect::<Option<Vec<_>>>()?[..]
-        {
-            ["/", "proc", id, "fd"] | ["/", "proc", id, "task", _, "fd"] => id == pid,
-            _ => false,
+    // a link stops the walk: `Some(fd)` if it is one of ours, `None` if it cannot be examined
+    let ours = |p: &Path, _: &std::fs::Metadata| {
+        let Ok(dir) = std::fs::canonicalize(dir_of(p)) else {
+            return Some(None);
         };
-        if ours {
-            return p.file_name()?.to_str()?.parse().ok();
+        let parts: Option<Vec<_>> = dir.components().map(|c| c.as_os_str().to_str()).collect();
+        match parts.as_deref() {
+            None => Some(None),
+            Some(["/", "proc", id, "fd"] | ["/", "proc", id, "task", _, "fd"]) if *id == pid => {
+                Some(p.file_name().and_then(|n| n.to_str()?.parse().ok()))
+            }
+            Some(_) => None,
         }
-        let target = std::fs::read_link(&p).ok()?;
-        p = if target.is_absolute() {
-            target
-        } else {
-            dir.join(target)
-        };
-    }
-    None
+    };
+    walk_links(name, ours).err().flatten()
 }
 
 /// What file a name is, or will be once created: the same key for two names means one file.

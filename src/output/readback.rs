@@ -11,8 +11,8 @@ use super::json_text::{self, Json};
 use super::results::{Cell, CellKey, RankSample, ResultSet, RUN_FIELDS};
 
 /// A results file that cannot be read back: the complete message.
-fn bad(msg: String) -> Error {
-    Error::Results(msg)
+fn bad(msg: impl Into<String>) -> Error {
+    Error::Results(msg.into())
 }
 
 /// The results of a run that just ended, as a later `--from` reads them back.
@@ -108,8 +108,7 @@ pub fn parse_document(text: &str) -> Result<Document> {
     }
     Err(bad(
         "not an h5perf results file (no line '{' of --json, no header of --csv or \
-         --rank-csv)"
-            .to_string(),
+         --rank-csv)",
     ))
 }
 
@@ -199,11 +198,9 @@ fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey> {
 }
 
 fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
+    let host = get("slowest_host").unwrap_or_default();
     let slowest = match get("slowest_rank") {
-        Some(_) => Some((
-            num(get, "slowest_rank", at)?,
-            get("slowest_host").unwrap_or_default(),
-        )),
+        Some(_) => Some((num(get, "slowest_rank", at)?, host)),
         None => None,
     };
     Ok(Cell {
@@ -233,7 +230,7 @@ fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<()> {
 fn csv_table(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
     let mut rows = parse_csv(text)?;
     if rows.is_empty() {
-        return Err(bad("empty CSV".to_string()));
+        return Err(bad("empty CSV"));
     }
     let header = rows.remove(0);
     Ok((header, rows))
@@ -329,7 +326,7 @@ pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>> {
 pub fn results_from_json(text: &str) -> Result<ResultSet> {
     let j = json_text::parse(text)?;
     let Some(Json::Arr(records)) = j.get("records") else {
-        return Err(bad("the JSON has no \"records\" array".to_string()));
+        return Err(bad("the JSON has no \"records\" array"));
     };
     let mut set = ResultSet::default();
     for f in RUN_FIELDS {

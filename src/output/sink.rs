@@ -45,6 +45,20 @@ enum To {
     },
 }
 
+impl To {
+    /// A [`To::Replace`] not yet renamed.
+    fn replace(tmp: PathBuf, dest: PathBuf, open: Option<Fd>, owner: bool) -> To {
+        let done = Cell::new(false);
+        To::Replace {
+            dest,
+            tmp,
+            open,
+            owner,
+            done,
+        }
+    }
+}
+
 impl Sink {
     fn new(to: To, what: String, shown: String) -> Sink {
         Sink {
@@ -110,13 +124,7 @@ impl Sink {
                     let fd = Fd::open_path(&tmp, OpenMode::CreateReportNew)
                         .map_err(|e| cannot(e.reason()))?;
                     crate::datadir::cleanup::set_pending_report(&tmp);
-                    Ok(Some(sink(To::Replace {
-                        dest,
-                        tmp,
-                        open: Some(fd),
-                        owner: true,
-                        done: Cell::new(false),
-                    })))
+                    Ok(Some(sink(To::replace(tmp, dest, Some(fd), true))))
                 }
                 to => Ok(Some(sink(to))),
             })
@@ -142,13 +150,7 @@ impl Sink {
                 .map_err(|e| cannot(e.reason()))
                 .map(|fd| {
                     crate::datadir::cleanup::set_pending_report(&tmp);
-                    sink(To::Replace {
-                        dest: PathBuf::new(),
-                        tmp,
-                        open: Some(fd),
-                        owner: false,
-                        done: Cell::new(false),
-                    })
+                    sink(To::replace(tmp, PathBuf::new(), Some(fd), false))
                 }),
         };
         agree_value(comm, mine)
@@ -174,23 +176,21 @@ impl Sink {
         if self.failed.borrow().is_some() {
             return;
         }
-        let fd = match &self.to {
-            To::Stdout => {
-                if let Err(e) = write_stdout(s) {
-                    *self.failed.borrow_mut() = Some(e);
-                }
-                return;
+        let wrote = match &self.to {
+            To::Stdout => write_stdout(s),
+            To::Null | To::Replace { open: None, .. } => Ok(()),
+            To::Through(fd) | To::Replace { open: Some(fd), .. } => {
+                fd.write_all(s.as_bytes()).map_err(|e| {
+                    let why = e.reason();
+                    Error::Output(format!(
+                        "{}: cannot write '{}': {why}",
+                        self.what, self.shown
+                    ))
+                })
             }
-            To::Null | To::Replace { open: None, .. } => return,
-            To::Through(fd) | To::Replace { open: Some(fd), .. } => fd,
         };
-        if let Err(e) = fd.write_all(s.as_bytes()) {
-            *self.failed.borrow_mut() = Some(Error::Output(format!(
-                "{}: cannot write '{}': {}",
-                self.what,
-                self.shown,
-                e.reason()
-            )));
+        if let Err(e) = wrote {
+            *self.failed.borrow_mut() = Some(e);
         }
     }
 
@@ -206,17 +206,12 @@ impl Sink {
             ))
         };
         match &self.to {
-            To::Stdout => {
-                let mut o = std::io::stdout().lock();
-                o.write_all(text.as_bytes())
-                    .and_then(|()| o.flush())
-                    .map_err(|e| {
-                        Error::Output(format!(
-                            "cannot write the results to standard output: {}",
-                            io_text(&e)
-                        ))
-                    })
-            }
+            To::Stdout => stdout_all(text).map_err(|e| {
+                Error::Output(format!(
+                    "cannot write the results to standard output: {}",
+                    io_text(&e)
+                ))
+            }),
             To::Null => Ok(()),
             To::Through(fd) => fd
                 .write_all(text.as_bytes())
@@ -243,10 +238,7 @@ impl Sink {
     /// # Errors
     /// That failure, naming the report file and `-o` (or standard output).
     pub fn status(&self) -> Result<()> {
-        match &*self.failed.borrow() {
-            Some(e) => Err(e.clone()),
-            None => Ok(()),
-        }
+        self.failed.borrow().clone().map_or(Ok(()), Err)
     }
 
     /// Rename the report's temporary file over its name, once, on the rank that created it.
@@ -312,18 +304,11 @@ impl Drop for Sink {
 
 /// The destination of the output `name`; a regular file's temporary file is not made yet.
 fn destination(name: &OsStr, cannot: &dyn Fn(String) -> Error) -> Result<To> {
-    Ok(
-        match open_output(Path::new(name)).map_err(|r| cannot(r.to_string()))? {
-            Target::Through(f) => To::Through(Fd::from_file(f)),
-            Target::Replace { path } => To::Replace {
-                tmp: temp_beside(&path),
-                dest: path,
-                open: None,
-                owner: true,
-                done: Cell::new(false),
-            },
-        },
-    )
+    let to = open_output(Path::new(name)).map_err(|r| cannot(r.to_string()))?;
+    Ok(match to {
+        Target::Through(f) => To::Through(Fd::from_file(f)),
+        Target::Replace { path } => To::replace(temp_beside(&path), path, None, true),
+    })
 }
 
 /// A new file at `path`, refusing an existing name (a planted symbolic link included).
@@ -339,10 +324,14 @@ fn new_file(path: &Path) -> std::io::Result<std::fs::File> {
 /// # Errors
 /// Standard output cannot be written (closed, or a full file system behind it).
 pub fn write_stdout(s: &str) -> Result<()> {
-    let mut o = std::io::stdout().lock();
-    o.write_all(s.as_bytes())
-        .and_then(|_| o.flush())
+    stdout_all(s)
         .map_err(|e| Error::Output(format!("cannot write the report to standard output: {e}")))
+}
+
+/// Write `s` to standard output and flush it.
+fn stdout_all(s: &str) -> std::io::Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(s.as_bytes()).and_then(|()| o.flush())
 }
 
 #[cfg(test)]

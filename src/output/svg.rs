@@ -120,11 +120,10 @@ pub fn esc(s: &str) -> String {
 
 /// `<text class="CLASS" x="X" y="Y">BODY</text>`, `body` escaped.
 fn text_at(o: &mut String, class: &str, x: f64, y: f64, body: &str) {
+    let (x, y) = (c(x), c(y));
     let _ = write!(
         o,
-        "<text class=\"{class}\" x=\"{}\" y=\"{}\">{}</text>",
-        c(x),
-        c(y),
+        "<text class=\"{class}\" x=\"{x}\" y=\"{y}\">{}</text>",
         esc(body)
     );
 }
@@ -147,18 +146,8 @@ pub fn nice_step(max: f64) -> f64 {
     let raw = max / 5.0;
     let p = 10f64.powf(raw.log10().floor());
     let m = raw / p;
-    let k = if m <= 1.0 {
-        1.0
-    } else if m <= 2.0 {
-        2.0
-    } else if m <= 2.5 {
-        2.5
-    } else if m <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    k * p
+    let k = [1.0, 2.0, 2.5, 5.0].into_iter().find(|&k| m <= k);
+    k.unwrap_or(10.0) * p
 }
 
 /// Bounds above this many times the largest value are not drawn to scale.
@@ -174,14 +163,11 @@ fn tick_text(v: f64, step: f64) -> String {
     } else {
         (v, step, "")
     };
-    let mut decimals = 0usize;
-    while decimals < 12 {
-        let s = step * 10f64.powi(decimals as i32);
-        if (s - s.round()).abs() < 1e-9 * s.max(1.0) {
-            break;
-        }
-        decimals += 1;
-    }
+    let exact = |d: &usize| {
+        let s = step * 10f64.powi(*d as i32);
+        (s - s.round()).abs() < 1e-9 * s.max(1.0)
+    };
+    let decimals = (0..12).find(exact).unwrap_or(12);
     format!("{v:.decimals$}{suffix}")
 }
 
@@ -217,15 +203,14 @@ fn marker(series: usize, x: f64, y: f64, r: f64, class: Option<&str>, inner: &st
             format!(">{inner}</{tag}>")
         }
     };
+    let (cx, cy) = (c(x), c(y));
     let d = match series % 4 {
         0 => {
             return format!(
-                "<circle{class} cx=\"{}\" cy=\"{}\" r=\"{}\"{}",
-                c(x),
-                c(y),
+                "<circle{class} cx=\"{cx}\" cy=\"{cy}\" r=\"{}\"{}",
                 c(r),
                 end("circle")
-            );
+            )
         }
         1 => {
             let h = r * 0.9;
@@ -234,28 +219,13 @@ fn marker(series: usize, x: f64, y: f64, r: f64, class: Option<&str>, inner: &st
         }
         2 => {
             let h = r * 1.3;
-            format!(
-                "M{} {}L{} {}H{}z",
-                c(x),
-                c(y - h),
-                c(x + h * 0.87),
-                c(y + h * 0.5),
-                c(x - h * 0.87)
-            )
+            let (top, low) = (c(y - h), c(y + h * 0.5));
+            format!("M{cx} {top}L{} {low}H{}z", c(x + h * 0.87), c(x - h * 0.87))
         }
         _ => {
             let h = r * 1.25;
-            format!(
-                "M{} {}L{} {}L{} {}L{} {}z",
-                c(x),
-                c(y - h),
-                c(x + h),
-                c(y),
-                c(x),
-                c(y + h),
-                c(x - h),
-                c(y)
-            )
+            let (left, right, top, low) = (c(x - h), c(x + h), c(y - h), c(y + h));
+            format!("M{cx} {top}L{right} {cy}L{cx} {low}L{left} {cy}z")
         }
     };
     format!("<path{class} d=\"{d}\"{}", end("path"))
@@ -268,7 +238,6 @@ pub fn height(chart: &Chart) -> f64 {
 
 /// The chart as one `<svg>` element.
 pub fn render(chart: &Chart) -> String {
-    let h = height(chart);
     let (x0, x1, y0, y1) = (LEFT, WIDTH - RIGHT, TOP + PLOT_H, TOP);
     // x: the ticks' range, padded; y: 0 to a nice value above every bar and bound
     let (mut lo, mut hi) = chart
@@ -305,42 +274,33 @@ pub fn render(chart: &Chart) -> String {
     let py = |y: f64| y0 - y.max(0.0) / ymax * (y0 - y1);
 
     let mut o = String::with_capacity(4096);
+    let (w, h) = (c(WIDTH), c(height(chart)));
     let _ = write!(
         o,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" class=\"chart {}\" id=\"{}\" \
-         viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\"><title>{}</title>",
+         viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\"><title>{}</title>",
         chart.kind,
         esc(&chart.id),
-        c(WIDTH),
-        c(h),
-        c(WIDTH),
-        c(h),
         esc(&chart.title)
     );
     text_at(&mut o, "t m", WIDTH / 2.0, 15.0, &chart.title);
     // grid and y ticks
+    let (cx0, cx1, cy0, cy1) = (c(x0), c(x1), c(y0), c(y1));
     let mut grid = String::new();
     let mut labels = String::new();
     let mut v = 0.0;
     while v <= ymax + step * 1e-9 {
         let y = py(v);
-        let _ = write!(grid, "M{} {}H{}", c(x0), c(y), c(x1));
+        let _ = write!(grid, "M{cx0} {}H{cx1}", c(y));
         text_at(&mut labels, "e", x0 - 4.0, y + 3.5, &tick_text(v, step));
         v += step;
     }
     for (x, label) in &chart.x_ticks {
         text_at(&mut labels, "m", px(*x), y0 + 13.0, label);
-        let _ = write!(grid, "M{} {}v4", c(px(*x)), c(y0));
+        let _ = write!(grid, "M{} {cy0}v4", c(px(*x)));
     }
     let _ = write!(o, "<path class=\"gr\" d=\"{grid}\"/>{labels}");
-    let _ = write!(
-        o,
-        "<path class=\"ax\" d=\"M{} {}V{}H{}\"/>",
-        c(x0),
-        c(y1),
-        c(y0),
-        c(x1)
-    );
+    let _ = write!(o, "<path class=\"ax\" d=\"M{cx0} {cy1}V{cy0}H{cx1}\"/>");
     text_at(&mut o, "m", (x0 + x1) / 2.0, y0 + 28.0, &chart.x_label);
     let _ = write!(
         o,
@@ -364,13 +324,7 @@ pub fn render(chart: &Chart) -> String {
             (y1 + 8.0, format!("{} (above the chart)", b.label))
         };
         let Some(at) = &b.at else {
-            let _ = write!(
-                o,
-                "<path class=\"bd\" d=\"M{} {}H{}\"/>",
-                c(x0),
-                c(y),
-                c(x1)
-            );
+            let _ = write!(o, "<path class=\"bd\" d=\"M{cx0} {}H{cx1}\"/>", c(y));
             text_at(&mut o, "bdt e", x1 - 2.0, y - 3.0, &label);
             continue;
         };
@@ -409,17 +363,8 @@ pub fn render(chart: &Chart) -> String {
             for p in &s.points {
                 let (x, a, b) = (px(p.x), py(p.lo), py(p.hi));
                 if (a - b).abs() >= 0.5 {
-                    let _ = write!(
-                        d,
-                        "M{} {}V{}M{} {}h5M{} {}h5",
-                        c(x),
-                        c(a),
-                        c(b),
-                        c(x - 2.5),
-                        c(a),
-                        c(x - 2.5),
-                        c(b)
-                    );
+                    let (x, xl, a, b) = (c(x), c(x - 2.5), c(a), c(b));
+                    let _ = write!(d, "M{x} {a}V{b}M{xl} {a}h5M{xl} {b}h5");
                 }
             }
             if !d.is_empty() {
@@ -450,16 +395,13 @@ pub fn render(chart: &Chart) -> String {
         let mut x = x0;
         for i in row {
             let name = &chart.series[i].name;
+            let (lx, ly, tx, ty) = (c(x), c(y - 3.5), c(x + 22.0), c(y));
+            let mark = marker(i, x + 9.0, y - 3.5, 2.8, None, "");
             let _ = write!(
                 o,
-                "<g class=\"s{}\"><path class=\"ln\" d=\"M{} {}h18\"/>{}\
-                 <text x=\"{}\" y=\"{}\">{}</text></g>",
+                "<g class=\"s{}\"><path class=\"ln\" d=\"M{lx} {ly}h18\"/>{mark}\
+                 <text x=\"{tx}\" y=\"{ty}\">{}</text></g>",
                 i % 8,
-                c(x),
-                c(y - 3.5),
-                marker(i, x + 9.0, y - 3.5, 2.8, None, ""),
-                c(x + 22.0),
-                c(y),
                 esc(name)
             );
             x += entry_width(name);

@@ -24,6 +24,15 @@ impl Status {
             Status::Fail => "FAIL",
         }
     }
+
+    /// `Pass` when `ok`, else `Fail`.
+    fn of(ok: bool) -> Status {
+        if ok {
+            Status::Pass
+        } else {
+            Status::Fail
+        }
+    }
 }
 
 /// One row of the verdict table.
@@ -83,18 +92,12 @@ fn criterion_row(run: &ResultSet, c: &Criterion) -> (Row, Vec<CellKey>) {
         .filter(|(_, v)| !c.comparison().holds(*v, bound))
         .map(|(k, _)| *k)
         .collect();
-    let worst = selected.iter().copied().reduce(|a, b| {
-        let b_worse = if c.comparison().lower_bound() {
-            b.1 < a.1
-        } else {
-            b.1 > a.1
-        };
-        if b_worse {
-            b
-        } else {
-            a
-        }
-    });
+    let lower = c.comparison().lower_bound();
+    let worse = |b: f64, a: f64| if lower { b < a } else { b > a };
+    let worst = selected
+        .iter()
+        .copied()
+        .reduce(|a, b| if worse(b.1, a.1) { b } else { a });
     let (measured, where_) = match worst {
         None => ("-".to_string(), "selects no measurement".to_string()),
         Some((k, v)) => {
@@ -107,13 +110,8 @@ fn criterion_row(run: &ResultSet, c: &Criterion) -> (Row, Vec<CellKey>) {
             (shown, w)
         }
     };
-    let status = if failing.is_empty() && worst.is_some() {
-        Status::Pass
-    } else {
-        Status::Fail
-    };
     let row = Row {
-        status,
+        status: Status::of(failing.is_empty() && worst.is_some()),
         check: c.text().to_string(),
         measured,
         bound: c.bound_text(),
@@ -144,7 +142,7 @@ impl Verdict {
         if let Some(b) = &baseline {
             let n = b.regressions().count();
             rows.push(Row {
-                status: if n == 0 { Status::Pass } else { Status::Fail },
+                status: Status::of(n == 0),
                 check: format!("baseline {} (tolerance {})", b.name, b.tolerance),
                 measured: format!("{} compared", b.compared.len()),
                 bound: "no regression".to_string(),
@@ -200,11 +198,7 @@ impl Verdict {
 
     /// PASS when nothing failed.
     pub fn status(&self) -> Status {
-        if self.failed() == 0 {
-            Status::Pass
-        } else {
-            Status::Fail
-        }
+        Status::of(self.failed() == 0)
     }
 
     /// `1 of 2 criteria failed; baseline old.csv: 1 regression in 72 measurements`.
@@ -261,13 +255,7 @@ impl Verdict {
     pub fn text(&self) -> String {
         let head = ["Result", "Check", "Measured", "Bound", "Where"];
         let cols = |r: &Row| {
-            [
-                r.status.word().to_string(),
-                r.check.clone(),
-                r.measured.clone(),
-                r.bound.clone(),
-                r.place.clone(),
-            ]
+            [r.status.word(), &r.check, &r.measured, &r.bound, &r.place].map(str::to_string)
         };
         let mut width = head.map(|h| h.chars().count());
         for r in &self.rows {
