@@ -225,10 +225,7 @@ fn step_1d(p: &Pattern1D) -> u64 {
 /// A selection offset as HDF5's `hssize_t`.
 #[inline]
 fn conv(v: u64) -> Result<i64> {
-    match i64::try_from(v) {
-        Ok(o) => Ok(o),
-        Err(_) => Err(offset_overflow(v)),
-    }
+    i64::try_from(v).map_err(|_| offset_overflow(v))
 }
 
 /// The error of a selection offset above `hssize_t`'s range.

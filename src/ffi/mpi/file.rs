@@ -14,10 +14,7 @@ use crate::error::{Error, Result};
 /// Convert a byte offset to `MPI_Offset` (MPI-3.1 §2.5.7).
 #[inline]
 pub fn to_offset(n: u64) -> Result<raw::MPI_Offset> {
-    match raw::MPI_Offset::try_from(n) {
-        Ok(o) => Ok(o),
-        Err(_) => Err(offset_overflow(n)),
-    }
+    raw::MPI_Offset::try_from(n).map_err(|_| offset_overflow(n))
 }
 
 #[cold]
