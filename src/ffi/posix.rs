@@ -30,7 +30,7 @@ pub(super) fn fail_at(call: &'static str, errno: i32, path: &CStr) -> Error {
 
 /// [`Error::Posix`] of `call` on the file named `path` (message text) with `errno`.
 #[cold]
-pub(super) fn fail_named(call: &'static str, errno: i32, path: String) -> Error {
+pub fn fail_named(call: &'static str, errno: i32, path: String) -> Error {
     Error::Posix {
         call,
         errno,
@@ -373,6 +373,13 @@ pub struct FileId {
     pub dev: u64,
     /// `st_ino`: the inode number.
     pub ino: u64,
+}
+
+/// `DEV:INO`, as messages show a file (device:inode).
+impl std::fmt::Display for FileId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.dev, self.ino)
+    }
 }
 
 impl FileId {
