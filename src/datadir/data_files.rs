@@ -252,10 +252,7 @@ pub fn check_user_dir(dir: &Path) -> Result<()> {
         Ok(m) => m,
         Err(e) => return bad(format!("lstat failed: {e}")),
     };
-    match foreign(dir, &FileStat::of(&m), FileKind::Directory) {
-        Some(why) => bad(why),
-        None => Ok(()),
-    }
+    foreign(dir, &FileStat::of(&m), FileKind::Directory).map_or(Ok(()), bad)
 }
 
 #[cfg(test)]
