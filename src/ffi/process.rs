@@ -31,7 +31,8 @@ pub fn process_exists(pid: u32) -> Option<bool> {
 
 /// Start a helper process that outlives this one's launcher: `socketpair` and `fork`.
 ///
-/// Errors: [`Error::Posix`](crate::error::Error::Posix) when `socketpair` or `fork` fails (nothing started).
+/// Errors: [`Error::Posix`](crate::error::Error::Posix) when `socketpair` or `fork` fails
+/// (nothing started).
 pub fn fork_helper(name: &CStr, child: fn(UnixStream) -> !) -> Result<UnixStream> {
     let posix = |call| super::posix::fail(call, super::posix::errno());
     let (parent_end, child_end) = UnixStream::pair().map_err(|_| posix("socketpair"))?;
