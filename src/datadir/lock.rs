@@ -74,7 +74,9 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
     let rank = comm.rank()?;
     let me = Holder::this_process(claim.clone());
     let lock = dir.join(LOCK_NAME);
-    let (dir_s, lock_s) = (shown(dir), shown_lock(dir));
+    // the lock file for messages: in the data directory as `shown` names it
+    let dir_s = shown(dir);
+    let lock_s = format!("{dir_s}/{LOCK_NAME}");
     for _ in 0..ATTEMPTS {
         let found = if rank == 0 {
             try_create(dir, &lock, &me)
@@ -141,11 +143,6 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
         "cannot lock the data directory {dir_s}: other h5perf runs keep starting there at the \
          same time"
     )]))
-}
-
-/// The lock file for messages: in the data directory as [`shown`] names it.
-fn shown_lock(dir: &Path) -> String {
-    format!("{}/{LOCK_NAME}", shown(dir))
 }
 
 /// A refused run (the same message on every rank, before anything is written): `head`,

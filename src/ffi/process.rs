@@ -6,7 +6,7 @@ use std::ffi::CStr;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The effective user ID of this process (`geteuid`).
 pub fn euid() -> u32 {
@@ -31,10 +31,13 @@ pub fn process_exists(pid: u32) -> Option<bool> {
 
 /// Start a helper process that outlives this one's launcher: `socketpair` and `fork`.
 ///
-/// Errors: [`Error::Posix`](crate::error::Error::Posix) when `socketpair` or `fork` fails
-/// (nothing started).
+/// Errors: [`Error::Posix`] when `socketpair` or `fork` fails (nothing started).
 pub fn fork_helper(name: &CStr, child: fn(UnixStream) -> !) -> Result<UnixStream> {
-    let posix = |call| super::posix::fail(call, super::posix::errno());
+    let posix = |call| Error::Posix {
+        call,
+        errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
+        path: None,
+    };
     let (parent_end, child_end) = UnixStream::pair().map_err(|_| posix("socketpair"))?;
     // SAFETY: the caller guarantees a single thread: the child may run any code.
     match unsafe { libc::fork() } {
