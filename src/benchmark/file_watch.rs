@@ -181,9 +181,7 @@ impl FileWatch {
         self.size = Some(size);
         Ok(())
     }
-}
 
-impl FileWatch {
     /// After a successful read phase of `path` (collective): the name still leads to
     /// the file, of the size the write phase left. (A file cut short while it was read
     /// makes the POSIX and MPI-IO reads fail; HDF5's MPI-IO driver hands back zeros for
@@ -201,10 +199,7 @@ impl FileWatch {
     /// there (the next run would remove it as well). A refused file, or a link or
     /// another user's file that took the name later, is left alone.
     pub(super) fn ours(&self, path: &CStr) -> bool {
-        if !self.room_made {
-            return false;
-        }
-        data_files::is_own(path)
+        self.room_made && data_files::is_own(path)
     }
 }
 

@@ -13,6 +13,7 @@ use super::verify::{find_mismatch, report_mismatches, Mismatch};
 use crate::agreement::{agree, agree_with, Beacon};
 use crate::config::mpi_info::hint_note;
 use crate::config::{Api, Params, Reorder};
+use crate::datadir::cleanup::{self, Slot};
 use crate::datadir::{data_file_name, leftovers, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
@@ -327,7 +328,7 @@ impl<'a> ApiRun<'a> {
                 let keep = env.nocleanup || p.storage.read_only;
                 if !keep {
                     // removed by the signal handlers if the job is interrupted
-                    crate::datadir::cleanup::set_current(&name);
+                    cleanup::register(Slot::Data, &name);
                 }
                 let res = self.one_file(&path, &cpath);
                 // Success or agreed failure, no rank holds the file open any more (the
@@ -346,7 +347,7 @@ impl<'a> ApiRun<'a> {
                 } else {
                     Ok(())
                 };
-                crate::datadir::cleanup::clear_current();
+                cleanup::unregister(Slot::Data);
                 // a file that cannot be removed is named (after the run's own error)
                 let removed = agree(comm, removed);
                 if let (Err(a), Err(b)) = (&agreed, &removed) {

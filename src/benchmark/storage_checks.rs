@@ -86,24 +86,14 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                  without --read-only";
     let counts = p.proc_counts();
     let side = |n: u32| p.num_bytes.saturating_mul(u64::from(n));
-    let dataset = |n: u32| {
-        if p.dim2d {
-            side(n).saturating_mul(side(n))
-        } else {
-            side(n)
-        }
-    };
+    let dataset = |n: u32| side(n).saturating_mul(if p.dim2d { side(n) } else { 1 });
     let _quiet = Quiet::new();
     for api in p.apis.iter() {
         for f in 1..=p.num_files {
             let name = data_file_name(dir, f, api.suffix())?;
             let path = path_text(name.as_os_str());
             let meta = std::fs::metadata(&name).map_err(|e| {
-                let e = Error::Posix {
-                    call: "stat",
-                    errno: e.raw_os_error().unwrap_or(0),
-                    path: Some(path.clone()),
-                };
+                let e = posix::fail_named("stat", e.raw_os_error().unwrap_or(0), path.clone());
                 refused(format!("--read-only: no data file to read: {e}; {again}"))
             })?;
             if !meta.is_file() {
@@ -147,11 +137,7 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                 })?;
                 let dims = ds.dims()?;
                 for &n in &counts {
-                    let want = if p.dim2d {
-                        vec![side(n), side(n)]
-                    } else {
-                        vec![side(n)]
-                    };
+                    let want = vec![side(n); if p.dim2d { 2 } else { 1 }];
                     if dims != want {
                         return Err(refused(format!(
                             "--read-only: {path}: {name} has the shape {dims:?}, but a run of \
@@ -211,24 +197,19 @@ fn direct_probe(p: &Params, dir: &Path) -> Result<(u64, String)> {
             "--direct: the file system of {here} does not accept O_DIRECT ({e})"
         ))
     })?;
-    match align {
-        DirectIoAlignment::Statx { offset: 0, .. } => Err(refused(format!(
-            "--direct: the file system of {here} does not support direct I/O (statx reports \
-             no direct-I/O alignment)"
-        ))),
-        DirectIoAlignment::Statx { mem, offset } => Ok((
-            u64::from(mem.max(offset)),
-            "statx STATX_DIOALIGN".to_string(),
-        )),
-        DirectIoAlignment::LogicalBlock(n) => Ok((
-            n,
-            "the device's logical block size (no STATX_DIOALIGN)".to_string(),
-        )),
-        DirectIoAlignment::Unknown => Ok((
-            4096,
-            "the page size (the file system reports no alignment)".to_string(),
-        )),
-    }
+    use DirectIoAlignment as A;
+    let (align, source) = match align {
+        A::Statx { offset: 0, .. } => {
+            return Err(refused(format!(
+                "--direct: the file system of {here} does not support direct I/O (statx \
+                 reports no direct-I/O alignment)"
+            )))
+        }
+        A::Statx { mem, offset } => (u64::from(mem.max(offset)), "statx STATX_DIOALIGN"),
+        A::LogicalBlock(n) => (n, "the device's logical block size (no STATX_DIOALIGN)"),
+        A::Unknown => (4096, "the page size (the file system reports no alignment)"),
+    };
+    Ok((align, source.to_string()))
 }
 
 /// What one POSIX call moves in the run's pattern, in words (for [`direct_problems`]).

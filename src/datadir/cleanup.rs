@@ -107,17 +107,6 @@ pub fn reaper_running() -> bool {
     REAPING.load(Ordering::SeqCst)
 }
 
-/// Record `path` as the data file to remove if the process is interrupted or crashes
-/// ([`register`] with [`Slot::Data`]). Paths of 4096 bytes or more are not recorded.
-pub fn set_current(path: impl AsRef<OsStr>) {
-    register(Slot::Data, path);
-}
-
-/// Forget the recorded data file (it was removed, or is to be kept).
-pub fn clear_current() {
-    unregister(Slot::Data);
-}
-
 /// Record `path`, the `-o` report's temporary file, to remove if the process is
 /// interrupted or crashes. Paths of 4096 bytes or more are not recorded.
 pub fn set_pending_report(path: impl AsRef<OsStr>) {

@@ -89,11 +89,9 @@ pub fn create_new(path: &CStr, direct: bool) -> Result<FileStat> {
         OpenMode::CreateNew
     };
     let fd = Fd::open(path, how)?;
-    let st = fd
-        .stat()
-        .map_err(|e| e.with_path(|| Some(path.to_string_lossy().into_owned())))?;
-    fd.close()
-        .map_err(|e| e.with_path(|| Some(path.to_string_lossy().into_owned())))?;
+    let named = |e: Error| e.with_path(|| Some(path.to_string_lossy().into_owned()));
+    let st = fd.stat().map_err(named)?;
+    fd.close().map_err(named)?;
     Ok(st)
 }
 
@@ -106,22 +104,15 @@ pub fn check_new(path: &CStr, seen: &FileStat, empty: bool) -> Result<()> {
         return Err(refusal(path, &why));
     }
     if seen.nlink != 1 {
-        return Err(refusal(
-            path,
-            &format!(
-                "it has {} names (hard links) where a new file has one",
-                seen.nlink
-            ),
-        ));
+        let n = seen.nlink;
+        let why = format!("it has {n} names (hard links) where a new file has one");
+        return Err(refusal(path, &why));
     }
     if empty && seen.size != 0 {
-        return Err(refusal(
-            path,
-            &format!(
-                "it holds {} bytes where a new file is empty: another file took its name",
-                seen.size
-            ),
-        ));
+        let n = seen.size;
+        let why =
+            format!("it holds {n} bytes where a new file is empty: another file took its name");
+        return Err(refusal(path, &why));
     }
     Ok(())
 }
@@ -142,18 +133,13 @@ pub fn check_held(
     let new = open_now
         .iter()
         .find(|f| !open_before.iter().any(|b| b.same_file(f)));
-    match new {
-        None => Ok(()),
-        Some(f) => Err(Error::DataDir(format!(
-            "the data file {} changed while the library opened it: this process holds \
-             file {}:{} open, the name leads to {}:{} (device:inode)",
-            path.to_string_lossy(),
-            f.dev,
-            f.ino,
-            at_name.dev,
-            at_name.ino
-        ))),
-    }
+    let Some(f) = new else { return Ok(()) };
+    let (held, named) = (f.id(), at_name.id());
+    Err(Error::DataDir(format!(
+        "the data file {} changed while the library opened it: this process holds file \
+         {held} open, the name leads to {named} (device:inode)",
+        path.to_string_lossy()
+    )))
 }
 
 /// `seen` (the file a read phase opens) must be the file the write phase left, `written`,
@@ -176,10 +162,10 @@ pub fn check_same(
         )));
     }
     if !seen.same_file(written) {
+        let (now, left) = (seen.id(), written.id());
         return Err(Error::DataDir(format!(
             "the data file {name} was replaced between the write and the read phase: \
-             {when} it is file {}:{}, the write phase left {}:{} (device:inode)",
-            seen.dev, seen.ino, written.dev, written.ino
+             {when} it is file {now}, the write phase left {left} (device:inode)"
         )));
     }
     if let Some(want) = size.filter(|&s| s != seen.size) {
@@ -198,21 +184,16 @@ pub fn check_same(
 /// Errors: the open fails, or another file is under the name.
 pub fn reopen(path: &CStr, append: bool, made: &FileStat) -> Result<std::fs::File> {
     let f = posix::open_std_nofollow(path, append)?;
-    let m = f.metadata().map_err(|e| Error::Posix {
-        call: "fstat",
-        errno: e.raw_os_error().unwrap_or(0),
-        path: Some(path.to_string_lossy().into_owned()),
+    let m = f.metadata().map_err(|e| {
+        let errno = e.raw_os_error().unwrap_or(0);
+        posix::fail_named("fstat", errno, path.to_string_lossy().into_owned())
     })?;
-    let seen = FileStat::of(&m);
-    if !seen.same_file(made) {
+    let (seen, made) = (FileStat::of(&m).id(), made.id());
+    if seen != made {
         return Err(Error::DataDir(format!(
-            "the scratch file {} was replaced: it is file {}:{}, h5perf made {}:{} \
+            "the scratch file {} was replaced: it is file {seen}, h5perf made {made} \
              (device:inode)",
-            path.to_string_lossy(),
-            seen.dev,
-            seen.ino,
-            made.dev,
-            made.ino
+            path.to_string_lossy()
         )));
     }
     Ok(f)
@@ -225,14 +206,11 @@ pub fn check_still(path: &CStr, made: &FileStat) -> Result<()> {
     match posix::lstat(path)? {
         Some(seen) if seen.kind == FileKind::Regular && seen.same_file(made) => Ok(()),
         Some(seen) => Err(Error::DataDir(format!(
-            "the scratch file {} was replaced: it is {} {}:{}, h5perf made {}:{} \
-             (device:inode)",
+            "the scratch file {} was replaced: it is {} {}, h5perf made {} (device:inode)",
             path.to_string_lossy(),
             seen.kind.words(),
-            seen.dev,
-            seen.ino,
-            made.dev,
-            made.ino
+            seen.id(),
+            made.id()
         ))),
         None => Err(Error::DataDir(format!(
             "the scratch file {} is gone: another process removed it",
@@ -274,10 +252,7 @@ pub fn check_user_dir(dir: &Path) -> Result<()> {
         Ok(m) => m,
         Err(e) => return bad(format!("lstat failed: {e}")),
     };
-    match foreign(dir, &FileStat::of(&m), FileKind::Directory) {
-        Some(why) => bad(why),
-        None => Ok(()),
-    }
+    foreign(dir, &FileStat::of(&m), FileKind::Directory).map_or(Ok(()), bad)
 }
 
 #[cfg(test)]

@@ -4,15 +4,10 @@
 /// `unix_seconds` as an RFC 3339 UTC timestamp `YYYY-MM-DDTHH:MM:SSZ` (proleptic
 /// Gregorian, leap seconds not counted; years after 9999 with more digits).
 pub fn rfc3339_utc(unix_seconds: u64) -> String {
-    let days = unix_seconds / 86_400;
-    let secs = unix_seconds % 86_400;
+    let (days, secs) = (unix_seconds / 86_400, unix_seconds % 86_400);
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
+    let (hh, mm, ss) = (secs / 3600, secs / 60 % 60, secs % 60);
+    format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
 }
 
 /// (year, month 1-12, day 1-31) of the day `days` after 1970-01-01, by H. Hinnant's

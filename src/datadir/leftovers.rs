@@ -32,12 +32,10 @@ pub fn clean(dir: &Path, stale: &Holder) -> Vec<String> {
     let mut failed = Vec::new();
     for name in names {
         let path = dir.join(&name);
-        let Ok(m) = fs::symlink_metadata(&path) else {
-            continue;
+        let m = match fs::symlink_metadata(&path) {
+            Ok(m) if left_by(&m, stale) => m,
+            _ => continue,
         };
-        if !left_by(&m, stale) {
-            continue;
-        }
         let shown = path_text(path.as_os_str());
         if stale.claim.keep {
             kept.push(shown);

@@ -60,13 +60,9 @@ pub struct DirLock {
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
     let why = crate::error::io_text(&e);
     let shown = path_text(path.as_os_str());
-    let cut_shown = crate::error::cut(&shown, 200);
-    let more = if cut_shown.len() < shown.len() {
-        "…"
-    } else {
-        ""
-    };
-    Error::DataDir(format!("{what} {cut_shown}{more}: {why}"))
+    let cut = crate::error::cut(&shown, 200);
+    let more = if cut.len() < shown.len() { "…" } else { "" };
+    Error::DataDir(format!("{what} {cut}{more}: {why}"))
 }
 
 /// Take the lock of data directory `dir` for a run making the files of `claim`
@@ -78,6 +74,9 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
     let rank = comm.rank()?;
     let me = Holder::this_process(claim.clone());
     let lock = dir.join(LOCK_NAME);
+    // the lock file for messages: in the data directory as `shown` names it
+    let dir_s = shown(dir);
+    let lock_s = format!("{dir_s}/{LOCK_NAME}");
     for _ in 0..ATTEMPTS {
         let found = if rank == 0 {
             try_create(dir, &lock, &me)
@@ -89,37 +88,32 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
             Found::Created(ident) => return Ok(held(rank, lock, ident, Vec::new())),
             Found::Vanished => continue,
             Found::Blocked(reason) => {
-                return Err(refusal(format!(
-                    "{} is in the way of h5perf's lock of the data directory {}: {reason}; \
-                     remove it, or give this run another directory (HDF5_PARAPREFIX)",
-                    shown_lock(dir),
-                    shown(dir)
-                )))
+                let head = format!(
+                    "{lock_s} is in the way of h5perf's lock of the data directory {dir_s}: \
+                     {reason}; remove it"
+                );
+                return Err(refusal(head, ""));
             }
             Found::Held(h, ident, _) => (h, ident),
         };
+        let who = holder.describe();
         let seen = comm.allreduce_u64(holder.seen_from_here(), Op::Max)?;
         if seen == ALIVE {
-            return Err(refusal(format!(
-                "the data directory {} is in use by another h5perf run ({}): wait until it \
-                 ends, or give this run another directory (HDF5_PARAPREFIX); its lock file is {}",
-                shown(dir),
-                holder.describe(),
-                shown_lock(dir)
-            )));
+            let head = format!(
+                "the data directory {dir_s} is in use by another h5perf run ({who}): wait until \
+                 it ends"
+            );
+            return Err(refusal(head, &format!("; its lock file is {lock_s}")));
         }
         if seen == UNKNOWN {
-            return Err(refusal(format!(
-                "the data directory {} is locked by an h5perf run on another host ({}), and no \
-                 process of this run is on {} to check whether it still runs: wait until it \
-                 ends, or give this run another directory (HDF5_PARAPREFIX); if no h5perf runs \
-                 on {} any more, remove {}",
-                shown(dir),
-                holder.describe(),
-                holder.host,
-                holder.host,
-                shown_lock(dir)
-            )));
+            let host = &holder.host;
+            let head = format!(
+                "the data directory {dir_s} is locked by an h5perf run on another host ({who}), \
+                 and no process of this run is on {host} to check whether it still runs: wait \
+                 until it ends"
+            );
+            let tail = format!("; if no h5perf runs on {host} any more, remove {lock_s}");
+            return Err(refusal(head, &tail));
         }
         let taken = if rank == 0 {
             take_over(dir, &lock, &me, &holder, stale_ident, owner)
@@ -135,32 +129,27 @@ pub fn acquire(comm: &Comm, dir: &Path, claim: &Claim) -> Result<DirLock> {
             (_, TakeOver::Mine(ident, notes)) => return Ok(held(rank, lock, ident, notes)),
             (Some(&b'M'), _) => return Ok(held(rank, lock, FileId::default(), Vec::new())),
             (Some(&b'F'), _) => {
-                return Err(refusal(format!(
-                    "the data directory {} is locked by an h5perf run that has ended ({}), but \
-                     its lock file {} belongs to another user (user ID {owner}): remove it as \
-                     that user or as root, or give this run another directory (HDF5_PARAPREFIX)",
-                    shown(dir),
-                    holder.describe(),
-                    shown_lock(dir)
-                )))
+                let head = format!(
+                    "the data directory {dir_s} is locked by an h5perf run that has ended \
+                     ({who}), but its lock file {lock_s} belongs to another user (user ID \
+                     {owner}): remove it as that user or as root"
+                );
+                return Err(refusal(head, ""));
             }
             _ => continue,
         }
     }
-    Err(refusal(format!(
-        "cannot lock the data directory {}: other h5perf runs keep starting there at the same time",
-        shown(dir)
-    )))
+    Err(Error::Invalid(vec![format!(
+        "cannot lock the data directory {dir_s}: other h5perf runs keep starting there at the \
+         same time"
+    )]))
 }
 
-/// The lock file for messages: in the data directory as [`shown`] names it.
-fn shown_lock(dir: &Path) -> String {
-    format!("{}/{LOCK_NAME}", shown(dir))
-}
-
-/// A refused run: the same message on every rank, before anything is written.
-fn refusal(msg: String) -> Error {
-    Error::Invalid(vec![msg])
+/// A refused run (the same message on every rank, before anything is written): `head`,
+/// the advice to give the run another directory, `tail`.
+fn refusal(head: String, tail: &str) -> Error {
+    let advice = "or give this run another directory (HDF5_PARAPREFIX)";
+    Error::Invalid(vec![format!("{head}, {advice}{tail}")])
 }
 
 /// The [`DirLock`] of a run whose rank 0 holds `lock`.
@@ -404,21 +393,22 @@ impl DirLock {
         let r = match fs::symlink_metadata(p) {
             Ok(m) if FileId::of(&m) == self.ident => fs::remove_file(p)
                 .map_err(|e| io_error("cannot remove the data directory's lock file", p, e)),
-            Ok(_) => Err(Error::DataDir(format!(
-                "the lock file {} was replaced during the run: another program used the data \
-                 directory at the same time, so its files may not have been this run's alone",
-                p.display()
-            ))),
-            Err(e) if e.kind() == ErrorKind::NotFound => Err(Error::DataDir(format!(
-                "the lock file {} was removed during the run: another program used the data \
-                 directory at the same time, so its files may not have been this run's alone",
-                p.display()
-            ))),
+            Ok(_) => Err(used_meanwhile(p, "replaced")),
+            Err(e) if e.kind() == ErrorKind::NotFound => Err(used_meanwhile(p, "removed")),
             Err(e) => Err(io_error("cannot look at the lock file", p, e)),
         };
         cleanup::unregister(Slot::Lock);
         r
     }
+}
+
+/// The lock file `p` was `how` (removed, replaced) during the run.
+fn used_meanwhile(p: &Path, how: &str) -> Error {
+    Error::DataDir(format!(
+        "the lock file {} was {how} during the run: another program used the data directory at \
+         the same time, so its files may not have been this run's alone",
+        p.display()
+    ))
 }
 
 impl Drop for DirLock {

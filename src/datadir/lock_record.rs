@@ -135,13 +135,8 @@ impl Holder {
                 "boot_id" => boot_id = Some(value.to_string()),
                 "pid" => pid = Some(value.parse().ok()?),
                 "pid_ns" => pid_ns = value.to_string(),
-                "start_ticks" => {
-                    ticks = Some(if value == "-" {
-                        None
-                    } else {
-                        Some(value.parse().ok()?)
-                    })
-                }
+                "start_ticks" if value == "-" => ticks = Some(None),
+                "start_ticks" => ticks = Some(Some(value.parse().ok()?)),
                 "started" => started = Some(value.parse().ok()?),
                 "uid" => uid = Some(value.parse().ok()?),
                 "keep" => claim.keep = value == "1",
@@ -167,12 +162,8 @@ impl Holder {
 
     /// `host H, PID P, started T` for messages (T in RFC 3339, UTC).
     pub fn describe(&self) -> String {
-        format!(
-            "host {}, PID {}, started {}",
-            self.host,
-            self.pid,
-            host::rfc3339_utc(self.started)
-        )
+        let (host, pid, started) = (&self.host, self.pid, host::rfc3339_utc(self.started));
+        format!("host {host}, PID {pid}, started {started}")
     }
 
     /// What this process can tell about the holder: [`UNKNOWN`] (another host or PID

@@ -108,18 +108,12 @@ pub fn data_dir(prefix: Option<&OsStr>, user: Option<&OsStr>) -> PathBuf {
 ///
 /// Errors: a name of 4096 bytes or more (`FILENAME_MAX`).
 pub fn data_file_name(dir: &Path, f: u64, suffix: &str) -> Result<PathBuf> {
-    let mut raw = dir.as_os_str().as_bytes().to_vec();
-    if !raw.is_empty() {
-        raw.push(b'/');
+    let mut name = dir.as_os_str().as_bytes().to_vec();
+    if !name.is_empty() {
+        name.push(b'/');
     }
-    raw.extend_from_slice(format!("#pio_tmp_{f}{suffix}").as_bytes());
-    let mut name = Vec::with_capacity(raw.len());
-    for &b in &raw {
-        if b == b'/' && name.last() == Some(&b'/') {
-            continue;
-        }
-        name.push(b);
-    }
+    name.extend_from_slice(format!("#pio_tmp_{f}{suffix}").as_bytes());
+    name.dedup_by(|b, prev| *b == b'/' && *prev == b'/');
     if name.len() >= 4096 {
         let text = path_text(OsStr::from_bytes(&name));
         return Err(Error::DataDir(format!(

@@ -25,10 +25,16 @@ pub(super) fn fail(call: &'static str, errno: i32) -> Error {
 /// [`Error::Posix`] of `call` on `path` (its bytes, lossily) with `errno`.
 #[cold]
 pub(super) fn fail_at(call: &'static str, errno: i32, path: &CStr) -> Error {
+    fail_named(call, errno, path.to_string_lossy().into_owned())
+}
+
+/// [`Error::Posix`] of `call` on the file named `path` (message text) with `errno`.
+#[cold]
+pub fn fail_named(call: &'static str, errno: i32, path: String) -> Error {
     Error::Posix {
         call,
         errno,
-        path: Some(path.to_string_lossy().into_owned()),
+        path: Some(path),
     }
 }
 
@@ -129,12 +135,8 @@ impl Fd {
         let direct = matches!(how, CreateRwDirect | ReadDirect | CreateNewDirect);
         let flags = flags | libc::O_CLOEXEC | if direct { libc::O_DIRECT } else { 0 };
         // SAFETY: NUL-terminated path; flags/mode are plain integers.
-        let fd =
-            retry(|| unsafe { libc::open(c.as_ptr(), flags, mode) }).map_err(|e| Error::Posix {
-                call: "open",
-                errno: e,
-                path: Some(c_text(c)),
-            })?;
+        let fd = retry(|| unsafe { libc::open(c.as_ptr(), flags, mode) })
+            .map_err(|e| fail_named("open", e, c_text(c)))?;
         // SAFETY: fd is a fresh descriptor we own.
         Ok(Fd {
             fd: Some(unsafe { OwnedFd::from_raw_fd(fd) }),
@@ -373,6 +375,13 @@ pub struct FileId {
     pub ino: u64,
 }
 
+/// `DEV:INO`, as messages show a file (device:inode).
+impl std::fmt::Display for FileId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.dev, self.ino)
+    }
+}
+
 impl FileId {
     /// The identity of the file `m` describes.
     pub fn of(m: &std::fs::Metadata) -> FileId {
@@ -493,22 +502,13 @@ pub fn open_regular_files() -> Result<Vec<FileStat>> {
 
 /// `remove(path)`.
 pub fn remove(path: &Path) -> Result<()> {
-    std::fs::remove_file(path).map_err(|e| Error::Posix {
-        call: "remove",
-        errno: io_errno(&e),
-        path: Some(path_text(path.as_os_str())),
-    })
+    std::fs::remove_file(path)
+        .map_err(|e| fail_named("remove", io_errno(&e), path_text(path.as_os_str())))
 }
 
 /// Check that `dir` is a directory this process can create files in (`access(dir, W_OK | X_OK)`).
 pub fn check_writable_dir(dir: &Path) -> Result<()> {
-    let fail = |call, errno| {
-        Err(Error::Posix {
-            call,
-            errno,
-            path: Some(path_text(dir.as_os_str())),
-        })
-    };
+    let fail = |call, errno| Err(fail_named(call, errno, path_text(dir.as_os_str())));
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => return fail("stat", libc::ENOTDIR),

@@ -176,11 +176,8 @@ fn open_drop_caches() -> Result<std::fs::File> {
 }
 
 fn io_error(call: &'static str, e: &std::io::Error) -> Error {
-    Error::Posix {
-        call,
-        errno: e.raw_os_error().unwrap_or(0),
-        path: Some(DROP_CACHES.to_string()),
-    }
+    let errno = e.raw_os_error().unwrap_or(0);
+    super::posix::fail_named(call, errno, DROP_CACHES.to_string())
 }
 
 #[cfg(test)]

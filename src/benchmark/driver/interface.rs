@@ -75,8 +75,12 @@ pub trait Driver {
     }
     /// Open `path` for `phase` (create/truncate for writing, read-only for reading).
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()>;
-    /// Prepare the phase: derived datatypes, dataspaces, transfer property lists.
-    fn begin_phase(&mut self, ctx: &Ctx<'_>, phase: Access) -> Result<()>;
+    /// Prepare the phase: derived datatypes, dataspaces, transfer property lists (by
+    /// default nothing).
+    fn begin_phase(&mut self, ctx: &Ctx<'_>, phase: Access) -> Result<()> {
+        let _ = (ctx, phase);
+        Ok(())
+    }
     /// Prepare dataset `d` (0-based): HDF5 creates or opens `Dataset_<d+1>`.
     fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, phase: Access) -> Result<()>;
     /// Write the transfers `x` of the current dataset from `buf` with [`each_write`]
@@ -85,10 +89,14 @@ pub trait Driver {
     /// Read the transfers `x` of the current dataset into `buf` with [`each_read`]
     /// (calling `x.check` after each successful read); otherwise as [`Driver::write`].
     fn read(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &mut [u8]) -> Result<()>;
-    /// Finish the current dataset (HDF5: `H5Dclose`).
-    fn end_dataset(&mut self) -> Result<()>;
-    /// Release what `begin_phase` made.
-    fn end_phase(&mut self) -> Result<()>;
+    /// Finish the current dataset (HDF5: `H5Dclose`; by default nothing).
+    fn end_dataset(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Release what `begin_phase` made (by default nothing).
+    fn end_phase(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// `--fsync`: force what this process wrote to stable storage (collective for MPI-IO
     /// and PHDF5).
     fn sync(&mut self) -> Result<()>;
@@ -110,8 +118,11 @@ pub trait Driver {
     fn collective_datasets(&self) -> bool {
         false
     }
-    /// Delete the file `path` (its bytes as a C string; called on one rank only).
-    fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()>;
+    /// Delete the file `path` (its bytes as a C string; called on one rank only); by
+    /// default `MPI_File_delete`.
+    fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
+        crate::ffi::mpi::file_delete(path, ctx.info)
+    }
     /// The open file as this process's own descriptor shows it (POSIX); `None` when the
     /// MPI or HDF5 library holds the file.
     fn open_file_stat(&self) -> Option<Result<FileStat>> {

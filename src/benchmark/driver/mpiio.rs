@@ -167,13 +167,7 @@ impl Driver for MpiioDriver {
     }
 
     fn abandon(&mut self) -> bool {
-        match self.file.take() {
-            Some(f) => {
-                std::mem::forget(f);
-                true
-            }
-            None => false,
-        }
+        self.file.take().map(std::mem::forget).is_some()
     }
 
     fn prepare(&mut self, ctx: &Ctx<'_>) -> Result<()> {
@@ -290,26 +284,11 @@ impl Driver for MpiioDriver {
         }
     }
 
-    fn end_dataset(&mut self) -> Result<()> {
-        Ok(())
-    }
-
-    fn end_phase(&mut self) -> Result<()> {
-        Ok(())
-    }
-
     fn sync(&mut self) -> Result<()> {
         self.file.as_ref().ok_or_else(not_ready)?.sync()
     }
 
     fn close(&mut self) -> Result<()> {
-        match self.file.take() {
-            Some(f) => f.close(),
-            None => Ok(()),
-        }
-    }
-
-    fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
-        mpi::file_delete(path, ctx.info)
+        self.file.take().map_or(Ok(()), File::close)
     }
 }

@@ -11,7 +11,6 @@ use std::ffi::CString;
 use super::interface::{each_read, each_write, Access, Ctx, Driver, Transfers};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{Dataset, Dataspace, H5File, Plist};
-use crate::ffi::mpi;
 use crate::pattern::{Pattern, Pattern1D};
 
 /// State of the PHDF5 driver. Field order is drop order: dataset, spaces and lists
@@ -60,13 +59,7 @@ impl Driver for Phdf5Driver {
 
     fn abandon(&mut self) -> bool {
         self.release();
-        match self.file.take() {
-            Some(f) => {
-                std::mem::forget(f);
-                true
-            }
-            None => false,
-        }
+        self.file.take().map(std::mem::forget).is_some()
     }
 
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
@@ -200,10 +193,7 @@ impl Driver for Phdf5Driver {
     }
 
     fn end_dataset(&mut self) -> Result<()> {
-        match self.dset.take() {
-            Some(d) => d.close(),
-            None => Ok(()),
-        }
+        self.dset.take().map_or(Ok(()), Dataset::close)
     }
 
     fn end_phase(&mut self) -> Result<()> {
@@ -217,14 +207,7 @@ impl Driver for Phdf5Driver {
 
     fn close(&mut self) -> Result<()> {
         self.release();
-        match self.file.take() {
-            Some(f) => f.close(),
-            None => Ok(()),
-        }
-    }
-
-    fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
-        mpi::file_delete(path, ctx.info)
+        self.file.take().map_or(Ok(()), H5File::close)
     }
 }
 
@@ -242,10 +225,7 @@ fn step_1d(p: &Pattern1D) -> u64 {
 /// A selection offset as HDF5's `hssize_t`.
 #[inline]
 fn conv(v: u64) -> Result<i64> {
-    match i64::try_from(v) {
-        Ok(o) => Ok(o),
-        Err(_) => Err(offset_overflow(v)),
-    }
+    i64::try_from(v).map_err(|_| offset_overflow(v))
 }
 
 /// The error of a selection offset above `hssize_t`'s range.

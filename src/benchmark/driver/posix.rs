@@ -47,10 +47,6 @@ impl Driver for PosixDriver {
         Ok(())
     }
 
-    fn begin_phase(&mut self, _ctx: &Ctx<'_>, _phase: Access) -> Result<()> {
-        Ok(())
-    }
-
     fn begin_dataset(&mut self, ctx: &Ctx<'_>, d: u64, _phase: Access) -> Result<()> {
         self.base = ctx.dataset_base(d);
         self.steps = ctx.pattern.steps();
@@ -118,23 +114,14 @@ impl Driver for PosixDriver {
         res.map_err(|e| self.with_path(e))
     }
 
-    fn end_dataset(&mut self) -> Result<()> {
-        Ok(())
-    }
-
-    fn end_phase(&mut self) -> Result<()> {
-        Ok(())
-    }
-
     fn sync(&mut self) -> Result<()> {
         self.fd()?.fsync().map_err(|e| self.with_path(e))
     }
 
     fn close(&mut self) -> Result<()> {
-        match self.fd.take() {
-            Some(fd) => fd.close().map_err(|e| self.with_path(e)),
-            None => Ok(()),
-        }
+        self.fd
+            .take()
+            .map_or(Ok(()), |fd| fd.close().map_err(|e| self.with_path(e)))
     }
 
     fn remove(&mut self, _ctx: &Ctx<'_>, path: &CString) -> Result<()> {

@@ -103,11 +103,7 @@ extern "C" fn walk_cb(_n: c_uint, err: *const h5e::H5E_error2_t, data: *mut c_vo
                 .join(" "),
         });
     });
-    if res.is_ok() {
-        0
-    } else {
-        -1
-    }
+    res.map_or(-1, |()| 0)
 }
 
 fn error_stack() -> Vec<Hdf5Frame> {
@@ -148,11 +144,7 @@ fn short_transfer(stack: &[Hdf5Frame]) -> bool {
 }
 
 pub(super) fn check_id(call: &'static str, id: hid_t) -> Result<hid_t> {
-    if id < 0 {
-        Err(err(call))
-    } else {
-        Ok(id)
-    }
+    (id >= 0).then_some(id).ok_or_else(|| err(call))
 }
 
 /// The rank of `dims`. Errors: [`Error::Limit`] beyond `int`.

@@ -191,11 +191,11 @@ impl Dataset {
         dxpl: &'a Plist,
         buf: &'a [u8],
     ) -> Result<DatasetWrites<'a>> {
-        if (buf.len() as u64) < mem.len {
-            return Err(Error::Other(
-                "H5Dwrite: buffer smaller than the memory dataspace".into(),
-            ));
-        }
+        fits(
+            buf.len(),
+            mem.len,
+            "H5Dwrite: buffer smaller than the memory dataspace",
+        )?;
         Ok(DatasetWrites {
             dset: self,
             mem,
@@ -213,11 +213,11 @@ impl Dataset {
         dxpl: &'a Plist,
         buf: &'a mut [u8],
     ) -> Result<DatasetReads<'a>> {
-        if (buf.len() as u64) < mem.len {
-            return Err(Error::Other(
-                "H5Dread: buffer smaller than the memory dataspace".into(),
-            ));
-        }
+        fits(
+            buf.len(),
+            mem.len,
+            "H5Dread: buffer smaller than the memory dataspace",
+        )?;
         Ok(DatasetReads {
             dset: self,
             mem,
@@ -229,11 +229,7 @@ impl Dataset {
 
     /// `H5Dread` of the whole dataset into `buf`. Errors: `buf` under `len` bytes, HDF5's.
     pub fn read_all(&self, len: u64, buf: &mut [u8]) -> Result<()> {
-        if (buf.len() as u64) < len {
-            return Err(Error::Other(
-                "H5Dread: buffer smaller than the dataset".into(),
-            ));
-        }
+        fits(buf.len(), len, "H5Dread: buffer smaller than the dataset")?;
         // SAFETY: buf holds `len` bytes (checked); ids are valid.
         check("H5Dread", unsafe {
             h5d::H5Dread(
@@ -333,14 +329,28 @@ impl Dataset {
     }
 }
 
-/// Writes of one buffer to a moving selection ([`Dataset::writes`]).
-pub struct DatasetWrites<'a> {
+/// [`Error::Other`] `msg` when a buffer of `len` bytes is under the `need` bytes to move.
+fn fits(len: usize, need: u64, msg: &'static str) -> Result<()> {
+    if (len as u64) < need {
+        return Err(Error::Other(msg.into()));
+    }
+    Ok(())
+}
+
+/// Transfers of one buffer (`B`: `&[u8]` to write, `&mut [u8]` to read into) to or from
+/// a moving selection of a dataset ([`Dataset::writes`], [`Dataset::reads`]).
+pub struct DatasetIo<'a, B> {
     dset: &'a Dataset,
     mem: &'a Dataspace,
     file_space: &'a Dataspace,
     dxpl: &'a Plist,
-    buf: &'a [u8],
+    buf: B,
 }
+
+/// Writes of one buffer to a moving selection ([`Dataset::writes`]).
+pub type DatasetWrites<'a> = DatasetIo<'a, &'a [u8]>;
+/// Reads of a moving selection into one buffer ([`Dataset::reads`]).
+pub type DatasetReads<'a> = DatasetIo<'a, &'a mut [u8]>;
 
 impl DatasetWrites<'_> {
     /// `H5Dwrite` of the buffer at `offset` (elements per dimension). Errors: HDF5's.
@@ -359,15 +369,6 @@ impl DatasetWrites<'_> {
             )
         })
     }
-}
-
-/// Reads of a moving selection of a dataset into one buffer ([`Dataset::reads`]).
-pub struct DatasetReads<'a> {
-    dset: &'a Dataset,
-    mem: &'a Dataspace,
-    file_space: &'a Dataspace,
-    dxpl: &'a Plist,
-    buf: &'a mut [u8],
 }
 
 impl DatasetReads<'_> {

@@ -14,10 +14,7 @@ use crate::error::{Error, Result};
 /// Convert a byte offset to `MPI_Offset` (MPI-3.1 §2.5.7).
 #[inline]
 pub fn to_offset(n: u64) -> Result<raw::MPI_Offset> {
-    match raw::MPI_Offset::try_from(n) {
-        Ok(o) => Ok(o),
-        Err(_) => Err(offset_overflow(n)),
-    }
+    raw::MPI_Offset::try_from(n).map_err(|_| offset_overflow(n))
 }
 
 #[cold]
@@ -181,15 +178,21 @@ impl File {
     }
 }
 
-/// Writes of one buffer at explicit offsets ([`File::writes`]).
-pub struct Writes<'a> {
+/// Transfers of one buffer (`B`: `&[u8]` to write, `&mut [u8]` to read into) at explicit
+/// offsets with the call `F` ([`File::writes`], [`File::reads`]).
+pub struct Transfers<'a, B, F> {
     file: raw::MPI_File,
-    buf: &'a [u8],
+    buf: B,
     count: c_int,
     dtype: &'a Datatype,
     call: &'static str,
-    f: WriteFn,
+    f: F,
 }
+
+/// Writes of one buffer at explicit offsets ([`File::writes`]).
+pub type Writes<'a> = Transfers<'a, &'a [u8], WriteFn>;
+/// Reads into one buffer at explicit offsets ([`File::reads`]).
+pub type Reads<'a> = Transfers<'a, &'a mut [u8], ReadFn>;
 
 impl Writes<'_> {
     /// One write at `offset` (etype units). Errors: MPI's, or a short count.
@@ -209,16 +212,6 @@ impl Writes<'_> {
         };
         done(self.call, rc, &st, self.count, self.dtype)
     }
-}
-
-/// Reads into one buffer at explicit offsets ([`File::reads`]).
-pub struct Reads<'a> {
-    file: raw::MPI_File,
-    buf: &'a mut [u8],
-    count: c_int,
-    dtype: &'a Datatype,
-    call: &'static str,
-    f: ReadFn,
 }
 
 impl Reads<'_> {
