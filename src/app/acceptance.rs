@@ -161,7 +161,13 @@ fn verdict_of(
     (!criteria.is_empty() || cmp.is_some()).then(|| Verdict::evaluate(set, criteria, cmp))
 }
 
+/// What the verdict adds for an invalid run (`--stonewall`, issue 28, IO500's
+/// `[INVALID]`): it fails.
+const INVALID_NOTE: &str =
+    "run INVALID (a stonewalled write phase ended before its deadline: the volume is too small)";
+
 /// After the run (collective): rank 0 writes the verdict table and the page; errors agreed.
+/// An invalid run ([`crate::output::export::run_valid`]) counts as one more failure.
 pub(super) fn finish(
     comm: &Comm,
     prepared: &Prepared,
@@ -185,6 +191,16 @@ pub(super) fn finish(
             if verified {
                 out.write(&v.text());
                 done = out.status();
+            }
+            // --stonewall: a run whose write phase ended before the deadline is invalid
+            if !crate::output::export::run_valid(records) {
+                checks.failed += 1;
+                checks.summary.push_str("; ");
+                checks.summary.push_str(INVALID_NOTE);
+                if verified {
+                    out.write(&format!("Verdict: FAIL: {INVALID_NOTE}\n"));
+                    done = out.status();
+                }
             }
         }
         if let (Ok(()), Some(sink)) = (&done, &prepared.html) {

@@ -4,6 +4,7 @@
 use std::ffi::CString;
 use std::path::Path;
 
+use super::driver::interface::Wall;
 use super::driver::{
     self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, ReadCheck,
 };
@@ -18,7 +19,10 @@ use crate::datadir::{data_file_name, leftovers, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
-use crate::measure::{ApiResults, Direction, IterStat, Measures, Record, Times, COUNT};
+use crate::measure::{
+    ApiResults, Direction, IterStat, Measures, PhaseWall, RankWall, Record, Times, WallFigures,
+    COUNT,
+};
 use crate::output::report;
 use crate::output::sink::Sink;
 use crate::pattern::{Pattern, Pattern1D, Pattern2D};
@@ -265,6 +269,15 @@ struct ApiRun<'a> {
     mismatches: Vec<Mismatch>,
     /// What this rank knows of the current data file (checked outside the timers).
     watch: FileWatch,
+    /// `--stonewall`: the current phase's deadline and counts.
+    wall: Option<Wall>,
+    /// `--stonewall`: the figures of the write and read phases so far.
+    figures: Option<[WallFigures; 2]>,
+    /// The current iteration (0-based).
+    iteration: usize,
+    /// `--stonewall`: transfers the read phase may make (those the rank whose part this
+    /// rank reads wrote; `u64::MAX` until known).
+    read_limit: u64,
 }
 
 impl<'a> ApiRun<'a> {
@@ -292,6 +305,10 @@ impl<'a> ApiRun<'a> {
             t: [0.0; COUNT],
             mismatches: Vec::with_capacity(64),
             watch: FileWatch::new(api != Api::Posix),
+            wall: None,
+            figures: None,
+            iteration: 0,
+            read_limit: u64::MAX,
         })
     }
 
@@ -313,7 +330,12 @@ impl<'a> ApiRun<'a> {
             .map(|_| Vec::with_capacity(p.num_iters as usize))
             .collect();
         let mut per_rank = Vec::new();
-        for _ in 0..p.num_iters {
+        self.figures = p.stonewall.seconds().map(|s| {
+            let planned = p.num_dsets * self.ctx.pattern.transfers();
+            [(); 2].map(|()| WallFigures::new(s, planned))
+        });
+        for iteration in 0..p.num_iters {
+            self.iteration = iteration as usize;
             comm.barrier()?;
             if p.debug.level >= 4 && rank == 0 {
                 out.write("Timer details:\n");
@@ -388,6 +410,7 @@ impl<'a> ApiRun<'a> {
             iters: p.num_iters,
             files: p.num_files,
             per_rank,
+            wall: self.figures.take(),
         })
     }
 
@@ -411,7 +434,11 @@ impl<'a> ApiRun<'a> {
             comm.barrier()?;
             self.ctx.pattern = self.write_pattern;
             self.timed_phase(cpath, Access::Write)?;
-            let data = p.num_dsets * self.write_pattern.dataset_bytes();
+            // with --stonewall, the bytes all ranks moved (distinct bytes of the file)
+            let data = match self.phase_figures(Access::Write)? {
+                Some(moved) => moved,
+                None => p.num_dsets * self.write_pattern.dataset_bytes(),
+            };
             self.watch.after_write(comm, cpath, data)?;
         }
         if p.write_only {
@@ -427,6 +454,7 @@ impl<'a> ApiRun<'a> {
         comm.barrier()?;
         self.ctx.pattern = self.read_pattern;
         self.timed_phase(cpath, Access::Read)?;
+        self.phase_figures(Access::Read)?;
         self.watch.after_read(comm, cpath)
     }
 
@@ -438,6 +466,13 @@ impl<'a> ApiRun<'a> {
             [m.open, m.fine.timer(), m.gross.timer(), m.close].map(|x| x as usize);
         let comm = self.ctx.comm;
         let g0 = wtime();
+        self.wall = self.run.p.stonewall.seconds().map(|s| {
+            let limit = match phase {
+                Access::Write => u64::MAX,
+                Access::Read => self.read_limit,
+            };
+            Wall::new(g0, s, limit)
+        });
         let opened = self.drv.open(&self.ctx, cpath, phase);
         let opened = explain(self.run, self.api, phase, true, opened);
         settle_open(&mut *self.drv, comm, opened)?;
@@ -489,13 +524,16 @@ impl<'a> ApiRun<'a> {
             read_byte,
             t,
             mismatches,
+            wall,
             ..
         } = self;
         let (ctx, drv, buf, read_byte, api) = (&*ctx, &mut **drv, &mut **buf, *read_byte, *api);
         let n = ctx.pattern.transfers();
         let verify = phase == Access::Read && run.p.debug.verify;
         let coll_xfer = drv.collective_transfers(ctx);
-        let sync = coll_xfer || drv.collective_datasets();
+        // --wear-out agrees on each dataset's transfers: every rank makes the same calls
+        let wear = run.p.stonewall.wear_out && !coll_xfer && wall.is_some();
+        let sync = coll_xfer || drv.collective_datasets() || wear;
         let raw = measures(phase).raw.timer() as usize;
         // a failure tells the ranks still transferring independently to stop (issue 12)
         let raise = |r: &Result<()>| {
@@ -531,12 +569,30 @@ impl<'a> ApiRun<'a> {
                     mismatches.push(find_mismatch(b, read_byte, d, k));
                 }
             };
-            let check: Option<ReadCheck<'_>> = if verify { Some(&mut check) } else { None };
             let r0 = wtime();
-            let first = match phase {
-                Access::Write => timed_writes(drv, ctx, n, buf),
-                Access::Read => timed_reads(drv, ctx, n, buf, check),
+            let mut first = match phase {
+                Access::Write => timed_writes(drv, ctx, n, buf, wall.as_mut()),
+                Access::Read => {
+                    let check: Option<ReadCheck<'_>> = if verify { Some(&mut check) } else { None };
+                    timed_reads(drv, ctx, n, buf, check, wall.as_mut())
+                }
             };
+            if let (true, Some(w)) = (wear, wall.as_mut()) {
+                // every rank, failed or not: the most transfers a rank made of this dataset
+                let most = ctx.comm.allreduce_u64(w.in_dataset, Op::Max)?;
+                if first.is_ok() && w.in_dataset < most {
+                    w.target = Some(most);
+                    first = match phase {
+                        Access::Write => timed_writes(drv, ctx, n, buf, Some(&mut *w)),
+                        Access::Read => {
+                            let check: Option<ReadCheck<'_>> =
+                                if verify { Some(&mut check) } else { None };
+                            timed_reads(drv, ctx, n, buf, check, Some(&mut *w))
+                        }
+                    };
+                    w.target = None;
+                }
+            }
             t[raw] += wtime() - r0;
             let done = first.and(drv.end_dataset());
             if sync {
@@ -549,6 +605,99 @@ impl<'a> ApiRun<'a> {
         }
         carried.and(drv.end_phase())
     }
+}
+
+impl ApiRun<'_> {
+    /// `--stonewall`: agree on what every rank did in the phase just ended (outside every
+    /// timer) and add it to the figures; after a write phase, learn how many transfers
+    /// the read phase may make (those of the rank whose part this rank reads). Returns
+    /// the bytes all ranks moved in the phase (`None` without `--stonewall`).
+    fn phase_figures(&mut self, phase: Access) -> Result<Option<u64>> {
+        let (Some(w), Some(figs)) = (self.wall.take(), self.figures.as_mut()) else {
+            return Ok(None);
+        };
+        let comm = self.ctx.comm;
+        let me = RankWall {
+            xfers: w.done,
+            bytes: moved_bytes(&self.ctx.pattern, w.done),
+            stopped: w.stopped,
+            stop_s: w.stop_at - w.start,
+            wear_out_s: w.wear_out,
+        };
+        let ph = agree_wall(comm, self.rank, &me)?;
+        figs[usize::from(phase == Access::Read)].add(self.iteration, &ph);
+        if phase == Access::Write {
+            let all = all_counts(comm, w.done)?;
+            self.read_limit = all
+                .get(self.step.reader_of as usize)
+                .copied()
+                .unwrap_or(u64::MAX);
+        }
+        Ok(Some(ph.bytes))
+    }
+}
+
+/// The figures of one stonewalled phase over all ranks (collective, outside the timers):
+/// two `MPI_Allreduce` of maxima and one sum.
+fn agree_wall(comm: &Comm, rank: u32, me: &RankWall) -> Result<PhaseWall> {
+    let x = me.xfers as f64;
+    let v = [
+        x,
+        -x,
+        me.stop_s,
+        -me.stop_s,
+        me.wear_out_s,
+        f64::from(u8::from(me.stopped)),
+    ];
+    let mut mx = [0.0; 6];
+    comm.allreduce_f64(&v, &mut mx, Op::Max)?;
+    let (most, fewest) = (mx[0], -mx[1]);
+    let r = f64::from(rank);
+    let who = [
+        if x == most { -r } else { f64::NEG_INFINITY },
+        if x == fewest { -r } else { f64::NEG_INFINITY },
+    ];
+    let mut first = [0.0; 2];
+    comm.allreduce_f64(&who, &mut first, Op::Max)?;
+    let bytes = comm.allreduce_u64(me.bytes, Op::Sum)?;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok(PhaseWall {
+        min: (fewest as u64, (-first[1]) as u32),
+        max: (most as u64, (-first[0]) as u32),
+        bytes,
+        first_stop_s: -mx[3],
+        last_stop_s: mx[2],
+        wear_out_s: mx[4],
+        stopped: mx[5] > 0.0,
+    })
+}
+
+/// The bytes that the first `xfers` transfers of a rank's phase move: its datasets are
+/// filled in order, each transfer `buf_bytes` except a shorter last one of a dataset
+/// (2D, spec §6.1).
+fn moved_bytes(pat: &Pattern, xfers: u64) -> u64 {
+    let nprocs = match pat {
+        Pattern::D1(q) => q.nprocs,
+        Pattern::D2(q) => q.nprocs,
+    };
+    let per_rank = pat.dataset_bytes() / nprocs.max(1);
+    let t = pat.transfers().max(1);
+    (xfers / t) * per_rank + ((xfers % t) * pat.buf_bytes()).min(per_rank)
+}
+
+/// Every rank's `mine` on every rank, in rank order (`MPI_Gather` to rank 0, then
+/// `MPI_Bcast`; exact below 2^53).
+fn all_counts(comm: &Comm, mine: u64) -> Result<Vec<u64>> {
+    let gathered = comm.gather_f64(0, &[mine as f64])?;
+    let bytes: Vec<u8> = gathered
+        .iter()
+        .flat_map(|&c| (c as u64).to_le_bytes())
+        .collect();
+    let got = comm.bcast_bytes(0, &bytes)?;
+    Ok(got
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect())
 }
 
 /// `res` of a phase of an API's file (`opening`: its open), its own error completed with

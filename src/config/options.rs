@@ -4,6 +4,7 @@
 use std::ffi::{OsStr, OsString};
 
 use super::acceptance::Acceptance;
+use super::stonewall::StonewallOptions;
 use super::storage::StorageOptions;
 use super::values::{
     count, file_name, parse_alloc_time, parse_api_list, parse_debug_list, parse_fill_time,
@@ -71,6 +72,8 @@ pub struct Options {
     pub storage: StorageOptions,
     /// `--expect`, `--baseline`, `--tolerance`, `--html`, `--from` (default: none).
     pub acceptance: Acceptance,
+    /// `--stonewall`, `--wear-out` (default: none: phases move their whole volume).
+    pub stonewall: StonewallOptions,
 }
 
 impl Default for Options {
@@ -103,6 +106,7 @@ impl Default for Options {
             fill: FillSettings::default(),
             storage: StorageOptions::default(),
             acceptance: Acceptance::default(),
+            stonewall: StonewallOptions::default(),
         }
     }
 }
@@ -326,7 +330,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 42] = [
+pub static DEFS: [Def; 44] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -492,6 +496,12 @@ pub static DEFS: [Def; 42] = [
          wrote, so that its data comes from another node. Default SHIFT:\n\
          the processes on a node when the run spans nodes, else 1 (one\n\
          node, one shared page cache). [default: off]"),
+    def!(_ "stonewall" 3, value(ValueKind::Seconds, |o, v| o.stonewall.set_seconds(v)),
+        "Time-limited phases: in each write and read phase a rank starts no\n\
+         transfer later than SECONDS after the phase's start; throughput is\n\
+         the bytes actually moved over the time. Collective transfers stop\n\
+         together. A write phase that ends before the deadline makes the\n\
+         run invalid (exit status 3 with --expect). [default: none]"),
     def!(_ "strict" 2, mode(|m| m.strict = true),
         "With --fill-behaviour: exit with status 1 when the library\n\
          differs from the document anywhere."),
@@ -506,6 +516,11 @@ pub static DEFS: [Def; 42] = [
     def!(_ "tolerance" 2, value(ValueKind::Percent, |o, v| o.acceptance.set_tolerance(v)),
         "With --baseline: how much worse than the baseline a mean throughput\n\
          may be, in percent (0 to below 100). [default: 10]"),
+    def!(_ "wear-out" 2, flag(|o, on| o.stonewall.wear_out = on),
+        "With --stonewall: after the deadline every rank goes on until it\n\
+         has made as many transfers of each dataset as the rank that made\n\
+         the most, so that every rank's part has the same length and the\n\
+         read phase reads all that was written. [default: off]"),
     def!('w' "write-only" 2, worded(|o, on| o.write_only = on),
         "Run the write tests only, without reading back. [default: off]"),
     def!('x' "min-xfer-size" 5, value(ValueKind::Size, |o, v| put(&mut o.buf_min, parse_size(v))),

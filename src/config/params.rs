@@ -135,6 +135,7 @@ impl Params {
     pub fn report_lines(&self, facts: &StorageFacts) -> Vec<String> {
         let mut lines = self.storage.report_lines(facts);
         lines.extend(shown_on(&DEFS, self).map(|s| s.line.to_string()));
+        lines.extend(self.stonewall.report_lines());
         lines
     }
 
@@ -151,6 +152,7 @@ impl Params {
             );
         }
         fields.extend(shown_on(&DEFS, self).map(|s| (s.key, "on".to_string())));
+        fields.extend(self.stonewall.fields());
         fields
     }
 
@@ -162,6 +164,7 @@ impl Params {
         if let Some(m) = self.fill.refusal(self.chunk, self.dim2d) {
             out.push(m);
         }
+        out.extend(self.stonewall.problem());
         let non_posix: Vec<&str> = self
             .apis
             .iter()

@@ -2,8 +2,10 @@
 //! spec §8.1–§8.3) and the results as data, one [`Record`] per step and API ([`record`]).
 
 pub mod record;
+pub mod stonewall;
 pub mod timer;
 
 pub use crate::terms::{Direction, Measures, Phase};
 pub use record::{Extremes, PhaseStats, Record};
+pub use stonewall::{PhaseWall, RankWall, WallFigures};
 pub use timer::{gbps, mbps, sample_std, ApiResults, IterStat, TimeStats, Timer, Times, COUNT};

@@ -1,5 +1,6 @@
 //! Results as data: one [`Record`] per (processes, transfer size, API) (spec §8.3–§8.5).
 
+use super::stonewall::WallFigures;
 use super::timer::{gbps, mbps, sample_std, ApiResults, TimeStats, Timer, COUNT};
 use crate::config::Api;
 use crate::terms::{Direction, Phase};
@@ -67,6 +68,43 @@ impl PhaseStats {
     }
 }
 
+impl PhaseStats {
+    /// The statistics of a stonewalled phase: `t` the time statistics, `per_iter` the
+    /// slowest rank's time of each iteration (s), `moved` the bytes moved in each.
+    /// Throughput of an iteration = its bytes moved / its time (IOR's stonewalled
+    /// bandwidth, hpc/ior #90, #495); max and min over iterations, mean = all bytes over
+    /// all time. With equal bytes in every iteration this is [`PhaseStats::of`].
+    pub fn of_moved(t: TimeStats, per_iter: &[f64], moved: &[u64]) -> PhaseStats {
+        let th: Vec<f64> = per_iter
+            .iter()
+            .zip(moved)
+            .map(|(&s, &b)| mbps(b, s))
+            .collect();
+        let g: Vec<f64> = per_iter
+            .iter()
+            .zip(moved)
+            .map(|(&s, &b)| gbps(b, s))
+            .collect();
+        let (bytes, secs): (u64, f64) = (moved.iter().sum(), per_iter.iter().sum());
+        let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let min = |v: &[f64]| if v.is_empty() { 0.0 } else { min(v) };
+        PhaseStats {
+            min_time: t.min,
+            avg_time: t.avg,
+            max_time: t.max,
+            max_mibps: max(&th),
+            avg_mibps: mbps(bytes, secs),
+            min_mibps: min(&th),
+            std_time: sample_std(per_iter.iter().copied()),
+            std_mibps: sample_std(th.iter().copied()),
+            max_gbps: max(&g),
+            avg_gbps: gbps(bytes, secs),
+            min_gbps: min(&g),
+        }
+    }
+}
+
 /// The results of one (processes, transfer size, API) combination.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -92,6 +130,10 @@ pub struct Record {
     pub extremes: [Extremes; 6],
     /// Every rank's time (s): `samples[(iteration × nprocs + rank) × 6 + phase]`; may be empty.
     pub samples: Vec<f64>,
+    /// With `--stonewall`: the figures of the write and the read phases
+    /// ([`Direction::ALL`] order); the throughput of their phases is then the bytes
+    /// actually moved over the time ([`PhaseStats::of_moved`]).
+    pub wall: Option<[WallFigures; 2]>,
 }
 
 impl Record {
@@ -126,7 +168,13 @@ impl Record {
                 continue;
             }
             let per_iter: Vec<f64> = r.stats[ph.timer() as usize].iter().map(|s| s.max).collect();
-            phases[i] = PhaseStats::of(of(ph.timer()), r.bytes, &per_iter);
+            let moved = r.wall.as_ref().map(|w| &w[usize::from(ph.is_read())].moved);
+            phases[i] = match moved {
+                Some(m) if m.len() == per_iter.len() => {
+                    PhaseStats::of_moved(of(ph.timer()), &per_iter, m)
+                }
+                _ => PhaseStats::of(of(ph.timer()), r.bytes, &per_iter),
+            };
             if gathered {
                 extremes[i] = extremes_of(&samples, ranks, i);
             }
@@ -152,6 +200,7 @@ impl Record {
             open_close,
             extremes,
             samples,
+            wall: r.wall.clone(),
         }
     }
 
@@ -243,6 +292,7 @@ mod tests {
             iters: 2,
             files: 1,
             per_rank: vec![],
+            wall: None,
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Mpiio, true, &r);
         assert!(!rec.has_samples() && !rec.extremes[1].known);
@@ -282,6 +332,7 @@ mod tests {
             iters: 3,
             files: 1,
             per_rank,
+            wall: None,
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Posix, true, &r);
         let w = rec.phase(Phase::Write);
@@ -302,5 +353,27 @@ mod tests {
         assert_eq!(rec.sample(2, 1, 1), Some(0.05));
         assert_eq!(rec.sample(3, 0, 1), None);
         assert_eq!(rec.samples.len(), 3 * 2 * 6);
+    }
+
+    #[test]
+    fn moved_throughput_equals_plain_with_equal_bytes() {
+        let per_iter = [0.5, 0.25, 0.4];
+        let t = TimeStats {
+            min: 0.25,
+            avg: (0.5 + 0.25 + 0.4) / 3.0,
+            max: 0.5,
+        };
+        let a = PhaseStats::of_moved(t, &per_iter, &[1 << 20; 3]);
+        let b = PhaseStats::of(t, 1 << 20, &per_iter);
+        assert_eq!((a.max_mibps, a.min_mibps), (b.max_mibps, b.min_mibps));
+        assert!((a.avg_mibps - b.avg_mibps).abs() < 1e-9);
+        // bytes moved over time: 3 MiB and 1 MiB in 1 s each
+        let t = TimeStats {
+            min: 1.0,
+            avg: 1.0,
+            max: 1.0,
+        };
+        let c = PhaseStats::of_moved(t, &[1.0, 1.0], &[3 << 20, 1 << 20]);
+        assert_eq!((c.max_mibps, c.avg_mibps, c.min_mibps), (3.0, 2.0, 1.0));
     }
 }

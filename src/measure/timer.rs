@@ -89,6 +89,9 @@ pub struct ApiResults {
     pub files: u64,
     /// Every rank's times (s), `per_rank[iteration][rank × COUNT + timer]`; rank 0 only.
     pub per_rank: Vec<Vec<f64>>,
+    /// With `--stonewall`: the figures of the write and the read phases
+    /// ([`crate::terms::Direction::ALL`] order).
+    pub wall: Option<[super::stonewall::WallFigures; 2]>,
 }
 
 #[cfg(test)]

@@ -203,6 +203,55 @@ pub const FIELDS: [&str; 51] = [
     "hosts",
 ];
 
+/// The fields added to every record with `--stonewall` (issue 28), after the storage
+/// options': the transfers per rank and phase without deadline, the fewest and most a
+/// rank made in one phase (and which rank), the earliest and latest stop of a rank
+/// (seconds after its phase's start), the longest wear-out (s), the bytes all ranks
+/// moved over every iteration, the phases that ended before the deadline, and whether
+/// the run is valid (every write phase lasted the deadline).
+pub const WALL_FIELDS: [&str; 11] = [
+    "stonewall_xfers_planned",
+    "stonewall_xfers_min",
+    "stonewall_xfers_min_rank",
+    "stonewall_xfers_max",
+    "stonewall_xfers_max_rank",
+    "stonewall_first_stop_s",
+    "stonewall_last_stop_s",
+    "stonewall_wear_out_s",
+    "stonewall_moved_bytes",
+    "stonewall_short_phases",
+    "valid",
+];
+
+/// Whether a run is valid (issue 28, IO500's `[INVALID]`): every stonewalled write phase
+/// of `records` lasted its deadline. A run without `--stonewall` is valid.
+pub fn run_valid(records: &[Record]) -> bool {
+    records
+        .iter()
+        .all(|r| r.wall.as_ref().is_none_or(|w| w[0].full()))
+}
+
+/// The [`WALL_FIELDS`] values of phase `pi` of `r` (`valid`: of the whole run).
+fn wall_values(r: &Record, pi: usize, valid: bool) -> Vec<Value<'static>> {
+    let Some(w) = &r.wall else {
+        return Vec::new();
+    };
+    let w = &w[usize::from(Phase::ALL[pi].is_read())];
+    vec![
+        Int(w.planned),
+        Int(w.min.0),
+        Int(u64::from(w.min.1)),
+        Int(w.max.0),
+        Int(u64::from(w.max.1)),
+        Float(w.first_stop_s),
+        Float(w.last_stop_s),
+        Float(w.wear_out_s),
+        Int(w.moved_total()),
+        Int(w.short_phases),
+        Value::Bool(valid),
+    ]
+}
+
 /// Index in [`FIELDS`] of `num_bytes`.
 pub(crate) const FIRST_PARAM: usize = 13;
 /// Index in [`FIELDS`] of `h5perf_version`.
@@ -302,6 +351,7 @@ fn record_values<'a>(
     params: &[Value<'a>],
     r: &Record,
     pi: usize,
+    valid: bool,
 ) -> Vec<Value<'a>> {
     let (s, e) = (&r.phases[pi], &r.extremes[pi]);
     let mut v = vec![
@@ -333,6 +383,7 @@ fn record_values<'a>(
     }
     v.extend(run_values(m));
     v.extend(params[FIRST_META - FIRST_PARAM..].iter().cloned());
+    v.extend(wall_values(r, pi, valid));
     v
 }
 
@@ -500,10 +551,15 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let (param_names, params) = param_fields(p);
     json_object(&mut out, &param_names, &params);
     out.push_str(",\n  \"records\": [");
-    let names = field_names(&param_names);
+    let names = field_names(p, &param_names);
+    let valid = run_valid(records);
     for (i, (r, pi)) in rows(p, records).enumerate() {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-        json_object(&mut out, &names, &record_values(meta, &params, r, pi));
+        json_object(
+            &mut out,
+            &names,
+            &record_values(meta, &params, r, pi, valid),
+        );
     }
     out.push_str(if records.is_empty() {
         "]\n}\n"
@@ -513,10 +569,16 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     out
 }
 
-/// The field names of a record: [`FIELDS`], then the storage options' among `param_names`.
-fn field_names<'a>(param_names: &[&'a str]) -> Vec<&'a str> {
+/// The field names of a record: [`FIELDS`], then the storage options' among
+/// `param_names`, then with `--stonewall` the [`WALL_FIELDS`].
+fn field_names<'a>(p: &Params, param_names: &[&'a str]) -> Vec<&'a str> {
     let storage = &param_names[FIRST_META - FIRST_PARAM..];
-    FIELDS.iter().chain(storage).copied().collect()
+    let wall: &[&str] = if p.stonewall.millis.is_some() {
+        &WALL_FIELDS
+    } else {
+        &[]
+    };
+    FIELDS.iter().chain(storage).chain(wall).copied().collect()
 }
 
 /// One CSV field (RFC 4180): quoted when needed, inner double quotes doubled.
@@ -531,10 +593,14 @@ fn csv_field(out: &mut String, s: &str) {
 /// The results as CSV: the header row, then one row per (record, phase), each ending in `\n`.
 pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let (param_names, params) = param_fields(p);
-    let mut out = field_names(&param_names).join(",");
+    let mut out = field_names(p, &param_names).join(",");
     out.push('\n');
+    let valid = run_valid(records);
     for (r, pi) in rows(p, records) {
-        for (i, v) in record_values(meta, &params, r, pi).iter().enumerate() {
+        for (i, v) in record_values(meta, &params, r, pi, valid)
+            .iter()
+            .enumerate()
+        {
             if i > 0 {
                 out.push(',');
             }
@@ -674,6 +740,7 @@ mod tests {
             open_close: [TimeStats::default(); 4],
             extremes: [crate::measure::Extremes::default(); 6],
             samples: Vec::new(),
+            wall: None,
         }
     }
 

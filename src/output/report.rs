@@ -3,7 +3,9 @@
 use std::fmt::Write;
 
 use crate::config::{Api, Params};
-use crate::measure::{ApiResults, Direction, Phase, PhaseStats, Record, TimeStats, Timer};
+use crate::measure::{
+    ApiResults, Direction, Phase, PhaseStats, Record, TimeStats, Timer, WallFigures,
+};
 
 /// Size formatting of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` or plain bytes.
 pub fn fmt_size(v: i64) -> String {
@@ -284,8 +286,50 @@ pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
             }
             detail_block(&mut o, r, m.close);
         }
+        if let Some(w) = &rec.wall {
+            wall_block(&mut o, dir, &w[usize::from(dir == Direction::Read)], p);
+        }
     }
     o
+}
+
+/// The lines after a stonewalled direction (`--stonewall`, issue 28): the deadline, the
+/// transfers per rank, when the ranks stopped, the wear-out, the bytes moved; for the
+/// write phases, whether each lasted the deadline (else the run is invalid).
+fn wall_block(out: &mut String, dir: Direction, w: &WallFigures, p: &Params) {
+    let name = match dir {
+        Direction::Write => "Write",
+        Direction::Read => "Read",
+    };
+    let deadline = p.stonewall.seconds_text().unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "            Stonewall {name} (deadline {deadline} s, {} phase(s)):",
+        w.phases
+    );
+    let _ = writeln!(
+        out,
+        "                Transfers per rank: min {} (rank {}), max {} (rank {}), of {} planned",
+        w.min.0, w.min.1, w.max.0, w.max.1, w.planned
+    );
+    let _ = writeln!(
+        out,
+        "                Ranks stopped: first {:.3} s, last {:.3} s after the phase's start",
+        w.first_stop_s, w.last_stop_s
+    );
+    if p.stonewall.wear_out {
+        let _ = writeln!(out, "                Wear-out: {:.3} s", w.wear_out_s);
+    }
+    let _ = writeln!(out, "                Bytes moved: {}", w.moved_total());
+    if dir == Direction::Write && !w.full() {
+        let _ = writeln!(
+            out,
+            "                INVALID: {} of {} phase(s) ended before the deadline; about {:.1} times the volume (-e) is needed",
+            w.short_phases,
+            w.phases,
+            w.volume_factor()
+        );
+    }
 }
 
 /// The sync timer of direction `dir` when `--fsync` was given.
@@ -454,6 +498,7 @@ mod tests {
             iters: 1,
             files: 1,
             per_rank: vec![],
+            wall: None,
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         api_results(&p, &rec, &r)
@@ -573,6 +618,7 @@ mod tests {
             iters: 1,
             files: 1,
             per_rank: vec![],
+            wall: None,
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         let text = api_results(&p, &rec, &r);

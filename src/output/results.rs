@@ -319,6 +319,7 @@ mod tests {
                         open_close: [TimeStats::default(); 4],
                         extremes,
                         samples: smp,
+                        wall: None,
                     });
                 }
             }

@@ -11,7 +11,7 @@ use std::ffi::CString;
 use crate::agreement::Beacon;
 use crate::config::Params;
 use crate::error::{Error, Result};
-use crate::ffi::mpi::{Comm, Info};
+use crate::ffi::mpi::{wtime, Comm, Info, Op};
 use crate::ffi::posix::FileStat;
 use crate::pattern::Pattern;
 
@@ -145,6 +145,8 @@ pub struct Transfers<'a> {
     /// `-D v`: the check after each read ([`ReadCheck`]); `None` for writes and for
     /// reads without verification.
     pub check: Option<ReadCheck<'a>>,
+    /// `--stonewall`: the phase's deadline and counts ([`Wall`]); `None` without it.
+    pub wall: Option<&'a mut Wall>,
 }
 
 /// The timed write loop of one dataset: transfers `0..n` from `buf` (spec §5.2, §7),
@@ -153,12 +155,19 @@ pub struct Transfers<'a> {
 /// Never inlined: `make bench` counts the instructions spent in it (callgrind's
 /// `--toggle-collect=*timed_writes*`), so it holds exactly the timed loop.
 #[inline(never)]
-pub fn timed_writes(drv: &mut dyn Driver, ctx: &Ctx<'_>, n: u64, buf: &[u8]) -> Result<()> {
+pub fn timed_writes(
+    drv: &mut dyn Driver,
+    ctx: &Ctx<'_>,
+    n: u64,
+    buf: &[u8],
+    wall: Option<&mut Wall>,
+) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
         n,
         keep_going,
         check: None,
+        wall,
     };
     drv.write(ctx, &mut x, buf)
 }
@@ -167,18 +176,20 @@ pub fn timed_writes(drv: &mut dyn Driver, ctx: &Ctx<'_>, n: u64, buf: &[u8]) -> 
 /// `check` when given (`-D v`, inside the raw-read timer, spec §8.1), [`Driver::read`]:
 /// the same read path with or without the check. Never inlined, as [`timed_writes`].
 #[inline(never)]
-pub fn timed_reads(
+pub fn timed_reads<'a>(
     drv: &mut dyn Driver,
     ctx: &Ctx<'_>,
     n: u64,
     buf: &mut [u8],
-    check: Option<ReadCheck<'_>>,
+    check: Option<ReadCheck<'a>>,
+    wall: Option<&'a mut Wall>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
         n,
         keep_going,
         check,
+        wall,
     };
     drv.read(ctx, &mut x, buf)
 }
@@ -188,10 +199,13 @@ pub fn timed_reads(
 #[inline(always)]
 pub fn each_write(
     ctx: &Ctx<'_>,
-    x: &Transfers<'_>,
+    x: &mut Transfers<'_>,
     one: impl FnMut(u64) -> Result<()>,
 ) -> Result<()> {
-    each_transfer(ctx, x.n, x.keep_going, one)
+    match x.wall.as_deref_mut() {
+        None => each_transfer(ctx, x.n, x.keep_going, one),
+        Some(w) => walled(ctx, x.n, x.keep_going, w, one),
+    }
 }
 
 /// The read loop of a driver: `one(s, k)` reads transfer `k` into the driver's read
@@ -207,6 +221,18 @@ pub fn each_read<S>(
     mut one: impl FnMut(&mut S, u64) -> Result<()>,
     data: impl Fn(&S) -> &[u8],
 ) -> Result<()> {
+    if let Some(w) = x.wall.as_deref_mut() {
+        return walled_reads(
+            ctx,
+            x.n,
+            x.keep_going,
+            w,
+            &mut s,
+            one,
+            data,
+            x.check.as_mut(),
+        );
+    }
     match x.check.as_mut() {
         None => each_transfer(
             ctx,
@@ -311,4 +337,195 @@ fn after_error(
         }
     }
     Err(e)
+}
+
+/// How long a rank transfers between two looks at the clock under `--stonewall`, at
+/// most, seconds ([`walled`]). The number of transfers between two looks is this time
+/// over the last measured time per transfer, and never more than is left before the
+/// deadline, so a rank with steady transfers stops within one transfer of the deadline
+/// and a slow one (one transfer per look) exactly after the transfer that crossed it.
+/// One look (`MPI_Wtime`, a few divisions) costs about 100 instructions; at 4 KiB
+/// transfers from the page cache (about 1 µs) that is 0.01 instruction per transfer
+/// (`make bench-instr`, the stonewall rows).
+pub const WALL_LOOK_SECONDS: f64 = 0.01;
+
+/// The stonewall of one phase on this rank (issue 28), carried across its datasets.
+/// Times are `MPI_Wtime` seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Wall {
+    /// The phase's start.
+    pub start: f64,
+    /// No transfer starts at or after this time: `start` + `--stonewall`.
+    pub deadline: f64,
+    /// Transfers of the phase this rank may make at most (the read phase: those that
+    /// were written; else `u64::MAX`).
+    pub limit: u64,
+    /// Transfers made so far in the phase (every dataset).
+    pub done: u64,
+    /// Transfers made in the current dataset (set by each loop).
+    pub in_dataset: u64,
+    /// Wear-out: make the transfers `in_dataset..target` of the current dataset, without
+    /// deadline ([`walled`]); set by the engine after agreeing on the target.
+    pub target: Option<u64>,
+    /// Whether the deadline stopped this rank (with collective transfers: agreed).
+    pub stopped: bool,
+    /// When it stopped, or when its last transfer before any wear-out ended.
+    pub stop_at: f64,
+    /// Seconds spent in wear-out transfers.
+    pub wear_out: f64,
+}
+
+impl Wall {
+    /// The stonewall of a phase starting at `start` with `seconds` to go, at most
+    /// `limit` transfers.
+    pub fn new(start: f64, seconds: f64, limit: u64) -> Wall {
+        Wall {
+            start,
+            deadline: start + seconds,
+            limit,
+            done: 0,
+            in_dataset: 0,
+            target: None,
+            stopped: false,
+            stop_at: start,
+            wear_out: 0.0,
+        }
+    }
+}
+
+/// [`each_read`] under `--stonewall`: [`walled`] with the read and its check.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn walled_reads<S>(
+    ctx: &Ctx<'_>,
+    n: u64,
+    keep_going: bool,
+    w: &mut Wall,
+    s: &mut S,
+    mut one: impl FnMut(&mut S, u64) -> Result<()>,
+    data: impl Fn(&S) -> &[u8],
+    check: Option<&mut ReadCheck<'_>>,
+) -> Result<()> {
+    match check {
+        None => walled(ctx, n, keep_going, w, |k| one(s, k)),
+        Some(check) => walled(ctx, n, keep_going, w, |k| {
+            one(s, k)?;
+            check(k, data(s));
+            Ok(())
+        }),
+    }
+}
+
+/// The transfers of one dataset under `--stonewall` (issue 28): `one(k)` from `k = 0`
+/// while the deadline has not passed and the phase's [`Wall::limit`] allows; or, with
+/// [`Wall::target`] set (wear-out), the transfers `in_dataset..target` without deadline.
+///
+/// With collective transfers (`together`) every transfer is preceded by an
+/// `MPI_Allreduce` of "my deadline has passed" (maximum): the ranks stop before the same
+/// transfer, so none is left inside a collective call (hpc/ior #210), and no transfer
+/// starts after any rank's deadline; a failed transfer is kept and the rest made, as
+/// [`each_transfer`]. Independent transfers look at the clock after runs of transfers
+/// ([`WALL_LOOK_SECONDS`]) and test the error beacon there.
+#[inline(never)]
+pub fn walled<F: FnMut(u64) -> Result<()>>(
+    ctx: &Ctx<'_>,
+    n: u64,
+    together: bool,
+    w: &mut Wall,
+    mut one: F,
+) -> Result<()> {
+    if let Some(target) = w.target {
+        let (from, to) = (w.in_dataset, target.min(n));
+        let t0 = wtime();
+        let res = transfer_run(&mut one, from, to, to, together);
+        w.wear_out += wtime() - t0;
+        w.in_dataset = to;
+        w.done += to.saturating_sub(from);
+        return res;
+    }
+    let todo = n.min(w.limit.saturating_sub(w.done));
+    let mut k = 0u64;
+    let res = if together {
+        walled_together(ctx, todo, w, &mut one, &mut k)
+    } else {
+        walled_alone(ctx, todo, w, &mut one, &mut k)
+    };
+    w.in_dataset = k;
+    w.done += k;
+    res
+}
+
+/// The collective part of [`walled`]: one agreement before each transfer.
+fn walled_together(
+    ctx: &Ctx<'_>,
+    todo: u64,
+    w: &mut Wall,
+    one: &mut dyn FnMut(u64) -> Result<()>,
+    k: &mut u64,
+) -> Result<()> {
+    let mut first = Ok(());
+    while *k < todo && !w.stopped {
+        let now = wtime();
+        if ctx
+            .comm
+            .allreduce_u64(u64::from(now >= w.deadline), Op::Max)?
+            != 0
+        {
+            w.stopped = true;
+            w.stop_at = now;
+            break;
+        }
+        if let Err(e) = one(*k) {
+            if first.is_ok() {
+                first = Err(e);
+            }
+        }
+        *k += 1;
+        w.stop_at = wtime();
+    }
+    first
+}
+
+/// The independent part of [`walled`]: runs of transfers between looks at the clock.
+fn walled_alone<F: FnMut(u64) -> Result<()>>(
+    ctx: &Ctx<'_>,
+    todo: u64,
+    w: &mut Wall,
+    one: &mut F,
+    k: &mut u64,
+) -> Result<()> {
+    let every = ctx.poll_every.max(1);
+    let mut run = 1u64;
+    let mut since_poll = 0u64;
+    let mut t = wtime();
+    while *k < todo && !w.stopped {
+        if t >= w.deadline {
+            w.stopped = true;
+            w.stop_at = t;
+            break;
+        }
+        let end = todo.min(*k + run);
+        transfer_run(one, *k, end, todo, false)?;
+        let now = wtime();
+        let per = (now - t) / (end - *k) as f64;
+        since_poll += end - *k;
+        *k = end;
+        t = now;
+        w.stop_at = now;
+        if let (Some(stop), true) = (ctx.stop, since_poll >= every) {
+            since_poll = 0;
+            if stop.raised() {
+                return Err(stop.stop_error());
+            }
+        }
+        // as many transfers as fit in the look interval and before the deadline
+        let left = (w.deadline - now).min(WALL_LOOK_SECONDS);
+        run = if per > 0.0 {
+            (left / per) as u64
+        } else {
+            every
+        }
+        .clamp(1, every);
+    }
+    Ok(())
 }
