@@ -6,7 +6,7 @@
  *     message, results NULL, no hang, no output, no file; a valid run afterwards;
  *   - setters refusing bad values (H5PERF_EINVAL) and keeping the configuration usable;
  *   - h5perf_config_parse refusing bad command lines, --help and --version;
- *   - NULL arguments everywhere;
+ *   - NULL arguments everywhere, a negative argc, MPI_COMM_NULL;
  *   - the message stays until the next failure.
  */
 #include "check.h"
@@ -165,6 +165,10 @@ int main(int argc, char **argv)
         char *v5[] = {a0, api, apiv, NULL};
         ct_check_rc(h5perf_config_parse(cfg, 3, v5), H5PERF_EINVAL, "parse.unknown_api");
         ct_check_rc(h5perf_config_parse(cfg, 2, NULL), H5PERF_EINVAL, "parse.null_argv");
+        /* a negative argc is refused, not taken as an empty command line (issue 35) */
+        ct_check_rc(h5perf_config_parse(cfg, -1, v5), H5PERF_EINVAL, "parse.negative_argc");
+        ct_check(strstr(h5perf_last_error(), "argc < 0") != NULL, "parse.negative_argc.message",
+                 "h5perf_last_error() = \"%s\"", h5perf_last_error());
         /* argc 1: no options, the defaults (the configuration is replaced) */
         char *v6[] = {a0, NULL};
         ct_check_rc(h5perf_config_parse(cfg, 1, v6), H5PERF_OK, "parse.no_options");
@@ -180,6 +184,12 @@ int main(int argc, char **argv)
     ct_check_rc(h5perf_run(NULL, MPI_COMM_WORLD, &res), H5PERF_EINVAL, "null.run_config");
     ct_check(res == NULL, "null.run_config.results_null", "results not NULL");
     ct_check_rc(h5perf_run(cfg, MPI_COMM_WORLD, NULL), H5PERF_EINVAL, "null.run_results");
+    /* MPI_COMM_NULL: an error, not MPI_Comm_dup's abort (issue 35) */
+    res = (h5perf_results *)&cfg;
+    ct_check_rc(h5perf_run(cfg, MPI_COMM_NULL, &res), H5PERF_EINVAL, "null.run_comm");
+    ct_check(res == NULL, "null.run_comm.results_null", "results not NULL");
+    ct_check(strstr(h5perf_last_error(), "MPI_COMM_NULL") != NULL, "null.run_comm.message",
+             "h5perf_last_error() = \"%s\"", h5perf_last_error());
     ct_check(h5perf_results_count(NULL) == 0 && h5perf_results_get(NULL, 0) == NULL &&
                  h5perf_results_wrong_bytes(NULL) == 0,
              "null.results_accessors", "accessors on NULL results");

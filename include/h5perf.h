@@ -18,7 +18,13 @@
  *     the -o option, or h5perf_main).
  *   - The environment variables HDF5_PARAPREFIX, HDF5_NOCLEANUP and HDF5_MPI_INFO are
  *     honoured as by the h5perf program (see h5perf(1)).
- *   - No function aborts or exits the process.
+ *   - No function aborts or exits the process, with one exception: an internal error
+ *     (a panic of the Rust code) inside h5perf_run or h5perf_main. The other ranks
+ *     then wait in collective calls that this rank can no longer make, and only
+ *     MPI_Abort can free them: the library prints "h5perf: rank R: internal error
+ *     (panic at FILE:LINE): ..." on stderr, removes its data and temporary files and
+ *     calls MPI_Abort(MPI_COMM_WORLD, 1). A panic in any other function returns
+ *     H5PERF_EIO with a message.
  *   - What the library changes in the calling process, and puts back:
  *       h5perf_run switches HDF5's automatic error printing off while it runs
  *       (H5Eset_auto2) and restores the caller's handler before it returns (so does

@@ -1,6 +1,7 @@
 //! The `h5perf` program ([`run_program`]) and a run on a communicator in stages ([`run_on`]).
 
 mod acceptance;
+pub mod panics;
 
 pub use acceptance::{Checks, EXIT_CHECKS_FAILED};
 
@@ -66,6 +67,8 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
     }
     let world = universe.world();
     let rank = world.rank().unwrap_or(0);
+    // a panic on any rank ends the job with a message instead of leaving ranks waiting
+    let armed = panics::armed(rank);
     let code = match program(&world, args) {
         Ok(code) => code,
         Err(e @ Error::Fatal(_)) if abort_on_fatal => {
@@ -97,6 +100,7 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
             1
         }
     };
+    drop(armed);
     drop(world);
     drop(universe);
     code
@@ -239,7 +243,7 @@ struct Place {
 /// Stage 2, claim the data directory (collective) before anything is written; errors agreed.
 fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller) -> Result<Place> {
     let env = RunEnv::from_process();
-    let dir = datadir::data_dir_checked(comm, &env)?;
+    let dir = datadir::data_dir_checked(comm, &env, params.storage.read_only)?;
     let same = (comm.rank()? == 0)
         .then(|| distinct::check_distinct(params, &opts.acceptance, &dir).err())
         .flatten()
@@ -425,6 +429,7 @@ fn publish(
         let host_of = |r: u32| meta.as_ref().map_or("?", |m| m.host_of(r)).to_string();
         out.write(&report::summary_table(&params, &outcome.records, &host_of));
     }
+    panics::injected(comm.rank()?);
     // the verdict after the report, before any results on standard output; the page
     let checks = match accept {
         Some(a) => {

@@ -3,7 +3,10 @@
  * its writes to #pio_tmp data files: in the first one only when $H5PERF_TEST_SLOW_ONCE
  * is set, else in every one. The sleep is inside h5perf's raw-data timer, so that rank
  * is slowed on purpose; every other process and file is left alone. pwrite, pwrite64
- * and syscall(SYS_pwrite64, ...) are interposed. */
+ * and syscall(SYS_pwrite64, ...) are interposed.
+ * With $H5PERF_TEST_SLOW_FSYNC_MS set, every process sleeps that long in fsync of a
+ * results document's temporary file (a name holding ".h5perf-tmp."), so a signal can
+ * be sent while the file exists (issue 35, item 9). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -65,4 +68,25 @@ long syscall(long number, ...) {
     va_end(ap);
     if (number == SYS_pwrite64) maybe_sleep((int)a[0]);
     return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int fsync(int fd) {
+    static int (*real)(int) = NULL;
+    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    const char *ms = getenv("H5PERF_TEST_SLOW_FSYNC_MS");
+    if (ms) {
+        char link[64], path[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof path - 1);
+        if (n > 0) {
+            path[n] = 0;
+            if (strstr(path, ".h5perf-tmp.")) {
+                long t = atol(ms);
+                struct timespec d = {t / 1000, (t % 1000) * 1000000L};
+                while (nanosleep(&d, &d) != 0) {
+                }
+            }
+        }
+    }
+    return real(fd);
 }

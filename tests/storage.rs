@@ -686,6 +686,70 @@ fn read_only_refuses_missing_and_mismatching_files_before_any_timing() {
     let mut shape = ro.clone();
     shape.extend(["-A", "phdf5", "-e", "32K"]);
     check(&shape, &["--read-only: #pio_tmp_1.h5: Dataset_1 has the shape [131072], but a run of 2 process(es) with these options reads [65536]"]);
+    // files of the right size written by another process count, pattern or layout
+    // (issue 35): refused with what the files hold (the ranks' bytes are in files
+    // written with -D v)
+    let mut verified = KEPT.to_vec();
+    verified.extend(["-D", "v"]);
+    let o = mpirun_timeout(
+        2,
+        &verified,
+        &[("HDF5_NOCLEANUP", "1")],
+        dir.path(),
+        RUN_TIMEOUT,
+    );
+    assert!(o.success(), "{}", o.describe());
+    let mut fewer = vec![
+        "--read-only",
+        "-p",
+        "1",
+        "-P",
+        "1",
+        "-e",
+        "128K",
+        "-B",
+        "16K",
+    ];
+    fewer.extend(["-A", "posix"]);
+    check(
+        &fewer,
+        &[
+            "--read-only: #pio_tmp_1.posix was not written by a run of 1 process(es) with the contiguous pattern",
+            "the byte at dataset offset 131071, which rank 0 reads, is 2, not 1",
+            "the file holds the data of 2 process(es) (its last byte is 2), in the contiguous pattern",
+        ],
+    );
+    let mut inter = ro.clone();
+    inter.extend(["-A", "mpiio", "-I"]);
+    check(
+        &inter,
+        &[
+            "--read-only: #pio_tmp_1.mpio was not written by a run of 2 process(es) with the interleaved pattern",
+            "in the contiguous pattern",
+        ],
+    );
+    let mut h5_fewer = vec![
+        "--read-only",
+        "-p",
+        "1",
+        "-P",
+        "1",
+        "-e",
+        "128K",
+        "-B",
+        "16K",
+    ];
+    h5_fewer.extend(["-A", "phdf5"]);
+    check(
+        &h5_fewer,
+        &["--read-only: #pio_tmp_1.h5 was not written by a run of 1 process(es)"],
+    );
+    let mut chunked = ro.clone();
+    chunked.extend(["-A", "phdf5", "-c"]);
+    check(
+        &chunked,
+        &["--read-only: #pio_tmp_1.h5: Dataset_1 is stored contiguous, but -c reads chunked storage"],
+    );
     // nothing to do, or nothing to sync
     check(
         &[&ro[..], &["-w"]].concat(),

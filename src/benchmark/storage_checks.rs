@@ -116,9 +116,15 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                         )));
                     }
                 }
+                let file = std::fs::File::open(&name).map_err(|e| {
+                    let e = posix::fail_named("open", e.raw_os_error().unwrap_or(0), path.clone());
+                    refused(format!("--read-only: {e}"))
+                })?;
+                check_writers(p, api, &file, 0, &path)?;
                 continue;
             }
             let c = posix::c_path(&name)?;
+            let file_name = name;
             let fapl = Plist::file_access_sec2(0)?;
             let file = H5File::open_read(&c, &fapl).map_err(|e| {
                 refused(format!(
@@ -135,6 +141,25 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                         crate::error::innermost(&e.to_string())
                     ))
                 })?;
+                // the layout the files have, which the report and the results then name
+                let contiguous = ds.offset();
+                match (p.chunk, contiguous) {
+                    (true, Some(_)) => {
+                        return Err(refused(format!(
+                            "--read-only: {path}: {name} is stored contiguous, but -c reads \
+                             chunked storage: the files were written without -c (run without \
+                             -c, or {again})"
+                        )))
+                    }
+                    (false, None) => {
+                        return Err(refused(format!(
+                            "--read-only: {path}: {name} is stored chunked (or not allocated), \
+                             but a run without -c reads contiguous storage: the files were \
+                             written with -c (run with -c, or {again})"
+                        )))
+                    }
+                    _ => {}
+                }
                 let dims = ds.dims()?;
                 for &n in &counts {
                     let want = vec![side(n); if p.dim2d { 2 } else { 1 }];
@@ -147,10 +172,98 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                         )));
                     }
                 }
+                if let (Some(base), 1) = (contiguous, d) {
+                    let file = std::fs::File::open(&file_name).map_err(|e| {
+                        let e =
+                            posix::fail_named("open", e.raw_os_error().unwrap_or(0), path.clone());
+                        refused(format!("--read-only: {e}"))
+                    })?;
+                    check_writers(p, api, &file, base, &path)?;
+                }
             }
         }
     }
     Ok(())
+}
+
+/// `--read-only`: the first dataset of `file` (its raw bytes from `base`) holds what the
+/// run's one process count and pattern read: every rank's first and last piece of its
+/// first transfer size hold that rank's byte (`rank + 1`, spec §7). A few bytes are
+/// read (`pread`), before any timer. Only files written with `-D v` hold the ranks'
+/// bytes (without it the transfer buffer is not filled: zeros): a 0 where rank 0's
+/// part begins means there is nothing to check. Errors: a refusal naming the offset,
+/// what the byte says, and the configuration the file holds ([`found_writers`]).
+fn check_writers(p: &Params, api: Api, file: &std::fs::File, base: u64, path: &str) -> Result<()> {
+    let (Some(&n), Some(&buf)) = (p.proc_counts().first(), p.buf_sizes().first()) else {
+        return Ok(());
+    };
+    let byte_at = |off: u64| -> Result<u8> {
+        let mut b = [0u8; 1];
+        std::os::unix::fs::FileExt::read_exact_at(file, &mut b, base + off).map_err(|e| {
+            refused(format!(
+                "--read-only: {}",
+                posix::fail_named("pread", e.raw_os_error().unwrap_or(0), path.to_string())
+            ))
+        })?;
+        Ok(b[0])
+    };
+    if byte_at(pattern(p, n, 0, buf, api).piece(0, 0).file_off)? == 0 {
+        return Ok(());
+    }
+    for r in 0..n {
+        let pat = pattern(p, n, r, buf, api);
+        let (t, k) = (pat.transfers(), pat.pieces_per_transfer());
+        if t == 0 || k == 0 {
+            continue;
+        }
+        let (first, last) = (pat.piece(0, 0), pat.piece(t - 1, k - 1));
+        for off in [first.file_off, last.file_off + last.len - 1] {
+            let want = (r + 1) as u8;
+            let got = byte_at(off)?;
+            if got != want {
+                let layout = if p.interleaved {
+                    "interleaved"
+                } else {
+                    "contiguous"
+                };
+                return Err(refused(format!(
+                    "--read-only: {path} was not written by a run of {n} process(es) with the \
+                     {layout} pattern and these sizes: the byte at dataset offset {off}, which \
+                     rank {r} reads, is {got}, not {want}; the file holds {}; write the files \
+                     first with the same options and HDF5_NOCLEANUP=1, without --read-only",
+                    found_writers(&pat, &byte_at)?
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What the first dataset holds, from a few of its bytes: the number of processes that
+/// wrote it (the last byte: the last rank's, `N`) and whether their parts are contiguous
+/// (rank 0's part ends at `D / N`). Errors: a byte cannot be read.
+fn found_writers(
+    pat: &crate::pattern::Pattern,
+    byte_at: &dyn Fn(u64) -> Result<u8>,
+) -> Result<String> {
+    let total = pat.dataset_bytes();
+    if total == 0 {
+        return Ok("an empty dataset".into());
+    }
+    let n = u64::from(byte_at(total - 1)?);
+    if n == 0 {
+        return Ok("no h5perf data (its last byte is 0)".into());
+    }
+    let contiguous = n == 1
+        || (total.is_multiple_of(n) && byte_at(total / n - 1)? == 1 && byte_at(total / n)? == 2);
+    Ok(format!(
+        "the data of {n} process(es) (its last byte is {n}), {}",
+        if contiguous {
+            "in the contiguous pattern"
+        } else {
+            "not in the contiguous pattern (interleaved, or other sizes)"
+        }
+    ))
 }
 
 /// `--direct` on this node: the directory not in memory, a file opens with `O_DIRECT`;
@@ -174,7 +287,11 @@ fn direct_probe(p: &Params, dir: &Path) -> Result<(u64, String)> {
         let f = data_file_name(dir, 1, Api::Posix.suffix())?;
         (f, OpenMode::ReadDirect)
     } else {
-        let name = format!("#h5perf_direct_probe.{}.{}", hostname(), std::process::id());
+        let name = format!(
+            "#h5perf_direct_probe.{}.{}",
+            crate::datadir::lock::file_name_part(&hostname()),
+            std::process::id()
+        );
         let f: PathBuf = dir.join(name);
         (f, OpenMode::CreateNewDirect)
     };

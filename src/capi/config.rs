@@ -51,7 +51,7 @@ pub unsafe extern "C" fn h5perf_config_parse(
         else {
             return fail(
                 H5PERF_EINVAL,
-                "h5perf_config_parse: NULL configuration or argument",
+                "h5perf_config_parse: NULL configuration or argument, or argc < 0",
             );
         };
         match cli::parse(&args) {

@@ -251,9 +251,13 @@ unsafe fn dest_of(p: *const c_char) -> Option<OsString> {
 
 /// Collect `argv[1..argc]` as strings.
 /// # Safety
-/// `argv` holds `argc` valid NUL-terminated strings (or argc <= 0).
+/// `argv` holds `argc` valid NUL-terminated strings (or argc is 0); `None` for a NULL
+/// `argv` or a negative `argc`.
 unsafe fn args_of(argc: c_int, argv: *mut *mut c_char) -> Option<Vec<OsString>> {
-    if argc <= 0 {
+    if argc < 0 {
+        return None;
+    }
+    if argc == 0 {
         return Some(Vec::new());
     }
     if argv.is_null() {
@@ -274,7 +278,7 @@ pub unsafe extern "C" fn h5perf_main(argc: c_int, argv: *mut *mut c_char) -> c_i
         // SAFETY: guaranteed by the caller.
         match unsafe { args_of(argc, argv) } {
             Some(args) => app::run_program_with(&args, false),
-            None => fail(1, "h5perf_main: NULL argument"),
+            None => fail(1, "h5perf_main: NULL argument or argc < 0"),
         }
     })
 }

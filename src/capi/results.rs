@@ -39,6 +39,12 @@ pub unsafe extern "C" fn h5perf_run(
                 "h5perf_run: MPI is not initialised (call MPI_Init first)",
             );
         }
+        if mpi::is_comm_null(comm) {
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_run: the communicator is MPI_COMM_NULL (pass the communicator of the ranks that run, e.g. MPI_COMM_WORLD)",
+            );
+        }
         let run = || -> crate::error::Result<app::Done> {
             // the command line's checks of the whole line, as a refused combination
             cli::check(&c.opts).map_err(|e| match e {
@@ -46,6 +52,8 @@ pub unsafe extern "C" fn h5perf_run(
                 e => e,
             })?;
             let comm = Comm::dup_of(comm)?;
+            // a panic from here on aborts the job: the other ranks could not be freed
+            let _armed = app::panics::armed(comm.rank()?);
             let pairs = app::mpi_info_from_env()?;
             let caller = app::Caller {
                 report: c.report_stdout,

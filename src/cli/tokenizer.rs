@@ -323,14 +323,20 @@ fn unknown(tok: &str, in_tok: &str) -> Error {
     ))
 }
 
-/// `h5perf: invalid value '<v>' for -e/--num-bytes: <why>`.
+/// `h5perf: invalid value '<v>' for -e/--num-bytes: <why>`; a value longer than
+/// [`SHOWN_BYTES`] is shown by its first 64 characters and its length.
 fn invalid(def: &Def, v: &str, why: &str) -> Error {
-    usage(format!(
-        "invalid value {} for {}: {why}",
-        quote(v),
-        def.label()
-    ))
+    let shown = if v.len() > SHOWN_BYTES {
+        let head: String = v.chars().take(64).collect();
+        format!("{}... ({} bytes)", quote(&head), v.len())
+    } else {
+        quote(v)
+    };
+    usage(format!("invalid value {shown} for {}: {why}", def.label()))
 }
+
+/// The longest value a refusal repeats whole (bytes).
+const SHOWN_BYTES: usize = 1024;
 
 #[cfg(test)]
 mod tests {

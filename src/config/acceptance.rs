@@ -82,11 +82,20 @@ pub struct Acceptance {
 }
 
 impl Acceptance {
+    /// The most `--expect` criteria one run takes (each is a row of the verdict).
+    pub const MAX_CRITERIA: usize = 256;
+
     /// `--expect`: add a criterion.
     ///
     /// # Errors
-    /// The reason of [`Criterion::parse`].
+    /// The reason of [`Criterion::parse`]; more than [`Acceptance::MAX_CRITERIA`].
     pub fn add_expect(&mut self, text: &str) -> Result<(), ValueError> {
+        if self.expect.len() >= Self::MAX_CRITERIA {
+            return Err(ValueError::from(format!(
+                "more than {} criteria",
+                Self::MAX_CRITERIA
+            )));
+        }
         self.expect.push(Criterion::parse(text)?);
         Ok(())
     }

@@ -199,13 +199,24 @@ pub struct Criterion {
 const SHAPE: &str = "API.PHASE[.max|.mean|.min]>=BOUND UNIT[@procs=N,xfer=SIZE], \
                      e.g. mpiio.write>=2GB/s";
 
+/// The longest criterion accepted (bytes, blanks at both ends included): the verdict's
+/// table, the page and every message show the text whole, so it is bounded before any
+/// I/O (issue 35: a criterion of 70,000 blanks broke the verdict after the whole run).
+pub const MAX_CRITERION_BYTES: usize = 256;
+
 impl Criterion {
     /// Parse one criterion (grammar in the module documentation).
     ///
     /// # Errors
     /// The reason, as one phrase (`unknown phase 'wirte' (expected raw_write, write, …)`),
-    /// when `text` does not follow the grammar.
+    /// when `text` does not follow the grammar or is longer than [`MAX_CRITERION_BYTES`].
     pub fn parse(text: &str) -> Result<Criterion, ValueError> {
+        if text.len() > MAX_CRITERION_BYTES {
+            return Err(ValueError::from(format!(
+                "criterion of {} bytes is too long (at most {MAX_CRITERION_BYTES}; expected {SHAPE})",
+                text.len()
+            )));
+        }
         let text = text.trim();
         if text.is_empty() {
             return Err(ValueError::from(format!(
@@ -693,6 +704,16 @@ mod tests {
             r.why_unmatched(&apis, &procs, &sizes, &writes).unwrap(),
             "the phase read is not measured (phases: raw_write, write, write_open_close)"
         );
+    }
+
+    #[test]
+    fn criteria_are_bounded() {
+        let long = format!("posix.write>={}1B/s", " ".repeat(70_000));
+        refused(&long, "criterion of 70017 bytes is too long (at most 256");
+        let at_limit = format!("posix.write>={}1B/s", " ".repeat(MAX_CRITERION_BYTES - 17));
+        assert_eq!(at_limit.len(), MAX_CRITERION_BYTES);
+        assert!(Criterion::parse(&at_limit).is_ok());
+        refused(&format!("{at_limit} "), "is too long");
     }
 
     #[test]

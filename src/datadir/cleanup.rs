@@ -23,6 +23,9 @@ pub enum Slot {
     /// The `-o` report's temporary file; first, as a launcher may follow SIGTERM with
     /// SIGKILL soon.
     Report,
+    /// The temporary file of a results document being replaced (`--json`, `--csv`,
+    /// `--rank-csv`, `--html`; rank 0), `.NAME.h5perf-tmp.PID`.
+    Document,
     /// The data file in use (recorded on every rank).
     Data,
     /// A `--fill-behaviour` scratch file (rank 0).
@@ -37,6 +40,7 @@ impl Slot {
     /// Every slot, in removal order.
     const ALL: [Slot; SLOTS] = [
         Slot::Report,
+        Slot::Document,
         Slot::Data,
         Slot::Scratch,
         Slot::Aside,
@@ -66,7 +70,7 @@ impl Entry {
 }
 
 /// The number of slots.
-const SLOTS: usize = 5;
+const SLOTS: usize = 6;
 
 static ENTRIES: [Entry; SLOTS] = [const { Entry::new() }; SLOTS];
 
@@ -123,6 +127,12 @@ pub fn clear_pending_report() {
 /// `HDF5_NOCLEANUP` is set.
 pub fn install_handlers() {
     signals::install(remove_all_in_handler);
+}
+
+/// Remove every registered file now (a rank about to abort the job: a panic), as the
+/// signal handlers do; a file that cannot be removed is named on stderr.
+pub fn remove_registered() {
+    remove_all_in_handler();
 }
 
 /// Unlink every registered file, in slot order, and forget it. Async-signal-safe (only

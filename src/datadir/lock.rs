@@ -234,9 +234,20 @@ fn clear_own(path: &Path) -> Result<()> {
     }
 }
 
+/// `s` (a host name) as one component of a file name: `/` and NUL, which a host name
+/// may hold (the kernel takes any bytes), become `_` (issue 35: a host name with `/`
+/// made the lock's file name a path into a missing directory).
+pub fn file_name_part(s: &str) -> String {
+    s.replace(['/', '\0'], "_")
+}
+
 /// Rank 0: create this run's lock at `lock`, or find what is there.
 fn try_create(dir: &Path, lock: &Path, me: &Holder) -> Result<Found> {
-    let tmp = dir.join(format!("{LOCK_NAME}.new.{}.{}", me.host, me.pid));
+    let tmp = dir.join(format!(
+        "{LOCK_NAME}.new.{}.{}",
+        file_name_part(&me.host),
+        me.pid
+    ));
     clear_own(&tmp)?;
     cleanup::register(Slot::Lock, &tmp);
     let written = write_new(&tmp, me);
@@ -347,7 +358,11 @@ fn take_over(
     if owner != process::euid() {
         return Ok(TakeOver::Foreign);
     }
-    let aside = dir.join(format!("{LOCK_NAME}.stale.{}.{}", me.host, me.pid));
+    let aside = dir.join(format!(
+        "{LOCK_NAME}.stale.{}.{}",
+        file_name_part(&me.host),
+        me.pid
+    ));
     clear_own(&aside)?;
     cleanup::register(Slot::Aside, &aside);
     let done = |r| {
@@ -424,5 +439,17 @@ impl Drop for DirLock {
                 let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_name_part;
+
+    #[test]
+    fn host_names_become_one_file_name_component() {
+        assert_eq!(file_name_part("node1"), "node1");
+        assert_eq!(file_name_part("a/b/../c"), "a_b_.._c");
+        assert_eq!(file_name_part("x\0y"), "x_y");
     }
 }

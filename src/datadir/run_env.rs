@@ -41,11 +41,11 @@ impl RunEnv {
 }
 
 /// The data-file directory (spec §5.1; [`data_dir`]), checked writable on every rank
-/// before any I/O. Collective.
+/// before any I/O (a `read_only` run creates no data file there, but its lock). Collective.
 ///
 /// Errors: the directory is missing, not a directory or not writable on some rank; `USER`
 /// is not a plain name, or `$HDF5_PARAPREFIX/$USER` is not a directory of this user.
-pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<PathBuf> {
+pub fn data_dir_checked(world: &Comm, env: &RunEnv, read_only: bool) -> Result<PathBuf> {
     let prefix = env.paraprefix.as_deref().filter(|p| !p.is_empty());
     let user = prefix.and(env.user.as_deref());
     if let Some(u) = user {
@@ -54,10 +54,15 @@ pub fn data_dir_checked(world: &Comm, env: &RunEnv) -> Result<PathBuf> {
     let dir = data_dir(env.paraprefix.as_deref(), env.user.as_deref());
     let here = dir_or_current(&dir);
     let usable = crate::ffi::posix::check_writable_dir(here).map_err(|e| {
-        Error::DataDir(format!(
-            "cannot create data files in {} (HDF5_PARAPREFIX): {e}",
-            path_text(here.as_os_str())
-        ))
+        let here = path_text(here.as_os_str());
+        Error::DataDir(if read_only {
+            format!(
+                "cannot create the lock #h5perf.lock in {here} (HDF5_PARAPREFIX), which a \
+                 --read-only run takes too (it creates no data file): {e}"
+            )
+        } else {
+            format!("cannot create data files in {here} (HDF5_PARAPREFIX): {e}")
+        })
     });
     let usable = match user {
         Some(_) if Some(dir.as_os_str()) != prefix => {
@@ -103,10 +108,20 @@ pub fn data_dir(prefix: Option<&OsStr>, user: Option<&OsStr>) -> PathBuf {
     }
 }
 
+/// Bytes left free for the MPI library, which makes names of its own from a data file's
+/// (ROMIO's shared-file-pointer file `.NAME.shfp.PID.N`, OMPIO's lock and shared-memory
+/// files) in buffers of `PATH_MAX` (4096) bytes: a data file name of 4,070 bytes made
+/// Open MPI's MPI-IO overflow one (glibc's abort, issue 35).
+pub const MPI_NAME_ROOM: usize = 128;
+
+/// The longest data file name accepted (bytes): `PATH_MAX` less the terminating NUL and
+/// [`MPI_NAME_ROOM`].
+pub const MAX_DATA_FILE_NAME: usize = 4095 - MPI_NAME_ROOM;
+
 /// The name of data file `f` (1-based) in `dir` with the API's `suffix`:
 /// `dir/#pio_tmp_<f><suffix>`, runs of `/` collapsed (spec §5.1), bytes kept as they are.
 ///
-/// Errors: a name of 4096 bytes or more (`FILENAME_MAX`).
+/// Errors: a name longer than [`MAX_DATA_FILE_NAME`] bytes.
 pub fn data_file_name(dir: &Path, f: u64, suffix: &str) -> Result<PathBuf> {
     let mut name = dir.as_os_str().as_bytes().to_vec();
     if !name.is_empty() {
@@ -114,11 +129,12 @@ pub fn data_file_name(dir: &Path, f: u64, suffix: &str) -> Result<PathBuf> {
     }
     name.extend_from_slice(format!("#pio_tmp_{f}{suffix}").as_bytes());
     name.dedup_by(|b, prev| *b == b'/' && *prev == b'/');
-    if name.len() >= 4096 {
+    if name.len() > MAX_DATA_FILE_NAME {
         let text = path_text(OsStr::from_bytes(&name));
         return Err(Error::DataDir(format!(
-            "data file name is too long ({} bytes, the limit is 4095): {}… (choose a shorter \
-             HDF5_PARAPREFIX)",
+            "data file name is too long ({} bytes, the limit is {MAX_DATA_FILE_NAME}: 4095 \
+             less {MPI_NAME_ROOM} bytes for the names the MPI library makes from it): {}… \
+             (choose a shorter HDF5_PARAPREFIX)",
             name.len(),
             cut(&text, 64)
         )));
@@ -150,6 +166,15 @@ mod tests {
         );
         let long = "/a".repeat(3000);
         assert!(data_file_name(&p(&long), 1, ".posix").is_err());
+        // room for the MPI library's own names: 4,070 bytes are refused, the limit is not
+        let at = |len: usize| format!("/{}", "d".repeat(len - 1 - "/#pio_tmp_1.mpio".len()));
+        let e = data_file_name(&p(&at(4070)), 1, ".mpio").unwrap_err();
+        assert!(
+            e.to_string().contains("(4070 bytes, the limit is 3967"),
+            "{e}"
+        );
+        let ok = data_file_name(&p(&at(MAX_DATA_FILE_NAME)), 1, ".mpio").unwrap();
+        assert_eq!(ok.as_os_str().len(), MAX_DATA_FILE_NAME);
     }
 
     #[test]

@@ -381,7 +381,7 @@ fn observe(world: &Comm) -> Result<Findings> {
     let _quiet = hdf5::Quiet::new();
     let rank = world.rank()?;
     let env = RunEnv::from_process();
-    let dir = data_dir_checked(world, &env)?;
+    let dir = data_dir_checked(world, &env, false)?;
     let claim = dir_lock::Claim {
         data: Vec::new(),
         scratch: vec![SERIAL_SCRATCH.into(), PARALLEL_SCRATCH.into()],

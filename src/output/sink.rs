@@ -96,6 +96,7 @@ impl Sink {
         let to = destination(dest, &cannot)?;
         if let To::Replace { tmp, .. } = &to {
             let _ = std::fs::remove_file(tmp);
+            let _pending = Pending::document(tmp);
             new_file(tmp).map_err(|e| cannot(io_text(&e)))?;
             std::fs::remove_file(tmp).map_err(|e| cannot(io_text(&e)))?;
         }
@@ -218,6 +219,8 @@ impl Sink {
                 .map_err(|e| cannot(e.reason())),
             To::Replace { dest, tmp, .. } => {
                 let _ = std::fs::remove_file(tmp);
+                // removed by the signal handlers (and the reaper) until renamed
+                let _pending = Pending::document(tmp);
                 let wrote = new_file(tmp)
                     .and_then(|mut f| {
                         f.write_all(text.as_bytes())?;
@@ -299,6 +302,24 @@ impl Drop for Sink {
                 let _ = std::fs::remove_file(tmp);
             }
         }
+    }
+}
+
+/// A results document's temporary file, registered for removal by the signal handlers
+/// and the reaper while it exists (`cleanup::Slot::Document`); forgotten on drop (after
+/// the rename or the removal).
+struct Pending;
+
+impl Pending {
+    fn document(tmp: &Path) -> Pending {
+        crate::datadir::cleanup::register(crate::datadir::cleanup::Slot::Document, tmp);
+        Pending
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        crate::datadir::cleanup::unregister(crate::datadir::cleanup::Slot::Document);
     }
 }
 

@@ -54,6 +54,14 @@ fn new_comm(call: &'static str, make: impl FnOnce(*mut raw::MPI_Comm) -> c_int) 
     })
 }
 
+/// Whether `raw_comm` is `MPI_COMM_NULL` (MPI-3.1 §6.4.1), which no call may be given:
+/// `MPI_Comm_dup` of it invokes the error handler of `MPI_COMM_WORLD`, by default one
+/// that aborts.
+pub fn is_null(raw_comm: raw::MPI_Comm) -> bool {
+    // SAFETY: reading a link-time constant of the MPI shim.
+    raw_comm == unsafe { raw::RSMPI_COMM_NULL }
+}
+
 impl Comm {
     /// A private duplicate (`MPI_Comm_dup`, collective, MPI-3.1 §6.4.2), freed on drop.
     pub fn dup_of(raw_comm: raw::MPI_Comm) -> Result<Comm> {

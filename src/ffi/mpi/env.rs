@@ -64,6 +64,18 @@ impl Universe {
     }
 }
 
+/// `MPI_Abort(MPI_COMM_WORLD, code)` (MPI-3.1 §8.7): ends every process of the job,
+/// for a rank that cannot leave its collective calls in step with the others (a panic).
+/// Without a running MPI (before `MPI_Init`, after `MPI_Finalize`) the process exits
+/// with `code`.
+pub fn abort_world(code: i32) -> ! {
+    if is_running() {
+        // SAFETY: MPI is initialised and not finalised.
+        unsafe { raw::MPI_Abort(raw::RSMPI_COMM_WORLD, code) };
+    }
+    std::process::exit(code)
+}
+
 /// Handlers of `MPI_COMM_WORLD` and `MPI_FILE_NULL` (MPI-3.1 §8.3.1, §8.3.3), or `None`.
 fn current_handlers() -> Option<(raw::MPI_Errhandler, raw::MPI_Errhandler)> {
     let mut comm_eh = std::mem::MaybeUninit::<raw::MPI_Errhandler>::uninit();
