@@ -49,7 +49,7 @@ const T95: [f64; 30] = [
 ];
 
 /// The one-sided 95 % quantile of Student's t with `df` degrees of freedom (rounded
-/// down, which widens the interval): the table [`T95`] up to 30, above it the
+/// down, which widens the interval): the table `T95` up to 30, above it the
 /// Cornish–Fisher expansion around the normal quantile z = 1.6449 (Abramowitz & Stegun,
 /// Handbook of Mathematical Functions, 26.7.5): `z + (z³+z)/(4ν) + (5z⁵+16z³+3z)/(96ν²)`.
 /// `df` below 1 counts as 1.
@@ -217,7 +217,7 @@ fn half_width((s_r, n_r): (f64, u32), (s_b, n_b): (f64, u32)) -> f64 {
 
 /// The smallest number of this run's iterations (at least `n_r + 1`) with which the
 /// 90 % half-width falls below `margin` (MiB/s), spreads unchanged; `None` when even
-/// [`MOST_ITERATIONS`] do not (the baseline's spread alone is too large) or `margin` ≤ 0.
+/// 100 000 do not (the baseline's spread alone is too large) or `margin` ≤ 0.
 pub fn iterations_needed(s_r: f64, n_r: u32, base: (f64, u32), margin: f64) -> Option<u32> {
     if margin <= 0.0 || !margin.is_finite() {
         return None;
