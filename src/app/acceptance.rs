@@ -29,6 +29,8 @@ pub(super) struct Prepared {
     tolerance: Percent,
     /// `--within`: the band of the two-sided comparison.
     within: Option<Percent>,
+    /// Whether `--baseline` was given (every rank; the results are on rank 0 only).
+    asked_baseline: bool,
     /// The page's destination (world rank 0 only).
     html: Option<Sink>,
 }
@@ -42,6 +44,26 @@ pub struct Checks {
     pub undecided: u64,
     /// The verdict's summary line (rank 0; empty without criteria and baseline).
     pub summary: String,
+    /// Whether there was anything to check (`--expect` or `--baseline`; every rank).
+    pub asked: bool,
+    /// The verdict table as the program prints it (rank 0; empty without a verdict).
+    pub table: String,
+    /// The check of each failed row, in the table's order: the criterion as given, the
+    /// baseline's summary, each regression (rank 0).
+    pub failed_checks: Vec<String>,
+}
+
+impl Checks {
+    /// The verdict's word: `None` without criteria and baseline, else PASS, FAIL or
+    /// INCONCLUSIVE (the same on every rank).
+    pub fn word(&self) -> Option<&'static str> {
+        self.asked
+            .then(|| match exit_status(self.failed, self.undecided) {
+                0 => "PASS",
+                EXIT_CHECKS_FAILED => "FAIL",
+                _ => "INCONCLUSIVE",
+            })
+    }
 }
 
 /// The measurements a run of `params` makes: (APIs, process counts, sizes, phases).
@@ -197,6 +219,7 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         baseline,
         tolerance: a.tolerance(),
         within: a.within,
+        asked_baseline: a.baseline.is_some(),
         html,
     }))
 }
@@ -260,6 +283,13 @@ pub(super) fn finish(
             checks.failed = v.failed() as u64;
             checks.undecided = v.undecided() as u64;
             checks.summary = v.summary();
+            checks.table = v.text();
+            checks.failed_checks = v
+                .rows
+                .iter()
+                .filter(|r| r.status == crate::output::verdict::Status::Fail)
+                .map(|r| r.check.clone())
+                .collect();
             if verified {
                 out.write(&v.text());
                 done = out.status();
@@ -272,6 +302,7 @@ pub(super) fn finish(
     agree(comm, done)?;
     checks.failed = comm.allreduce_u64(checks.failed, Op::Max)?;
     checks.undecided = comm.allreduce_u64(checks.undecided, Op::Max)?;
+    checks.asked = !prepared.criteria.is_empty() || prepared.asked_baseline;
     Ok(checks)
 }
 
