@@ -162,8 +162,12 @@ int main(int argc, char **argv)
     const char *fs = h5perf_results_meta(res, "fs_type");
     ct_check(fs && *fs, "meta.fs_type", "empty");
     const char *cl = h5perf_results_meta(res, "command_line");
-    ct_check(cl && strcmp(cl, "h5perf_run") == 0, "meta.command_line", "\"%s\"",
-             cl ? cl : "(null)");
+    /* "(library)" and each accepted setting as the C program gave it, refusals left out */
+    ct_check(cl && strncmp(cl, "(library) 'h5perf_config_set_csv(NULL)' ", 40) == 0 &&
+                 strstr(cl, " 'h5perf_config_set_json(\"r.json\")' ") != NULL &&
+                 strstr(cl, "set_json(\"\")") == NULL &&
+                 strstr(cl, " 'h5perf_config_set_iterations(3)'") != NULL,
+             "meta.command_line", "\"%s\"", cl ? cl : "(null)");
     const char *ws = h5perf_results_meta(res, "world_size");
     ct_check(ws && atoi(ws) == size, "meta.world_size", "\"%s\"", ws ? ws : "(null)");
     const char *hosts = h5perf_results_meta(res, "hosts");

@@ -58,6 +58,12 @@ extern "C" {
 #define H5PERF_EFATAL 5  /* a collective open failed on some ranks only: files stay
                             open on the others; call MPI_Abort                       */
 #define H5PERF_EMPI 6    /* MPI is not initialised (or already finalised)         */
+#define H5PERF_EVERDICT 7 /* the run finished and its verdict (--expect, --baseline)
+                             is FAIL; the results are valid (the program's exit
+                             status 3)                                              */
+#define H5PERF_EINCONCLUSIVE 8 /* the run finished and its verdict is INCONCLUSIVE
+                             (--within: nothing failed, the noise left a check
+                             undecided); the results are valid (exit status 4)      */
 
 /* API bits for h5perf_config_set_apis and h5perf_record.api. */
 #define H5PERF_API_POSIX 1u
@@ -189,7 +195,11 @@ int h5perf_config_set_summary(h5perf_config *cfg, int on);
 /* ---- running ----------------------------------------------------------------- */
 
 /* Run cfg on the processes of comm (collective over comm; the library works on a
- * duplicate, comm is not modified). On H5PERF_OK or H5PERF_EVERIFY, *results holds
+ * duplicate, comm is not modified). Codes, first that applies: H5PERF_EVERIFY (wrong
+ * bytes), H5PERF_EVERDICT (verdict FAIL), H5PERF_EINCONCLUSIVE, H5PERF_OK; the same on
+ * every rank; h5perf_last_error then says "h5perf: verdict FAIL: <summary>" (on rank 0 of
+ * comm; elsewhere "h5perf: verdict FAIL").
+ * On H5PERF_OK, H5PERF_EVERIFY, H5PERF_EVERDICT or H5PERF_EINCONCLUSIVE, *results holds
  * one record per (processes, transfer size, API) on rank 0 of comm (other ranks get
  * the records of the steps they took part in); free it with h5perf_results_free.
  * On any other code *results is NULL. */
@@ -237,12 +247,31 @@ int h5perf_results_spread(const h5perf_results *res, size_t i, int phase, h5perf
 int h5perf_results_rank_time(const h5perf_results *res, size_t i, int iteration, int phase,
                              int rank, double *seconds);
 /* Run metadata as text, NULL for an unknown key: "complete" ("true"/"false"),
- * "start_time", "end_time" (UTC, RFC 3339), "command_line" ("h5perf_run"), "data_dir"
+ * "start_time", "end_time" (UTC, RFC 3339), "command_line" (the argv given to
+ * h5perf_config_parse, or "(library)" without one, then each later accepted setting as
+ * given: "--name value" of h5perf_config_set, "h5perf_config_set_X(value)" of a typed
+ * setter; quoted for a shell where needed), "data_dir"
  * (resolved), "fs_type" (statfs: lustre, gpfs, nfs, xfs, ext4, tmpfs, ...), "mpi_info"
  * (HDF5_MPI_INFO as key=value;...), "hosts" (name:ranks;...), "h5perf_version",
  * "hdf5_version", "mpi_version", "world_size" (size of comm), "hostname_count".
  * Valid until h5perf_results_free; the same on every rank. */
 const char *h5perf_results_meta(const h5perf_results *res, const char *key);
+/* The verdict of --expect and --baseline (set with h5perf_config_set): */
+#define H5PERF_VERDICT_NONE 0         /* no criterion and no baseline                   */
+#define H5PERF_VERDICT_PASS 1
+#define H5PERF_VERDICT_FAIL 2         /* also the code H5PERF_EVERDICT of h5perf_run     */
+#define H5PERF_VERDICT_INCONCLUSIVE 3 /* also the code H5PERF_EINCONCLUSIVE              */
+/* H5PERF_VERDICT_* of the run, the same on every rank; -1 for a NULL res. */
+int h5perf_results_verdict(const h5perf_results *res);
+/* The verdict table as the program prints it after the report ("Verdict: FAIL (...)"
+ * and its rows); rank 0 of comm only ("" elsewhere and without a verdict), NULL for a
+ * NULL res. Valid until h5perf_results_free. */
+const char *h5perf_results_verdict_text(const h5perf_results *res);
+/* The failed checks (rank 0 of comm; 0 elsewhere): check i (0-based) as the table's
+ * Check column shows it (a criterion as given, "baseline FILE (tolerance 10%)", a
+ * regression), NULL out of range. Valid until h5perf_results_free. */
+size_t h5perf_results_failed_count(const h5perf_results *res);
+const char *h5perf_results_failed(const h5perf_results *res, size_t i);
 /* The host name of rank (of comm), NULL out of range. Valid until h5perf_results_free. */
 const char *h5perf_results_rank_host(const h5perf_results *res, int rank);
 void h5perf_results_free(h5perf_results *res);

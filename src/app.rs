@@ -3,7 +3,7 @@
 mod acceptance;
 pub mod panics;
 
-pub use acceptance::{Checks, EXIT_CHECKS_FAILED};
+pub use acceptance::{exit_status, Checks, EXIT_CHECKS_FAILED, EXIT_INCONCLUSIVE};
 
 use std::ffi::OsString;
 
@@ -43,7 +43,8 @@ pub fn error_message(e: &Error) -> String {
     }
 }
 
-/// Run h5perf with `args` on `MPI_COMM_WORLD`; exit status 0, 1 or [`EXIT_CHECKS_FAILED`].
+/// Run h5perf with `args` on `MPI_COMM_WORLD`; exit status 0, 1, [`EXIT_CHECKS_FAILED`] or
+/// [`EXIT_INCONCLUSIVE`].
 pub fn run_program(args: &[OsString]) -> i32 {
     run_program_with(args, true)
 }
@@ -154,13 +155,16 @@ fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     if done.wrong_bytes > 0 {
         return Err(Error::Verify(done.wrong_bytes));
     }
-    if done.checks.failed > 0 {
-        if rank == 0 {
-            eprintln!("h5perf: verdict FAIL: {}", done.checks.summary);
-        }
-        return Ok(EXIT_CHECKS_FAILED);
+    let code = exit_status(done.checks.failed, done.checks.undecided);
+    if code != 0 && rank == 0 {
+        let word = if code == EXIT_CHECKS_FAILED {
+            "FAIL"
+        } else {
+            "INCONCLUSIVE"
+        };
+        eprintln!("h5perf: verdict {word}: {}", done.checks.summary);
     }
-    Ok(0)
+    Ok(code)
 }
 
 /// `HDF5_MPI_INFO` as key/value pairs (spec §2.4); `None` when unset; errors when malformed.

@@ -8,6 +8,7 @@ use crate::ffi::mpi::{Comm, Op};
 use crate::measure::{Phase, Record};
 use crate::output::baseline::{self, Comparison};
 use crate::output::export::RunMeta;
+use crate::output::reproducibility;
 use crate::output::results::{CellKey, ResultSet};
 use crate::output::sink::{write_stdout, Sink};
 use crate::output::verdict::Verdict;
@@ -16,12 +17,20 @@ use crate::output::{html, readback};
 /// The exit status of a run whose criteria or baseline comparison failed (1 stays "error").
 pub const EXIT_CHECKS_FAILED: i32 = 3;
 
+/// The exit status of a run whose verdict is INCONCLUSIVE: nothing failed, but the noise
+/// left a `--within` check undecided.
+pub const EXIT_INCONCLUSIVE: i32 = 4;
+
 /// What a run's acceptance options need at its end.
 pub(super) struct Prepared {
     criteria: Vec<Criterion>,
     /// The baseline's name and results (world rank 0 only).
     baseline: Option<(String, ResultSet)>,
     tolerance: Percent,
+    /// `--within`: the band of the two-sided comparison.
+    within: Option<Percent>,
+    /// Whether `--baseline` was given (every rank; the results are on rank 0 only).
+    asked_baseline: bool,
     /// The page's destination (world rank 0 only).
     html: Option<Sink>,
 }
@@ -31,8 +40,30 @@ pub(super) struct Prepared {
 pub struct Checks {
     /// Failed criteria and regressions (the same on every rank).
     pub failed: u64,
+    /// Checks left undecided by the noise (`--within`; the same on every rank).
+    pub undecided: u64,
     /// The verdict's summary line (rank 0; empty without criteria and baseline).
     pub summary: String,
+    /// Whether there was anything to check (`--expect` or `--baseline`; every rank).
+    pub asked: bool,
+    /// The verdict table as the program prints it (rank 0; empty without a verdict).
+    pub table: String,
+    /// The check of each failed row, in the table's order: the criterion as given, the
+    /// baseline's summary, each regression (rank 0).
+    pub failed_checks: Vec<String>,
+}
+
+impl Checks {
+    /// The verdict's word: `None` without criteria and baseline, else PASS, FAIL or
+    /// INCONCLUSIVE (the same on every rank).
+    pub fn word(&self) -> Option<&'static str> {
+        self.asked
+            .then(|| match exit_status(self.failed, self.undecided) {
+                0 => "PASS",
+                EXIT_CHECKS_FAILED => "FAIL",
+                _ => "INCONCLUSIVE",
+            })
+    }
 }
 
 /// The measurements a run of `params` makes: (APIs, process counts, sizes, phases).
@@ -79,11 +110,53 @@ fn unmatched(
         .collect()
 }
 
+/// The criteria on a spread (`cv`) and `--within`, which need the spread over at least
+/// 2 iterations: one message each when `iterations` (this run's, as `what` names it) or
+/// those of the `baseline` are fewer.
+fn spread_needs(a: &Acceptance, iterations: u32, what: &str) -> Vec<String> {
+    let mut out: Vec<String> = a
+        .expect
+        .iter()
+        .filter(|c| !c.is_throughput() && iterations < 2)
+        .map(|c| {
+            format!(
+                "--expect '{}' bounds the spread over iterations, but {what} has {iterations}: \
+                 give -i 2 or more (a spread of 3 or more means something)",
+                c.text()
+            )
+        })
+        .collect();
+    if a.within.is_some() && iterations < 2 {
+        out.push(format!(
+            "--within judges differences against the spread over iterations, but {what} has \
+             {iterations}: give -i 2 or more (3 or more recommended)"
+        ));
+    }
+    out
+}
+
+/// With `--within`, a baseline whose measurements were taken once is refused: its spread
+/// is unknown.
+fn check_baseline_spread(a: &Acceptance, name: &str, base: &ResultSet) -> Result<()> {
+    match base.cells.iter().map(|c| c.iterations).min() {
+        Some(n) if a.within.is_some() && n < 2 => Err(Error::Results(format!(
+            "{name} has measurements of {n} iteration: --within needs the baseline's spread \
+             over iterations (rerun it with -i 2 or more)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The baseline `name` (as text, and its results), read and checked to share a measurement.
-fn baseline_of(name: &std::ffi::OsString, keys: &[CellKey]) -> Result<(String, ResultSet)> {
+fn baseline_of(
+    name: &std::ffi::OsString,
+    keys: &[CellKey],
+    a: &Acceptance,
+) -> Result<(String, ResultSet)> {
     let shown = path_text(name);
     let b = readback::read_results(std::slice::from_ref(name))?;
     check_overlap(&shown, &b, keys)?;
+    check_baseline_spread(a, &shown, &b)?;
     Ok((shown, b))
 }
 
@@ -117,18 +190,19 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
             }
         }
     }
-    let problems = unmatched(
+    let mut problems = unmatched(
         &a.expect,
         "this run",
         (&apis, &procs, &sizes, &phases),
         &keys,
     );
+    problems.extend(spread_needs(a, params.num_iters, "this run"));
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }
     let rank = comm.rank()?;
     let baseline = match (&a.baseline, rank) {
-        (Some(name), 0) => baseline_of(name, &keys).map(Some),
+        (Some(name), 0) => baseline_of(name, &keys, a).map(Some),
         _ => Ok(None),
     };
     let baseline = agree_value(
@@ -144,6 +218,8 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         criteria: a.expect.clone(),
         baseline,
         tolerance: a.tolerance(),
+        within: a.within,
+        asked_baseline: a.baseline.is_some(),
         html,
     }))
 }
@@ -154,11 +230,34 @@ fn verdict_of(
     criteria: &[Criterion],
     baseline: Option<&(String, ResultSet)>,
     tolerance: Percent,
+    within: Option<Percent>,
 ) -> Option<Verdict> {
     let cmp: Option<Comparison> = baseline.map(|(name, b)| {
         baseline::compare(set, b, name, tolerance.fraction(), &tolerance.to_string())
     });
-    (!criteria.is_empty() || cmp.is_some()).then(|| Verdict::evaluate(set, criteria, cmp))
+    let judged = match (baseline, &cmp, within) {
+        (Some((_, b)), Some(c), Some(w)) => Some(reproducibility::judge(
+            set,
+            b,
+            c,
+            w.fraction(),
+            &w.to_string(),
+        )),
+        _ => None,
+    };
+    (!criteria.is_empty() || cmp.is_some()).then(|| Verdict::evaluate(set, criteria, cmp, judged))
+}
+
+/// The exit status of a verdict: 0 (PASS), [`EXIT_CHECKS_FAILED`] (FAIL) or
+/// [`EXIT_INCONCLUSIVE`].
+pub fn exit_status(failed: u64, undecided: u64) -> i32 {
+    if failed > 0 {
+        EXIT_CHECKS_FAILED
+    } else if undecided > 0 {
+        EXIT_INCONCLUSIVE
+    } else {
+        0
+    }
 }
 
 /// What the verdict adds for an invalid run (`--stonewall`, issue 28, IO500's
@@ -184,10 +283,19 @@ pub(super) fn finish(
             &prepared.criteria,
             prepared.baseline.as_ref(),
             prepared.tolerance,
+            prepared.within,
         );
         if let Some(v) = &verdict {
             checks.failed = v.failed() as u64;
+            checks.undecided = v.undecided() as u64;
             checks.summary = v.summary();
+            checks.table = v.text();
+            checks.failed_checks = v
+                .rows
+                .iter()
+                .filter(|r| r.status == crate::output::verdict::Status::Fail)
+                .map(|r| r.check.clone())
+                .collect();
             if verified {
                 out.write(&v.text());
                 done = out.status();
@@ -209,6 +317,8 @@ pub(super) fn finish(
     }
     agree(comm, done)?;
     checks.failed = comm.allreduce_u64(checks.failed, Op::Max)?;
+    checks.undecided = comm.allreduce_u64(checks.undecided, Op::Max)?;
+    checks.asked = !prepared.criteria.is_empty() || prepared.asked_baseline;
     Ok(checks)
 }
 
@@ -225,13 +335,16 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         .join(", ");
     let keys: Vec<CellKey> = set.cells.iter().map(|c| c.key).collect();
     let (apis, procs, sizes, phases) = (set.apis(), set.procs(), set.sizes(), set.phases());
-    let problems = unmatched(&a.expect, &what, (&apis, &procs, &sizes, &phases), &keys);
+    let mut problems = unmatched(&a.expect, &what, (&apis, &procs, &sizes, &phases), &keys);
+    let iterations = set.cells.iter().map(|c| c.iterations).min().unwrap_or(0);
+    problems.extend(spread_needs(a, iterations, &what));
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }
     let baseline = match &a.baseline {
         Some(name) => Some(
-            baseline_of(name, &keys).map_err(|e| invalid(format!("baseline (--baseline): {e}")))?,
+            baseline_of(name, &keys, a)
+                .map_err(|e| invalid(format!("baseline (--baseline): {e}")))?,
         ),
         None => None,
     };
@@ -241,7 +354,7 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         .as_deref()
         .map(|h| Sink::document(h, "--html"))
         .transpose()?;
-    let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance());
+    let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance(), a.within);
     if let Some(v) = &verdict {
         write_stdout(&v.text())?;
     }
@@ -249,9 +362,9 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         sink.replace(&html::page(&set, verdict.as_ref(), &a.expect))?;
     }
     match verdict {
-        Some(v) if v.failed() > 0 => {
-            eprintln!("h5perf: verdict FAIL: {}", v.summary());
-            Ok(EXIT_CHECKS_FAILED)
+        Some(v) if v.failed() > 0 || v.undecided() > 0 => {
+            eprintln!("h5perf: verdict {}: {}", v.status().word(), v.summary());
+            Ok(exit_status(v.failed() as u64, v.undecided() as u64))
         }
         _ => Ok(0),
     }

@@ -8,7 +8,7 @@ use crate::cli::{self, Command};
 use crate::config::values::{
     count, debug_level, file_name, positive_size, size, ValueError, STDOUT_HINT,
 };
-use crate::config::Options;
+use crate::error::path_text;
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
 
 use super::{args_of, code_of, dest_of, fail, guard, H5perfConfig, H5PERF_EINVAL, H5PERF_OK};
@@ -16,13 +16,7 @@ use super::{args_of, code_of, dest_of, fail, guard, H5perfConfig, H5PERF_EINVAL,
 /// `h5perf_config_new`.
 #[no_mangle]
 pub extern "C" fn h5perf_config_new() -> *mut H5perfConfig {
-    catch_unwind(|| {
-        Box::into_raw(Box::new(H5perfConfig {
-            opts: Options::default(),
-            report_stdout: false,
-        }))
-    })
-    .unwrap_or(std::ptr::null_mut())
+    catch_unwind(|| Box::into_raw(Box::new(H5perfConfig::new()))).unwrap_or(std::ptr::null_mut())
 }
 
 /// `h5perf_config_free`.
@@ -59,6 +53,14 @@ pub unsafe extern "C" fn h5perf_config_parse(
                 // the parsed command line replaces every setting, the report included
                 c.opts = o;
                 c.report_stdout = false;
+                // SAFETY: argc > 0 means argv[0] is valid (guaranteed by the caller).
+                let program = (argc > 0 && !argv.is_null())
+                    .then(|| unsafe { dest_of(*argv) })
+                    .flatten()
+                    .map_or_else(|| "(library)".to_string(), |p| path_text(&p));
+                c.words = std::iter::once(program)
+                    .chain(args.iter().map(|a| path_text(a)))
+                    .collect();
                 H5PERF_OK
             }
             Ok(_) => fail(
@@ -89,17 +91,29 @@ pub unsafe extern "C" fn h5perf_config_set(
         // SAFETY: guaranteed by the caller.
         let value = unsafe { dest_of(value) };
         match cli::set(&mut c.opts, &option, value.as_deref()) {
-            Ok(()) => H5PERF_OK,
+            Ok(()) => {
+                // recorded as given: "--name" ("-x" for a letter), then the value
+                let name = match option.strip_prefix('-') {
+                    Some(_) => option.to_string(),
+                    None if option.chars().count() == 1 => format!("-{option}"),
+                    None => format!("--{option}"),
+                };
+                c.words.push(name);
+                c.words.extend(value.as_deref().map(path_text));
+                H5PERF_OK
+            }
             Err(e) => fail(code_of(&e), &app::error_message(&e)),
         }
     })
 }
 
-/// Apply `f` to `cfg`; a refusal becomes `H5PERF_EINVAL` with `h5perf: <refusal>`.
+/// Apply `f` to `cfg` and record the call as `call()` gives it (for the command line
+/// the results hold); a refusal becomes `H5PERF_EINVAL` with `h5perf: <refusal>`.
 /// # Safety
 /// `cfg` is NULL or from `h5perf_config_new`.
 unsafe fn set(
     cfg: *mut H5perfConfig,
+    call: impl FnOnce() -> String,
     f: impl FnOnce(&mut H5perfConfig) -> Result<(), ValueError>,
 ) -> c_int {
     guard(|| {
@@ -108,7 +122,10 @@ unsafe fn set(
             return fail(H5PERF_EINVAL, "h5perf: NULL configuration");
         };
         match f(c) {
-            Ok(()) => H5PERF_OK,
+            Ok(()) => {
+                c.words.push(call());
+                H5PERF_OK
+            }
             Err(m) => fail(H5PERF_EINVAL, &format!("h5perf: {}", m.reason())),
         }
     })
@@ -145,10 +162,41 @@ macro_rules! setters {
         /// `cfg` is NULL or from `h5perf_config_new`; a string is NULL or NUL-terminated.
         #[no_mangle]
         pub unsafe extern "C" fn $name(cfg: *mut H5perfConfig, $v: $ty) -> c_int {
+            // SAFETY: forwarded from the caller (a string NULL or NUL-terminated).
+            let call = || format!("{}({})", stringify!($name), unsafe { $v.call_text() });
             // SAFETY: forwarded from the caller.
-            unsafe { set(cfg, |$c| $body) }
+            unsafe { set(cfg, call, |$c| $body) }
         }
     )*};
+}
+
+/// A typed setter's argument as the recorded command line shows it.
+trait CallText {
+    /// The value as C would write it: a number, a quoted string or `NULL`.
+    /// # Safety
+    /// A string pointer is NULL or NUL-terminated.
+    unsafe fn call_text(&self) -> String;
+}
+
+macro_rules! numbers_as_text {
+    ($($t:ty),*) => {$(
+        impl CallText for $t {
+            unsafe fn call_text(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+numbers_as_text!(u64, u32, c_int);
+
+impl CallText for *const c_char {
+    unsafe fn call_text(&self) -> String {
+        // SAFETY: guaranteed by the caller.
+        match unsafe { dest_of(*self) } {
+            Some(s) => format!("\"{}\"", path_text(&s)),
+            None => "NULL".to_string(),
+        }
+    }
 }
 
 /// `H5PERF_FILL_VALUE_UNSET`: no `--fill-value` (HDF5's default fill value, 0).
@@ -264,9 +312,10 @@ pub unsafe extern "C" fn h5perf_config_set_debug(
     times: c_int,
     verify: c_int,
 ) -> c_int {
+    let call = || format!("h5perf_config_set_debug({level}, {raw}, {times}, {verify})");
     // SAFETY: forwarded from the caller.
     unsafe {
-        set(cfg, |c| {
+        set(cfg, call, |c| {
             c.opts.debug.level = debug_level(i64::from(level)).map_err(|e| e.to_string())?;
             c.opts.debug.raw = raw != 0;
             c.opts.debug.times = times != 0;

@@ -29,6 +29,12 @@ pub const H5PERF_EVERIFY: c_int = 4;
 pub const H5PERF_EFATAL: c_int = 5;
 /// `H5PERF_EMPI`: MPI is not initialised.
 pub const H5PERF_EMPI: c_int = 6;
+/// `H5PERF_EVERDICT`: the run finished and its verdict (`--expect`, `--baseline`) is FAIL;
+/// the results are valid (the program's exit status 3).
+pub const H5PERF_EVERDICT: c_int = 7;
+/// `H5PERF_EINCONCLUSIVE`: the run finished and its verdict is INCONCLUSIVE (`--within`:
+/// nothing failed, the noise left a check undecided); the results are valid (exit status 4).
+pub const H5PERF_EINCONCLUSIVE: c_int = 8;
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
@@ -58,10 +64,44 @@ fn guard(f: impl FnOnce() -> c_int) -> c_int {
     }
 }
 
+/// The first word of the recorded command line of a configuration that no
+/// `h5perf_config_parse` gave.
+const LIBRARY: &str = "(library)";
+
 /// The configuration behind `h5perf_config *`.
 pub struct H5perfConfig {
     opts: Options,
     report_stdout: bool,
+    /// The command line as the C program gave it: the words of `h5perf_config_parse`
+    /// (its `argv[0]` first), or `(library)`, then each later setting as given.
+    words: Vec<String>,
+}
+
+impl H5perfConfig {
+    /// A configuration with the program's defaults, recorded as `(library)`.
+    fn new() -> H5perfConfig {
+        H5perfConfig {
+            opts: Options::default(),
+            report_stdout: false,
+            words: vec![LIBRARY.to_string()],
+        }
+    }
+
+    /// The command line the results record: the words, quoted for a shell where needed
+    /// (`(library)` as it is).
+    fn command_line(&self) -> String {
+        match self.words.split_first() {
+            Some((first, rest)) if first == LIBRARY => {
+                let rest = crate::output::export::shell_line(rest);
+                if rest.is_empty() {
+                    LIBRARY.to_string()
+                } else {
+                    format!("{LIBRARY} {rest}")
+                }
+            }
+            _ => crate::output::export::shell_line(&self.words),
+        }
+    }
 }
 
 /// `h5perf_phase`.
@@ -169,7 +209,22 @@ pub struct H5perfResults {
     full: Vec<Record>,
     meta: Vec<(&'static str, CString)>,
     rank_hosts: Vec<CString>,
+    /// `H5PERF_VERDICT_*` of the run (the same on every rank).
+    verdict: c_int,
+    /// The verdict table as the program prints it (rank 0; empty elsewhere or without).
+    verdict_table: CString,
+    /// The checks of the failed rows (rank 0).
+    failed_checks: Vec<CString>,
 }
+
+/// `H5PERF_VERDICT_NONE`: no `--expect` and no `--baseline`.
+pub const H5PERF_VERDICT_NONE: c_int = 0;
+/// `H5PERF_VERDICT_PASS`.
+pub const H5PERF_VERDICT_PASS: c_int = 1;
+/// `H5PERF_VERDICT_FAIL`.
+pub const H5PERF_VERDICT_FAIL: c_int = 2;
+/// `H5PERF_VERDICT_INCONCLUSIVE`.
+pub const H5PERF_VERDICT_INCONCLUSIVE: c_int = 3;
 
 /// A C string of `s` (NUL bytes replaced by blanks).
 fn c_string(s: &str) -> CString {
@@ -199,12 +254,26 @@ impl H5perfResults {
             meta = pairs.iter().map(|(k, v)| (*k, c_string(v))).collect();
             rank_hosts = m.rank_hosts.iter().map(|h| c_string(h)).collect();
         }
+        let verdict = match done.checks.word() {
+            None => H5PERF_VERDICT_NONE,
+            Some("PASS") => H5PERF_VERDICT_PASS,
+            Some("FAIL") => H5PERF_VERDICT_FAIL,
+            Some(_) => H5PERF_VERDICT_INCONCLUSIVE,
+        };
         H5perfResults {
             records: done.records.iter().map(H5perfRecord::from).collect(),
             wrong_bytes: done.wrong_bytes,
             full: done.records.clone(),
             meta,
             rank_hosts,
+            verdict,
+            verdict_table: c_string(&done.checks.table),
+            failed_checks: done
+                .checks
+                .failed_checks
+                .iter()
+                .map(|c| c_string(c))
+                .collect(),
         }
     }
 }

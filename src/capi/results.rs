@@ -10,8 +10,8 @@ use crate::ffi::mpi::{self, Comm};
 use crate::measure::Record;
 
 use super::{
-    code_of, fail, guard, H5perfConfig, H5perfRecord, H5perfResults, H5perfSpread, H5PERF_EINVAL,
-    H5PERF_EMPI, H5PERF_EVERIFY, H5PERF_OK,
+    code_of, fail, guard, H5perfConfig, H5perfRecord, H5perfResults, H5perfSpread,
+    H5PERF_EINCONCLUSIVE, H5PERF_EINVAL, H5PERF_EMPI, H5PERF_EVERDICT, H5PERF_EVERIFY, H5PERF_OK,
 };
 
 /// `h5perf_run`.
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn h5perf_run(
             let pairs = app::mpi_info_from_env()?;
             let caller = app::Caller {
                 report: c.report_stdout,
-                command_line: "h5perf_run".to_string(),
+                command_line: c.command_line(),
                 program: false,
             };
             app::run_on(&comm, &c.opts, pairs.as_deref(), &caller)
@@ -67,11 +67,20 @@ pub unsafe extern "C" fn h5perf_run(
                 let res = H5perfResults::of(&done);
                 // SAFETY: results is valid (checked above).
                 unsafe { *results = Box::into_raw(Box::new(res)) };
+                // the summary is rank 0's
+                let verdict = |word: &str| match done.checks.summary.as_str() {
+                    "" => format!("h5perf: verdict {word}"),
+                    s => format!("h5perf: verdict {word}: {s}"),
+                };
                 if done.wrong_bytes > 0 {
                     fail(
                         H5PERF_EVERIFY,
                         &app::error_message(&Error::Verify(done.wrong_bytes)),
                     )
+                } else if done.checks.failed > 0 {
+                    fail(H5PERF_EVERDICT, &verdict("FAIL"))
+                } else if done.checks.undecided > 0 {
+                    fail(H5PERF_EINCONCLUSIVE, &verdict("INCONCLUSIVE"))
                 } else {
                     H5PERF_OK
                 }
@@ -262,6 +271,52 @@ pub unsafe extern "C" fn h5perf_results_rank_host(
     unsafe { res.as_ref() }
         .and_then(|r| r.rank_hosts.get(usize::try_from(rank).ok()?))
         .map_or(std::ptr::null(), |h| h.as_ptr())
+}
+
+/// `h5perf_results_verdict`: `H5PERF_VERDICT_*` of the run (NONE without `--expect` and
+/// `--baseline`; the same on every rank), -1 for a NULL `res`.
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_verdict(res: *const H5perfResults) -> c_int {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }.map_or(-1, |r| r.verdict)
+}
+
+/// `h5perf_results_verdict_text`: the verdict table as the program prints it (rank 0 of
+/// the communicator; "" elsewhere and without a verdict), NULL for a NULL `res`; valid
+/// until `h5perf_results_free`.
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_verdict_text(res: *const H5perfResults) -> *const c_char {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }.map_or(std::ptr::null(), |r| r.verdict_table.as_ptr())
+}
+
+/// `h5perf_results_failed_count`: the failed checks of the verdict (rank 0; 0 elsewhere).
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_failed_count(res: *const H5perfResults) -> usize {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }.map_or(0, |r| r.failed_checks.len())
+}
+
+/// `h5perf_results_failed`: failed check `i` as the table's Check column shows it (the
+/// criterion as given, the baseline, a regression), NULL out of range; valid until
+/// `h5perf_results_free`.
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_failed(
+    res: *const H5perfResults,
+    i: usize,
+) -> *const c_char {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }
+        .and_then(|r| r.failed_checks.get(i))
+        .map_or(std::ptr::null(), |c| c.as_ptr())
 }
 
 /// `h5perf_results_free`.

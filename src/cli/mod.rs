@@ -88,8 +88,8 @@ where
     if !a.from.is_empty() {
         if let Some(def) = given.iter().find(|d| !FROM_OPTIONS.contains(&d.long)) {
             return Err(usage(format!(
-                "--from runs no benchmark and takes only --html, --expect, --baseline and \
-                 --tolerance (got {})",
+                "--from runs no benchmark and takes only --html, --expect, --baseline, \
+                 --tolerance and --within (got {})",
                 def.label()
             )));
         }
@@ -105,8 +105,8 @@ where
 
 /// The checks of options that no single option makes, for the command line and for a
 /// configuration of the C API (`h5perf_run`): destinations that would clobber each
-/// other (`--json -` with `--csv -`, two outputs naming one file) and `--tolerance`
-/// without `--baseline`.
+/// other (`--json -` with `--csv -`, two outputs naming one file), `--tolerance` or
+/// `--within` without `--baseline`, and both of them (two rules for one comparison).
 /// # Errors
 /// [`Error::Usage`] with a one-line message starting with `h5perf: `.
 pub fn check(o: &Options) -> Result<(), Error> {
@@ -117,11 +117,21 @@ pub fn check(o: &Options) -> Result<(), Error> {
             "--tolerance applies only with --baseline (see h5perf --help)",
         ));
     }
+    if a.within.is_some() && a.baseline.is_none() {
+        return Err(usage(
+            "--within applies only with --baseline (see h5perf --help)",
+        ));
+    }
+    if a.within.is_some() && a.tolerance.is_some() {
+        return Err(usage(
+            "--within and --tolerance are two rules for one baseline comparison: give one",
+        ));
+    }
     Ok(())
 }
 
 /// The options `--from` takes (long names).
-const FROM_OPTIONS: [&str; 5] = ["from", "html", "expect", "baseline", "tolerance"];
+const FROM_OPTIONS: [&str; 6] = ["from", "html", "expect", "baseline", "tolerance", "within"];
 
 /// Refuse output destinations that would clobber each other: two documents on standard
 /// output, or two of `-o`, `--json`, `--csv`, `--rank-csv`, `--html`, `--baseline`,
@@ -493,6 +503,14 @@ mod tests {
             &["h5perf: --tolerance applies only with --baseline"],
         );
         refused(
+            &["--within", "5"],
+            &["h5perf: --within applies only with --baseline"],
+        );
+        refused(
+            &["--baseline", "b.csv", "--within", "5", "--tolerance", "5"],
+            &["h5perf: --within and --tolerance are two rules"],
+        );
+        refused(
             &["--html", ""],
             &["invalid value '' for --html: empty file name"],
         );
@@ -534,7 +552,7 @@ mod tests {
         ));
         refused(
             &["--from", "r.csv", "--html", "p.html", "-e", "1M"],
-            &["h5perf: --from runs no benchmark and takes only --html, --expect, --baseline and --tolerance (got -e/--num-bytes)"],
+            &["h5perf: --from runs no benchmark and takes only --html, --expect, --baseline, --tolerance and --within (got -e/--num-bytes)"],
         );
         refused(
             &["--csv", "x.csv", "--from", "r.csv", "--html", "p"],

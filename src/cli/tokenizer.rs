@@ -673,12 +673,12 @@ mod tests {
                 None => format!("--{}", d.long),
             };
             let mut args = vec![arg.as_str()];
-            if d.long == "tolerance" {
+            if d.long == "tolerance" || d.long == "within" {
                 args.extend(["--baseline", "b.csv"]);
             }
             let want = run(&args);
             let mut got = keyed(&none, d.long, sample).unwrap();
-            if d.long == "tolerance" {
+            if d.long == "tolerance" || d.long == "within" {
                 got = keyed(&got, "baseline", Some("b.csv")).unwrap();
             }
             assert_eq!(got, want, "{arg}");

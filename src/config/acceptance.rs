@@ -1,5 +1,5 @@
-//! The acceptance options, pure core: `--expect`, `--baseline`, `--tolerance`, `--html`
-//! and `--from`.
+//! The acceptance options, pure core: `--expect`, `--baseline`, `--tolerance`, `--within`,
+//! `--html` and `--from`.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -74,6 +74,9 @@ pub struct Acceptance {
     pub baseline: Option<OsString>,
     /// `--tolerance PCT` (only with `--baseline`); `None` = [`Percent::DEFAULT_TOLERANCE`].
     pub tolerance: Option<Percent>,
+    /// `--within PCT` (only with `--baseline`): the two-sided comparison, every mean
+    /// within PCT of the baseline's, and the run as a whole (replaces `--tolerance`'s rule).
+    pub within: Option<Percent>,
     /// `--html FILE`: the HTML page.
     pub html: Option<OsString>,
     /// `--from FILE` (repeatable): results files to make the page or verdict from,
@@ -116,6 +119,21 @@ impl Acceptance {
     /// The reason of [`Percent::parse`].
     pub fn set_tolerance(&mut self, text: &str) -> Result<(), ValueError> {
         self.tolerance = Some(Percent::parse(text)?);
+        Ok(())
+    }
+
+    /// `--within`: the band, in percent of the baseline's mean, of the two-sided comparison.
+    ///
+    /// # Errors
+    /// The reason of [`Percent::parse`], or 0 % (no measurement can be shown within it).
+    pub fn set_within(&mut self, text: &str) -> Result<(), ValueError> {
+        let p = Percent::parse(text)?;
+        if p.thousandths == 0 {
+            return Err(ValueError::from(
+                "must be greater than 0 (no noisy measurement is ever shown within 0%)",
+            ));
+        }
+        self.within = Some(p);
         Ok(())
     }
 
@@ -208,6 +226,13 @@ mod tests {
         assert_eq!(a.set_html(os("")).unwrap_err().reason(), "empty file name");
         assert!(a.set_baseline(os("")).is_err() && a.add_from(os("")).is_err());
         a.set_tolerance("5").unwrap();
+        assert!(a
+            .set_within("0")
+            .unwrap_err()
+            .reason()
+            .contains("greater than 0"));
+        a.set_within("7.5").unwrap();
+        assert_eq!(a.within.unwrap().to_string(), "7.5%");
         assert_eq!(a.tolerance().to_string(), "5%");
         a.add_from(os("a.csv")).unwrap();
         a.add_from(os("r.csv")).unwrap();

@@ -5,16 +5,21 @@
 //! CRITERION  = API "." PHASE [ "." STATISTIC ] COMPARISON BOUND UNIT [ "@" SELECTOR { "," SELECTOR } ]
 //! API        = posix | mpiio | phdf5                        (any case, as with -A)
 //! PHASE      = raw_write | write | write_open_close | raw_read | read | read_open_close
-//! STATISTIC  = max | mean | min                             (default mean; avg = mean)
+//! STATISTIC  = max | mean | min | cv                        (default mean; avg = mean)
 //! COMPARISON = >= | > | <= | <
 //! BOUND      = DIGITS [ "." DIGITS ]                        (decimal, greater than 0)
 //! UNIT       = B/s | kB/s | GB/s | TB/s                      (10^3, 10^9, 10^12 bytes/s)
 //!            | KiB/s | MiB/s | GiB/s | TiB/s                (2^10, 2^20, 2^30, 2^40 bytes/s)
+//!            | %                                            (with cv only, which takes no other)
 //! SELECTOR   = procs=N | xfer=SIZE                          (SIZE: bytes, K/M/G suffix as -x)
 //! ```
 //!
 //! Units are case-sensitive; `MB/s` and `KB/s` are refused as ambiguous. A criterion
-//! holds when every measurement it selects satisfies the comparison.
+//! holds when every measurement it selects satisfies the comparison. `cv` is the
+//! coefficient of variation over the iterations, in percent: the sample standard
+//! deviation of the times `std_time_s` over their mean `avg_time_s`, × 100, the relative
+//! spread of the "Average Throughput" (bytes / mean time); a spread bound:
+//! `mpiio.write.cv<=10%`.
 
 use super::values::ValueError;
 use crate::terms::{Api, Phase};
@@ -28,6 +33,9 @@ pub enum Statistic {
     Mean,
     /// "Minimum Throughput": bytes / the largest time (`min_mibps`).
     Min,
+    /// The coefficient of variation over the iterations, percent:
+    /// `100 × std_time_s / avg_time_s` (a spread, not a throughput; bound in `%`).
+    Cv,
 }
 
 impl Statistic {
@@ -37,6 +45,7 @@ impl Statistic {
             Statistic::Max => "max",
             Statistic::Mean => "mean",
             Statistic::Min => "min",
+            Statistic::Cv => "cv",
         }
     }
 }
@@ -101,6 +110,8 @@ pub enum Unit {
     GiBps,
     /// 2^40 bytes per second.
     TiBps,
+    /// Percent: the unit of a `cv` bound only (not in [`Unit::ALL`], not a throughput).
+    Percent,
 }
 
 impl Unit {
@@ -127,10 +138,11 @@ impl Unit {
             Unit::MiBps => "MiB/s",
             Unit::GiBps => "GiB/s",
             Unit::TiBps => "TiB/s",
+            Unit::Percent => "%",
         }
     }
 
-    /// Bytes per second in one unit.
+    /// Bytes per second in one unit (1 for [`Unit::Percent`], which is not a throughput).
     pub fn bytes_per_second(self) -> f64 {
         match self {
             Unit::Bps => 1.0,
@@ -141,6 +153,7 @@ impl Unit {
             Unit::MiBps => 1_048_576.0,
             Unit::GiBps => 1_073_741_824.0,
             Unit::TiBps => 1_099_511_627_776.0,
+            Unit::Percent => 1.0,
         }
     }
 
@@ -197,7 +210,7 @@ pub struct Criterion {
 
 /// The grammar in one line, for messages.
 const SHAPE: &str = "API.PHASE[.max|.mean|.min]>=BOUND UNIT[@procs=N,xfer=SIZE], \
-                     e.g. mpiio.write>=2GB/s";
+                     e.g. mpiio.write>=2GB/s, or API.PHASE.cv<=PCT%";
 
 /// The longest criterion accepted (bytes, blanks at both ends included): the verdict's
 /// table, the page and every message show the text whole, so it is bounded before any
@@ -252,7 +265,7 @@ impl Criterion {
             ));
         };
         let (api, phase, statistic) = parse_path(path)?;
-        let (bound, unit) = parse_bound(rest.trim())?;
+        let (bound, unit) = parse_bound(rest.trim(), statistic == Statistic::Cv)?;
         let mut c = Criterion {
             text: text.to_string(),
             api,
@@ -345,7 +358,13 @@ impl Criterion {
         )
     }
 
-    /// The bound in bytes per second.
+    /// Whether the criterion bounds a throughput (not a spread, `cv`): only those are
+    /// drawn on the charts.
+    pub fn is_throughput(&self) -> bool {
+        self.statistic != Statistic::Cv
+    }
+
+    /// The bound in bytes per second (for `cv`: the bound in percent).
     pub fn bound_bytes_per_second(&self) -> f64 {
         // checked by parse_bound: a plain positive decimal
         self.bound.parse::<f64>().unwrap_or(f64::NAN) * self.unit.bytes_per_second()
@@ -445,17 +464,19 @@ fn parse_path(path: &str) -> Result<(Api, Phase, Statistic), ValueError> {
         None | Some("mean") | Some("avg") => Statistic::Mean,
         Some("max") => Statistic::Max,
         Some("min") => Statistic::Min,
+        Some("cv") => Statistic::Cv,
         Some(s) => {
             return Err(ValueError::from(format!(
-                "unknown statistic '{s}' (expected max, mean or min)"
+                "unknown statistic '{s}' (expected max, mean, min or cv)"
             )))
         }
     };
     Ok((api, phase, statistic))
 }
 
-/// `BOUND UNIT` after the comparison: the number as written and the unit.
-fn parse_bound(s: &str) -> Result<(String, Unit), ValueError> {
+/// `BOUND UNIT` after the comparison: the number as written and the unit (`%` when
+/// `percent`, the bound of a `cv`; else a throughput unit).
+fn parse_bound(s: &str, percent: bool) -> Result<(String, Unit), ValueError> {
     let end = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
@@ -489,7 +510,17 @@ fn parse_bound(s: &str) -> Result<(String, Unit), ValueError> {
         }
         Some(_) => {}
     }
-    Ok((num.to_string(), Unit::parse(unit)?))
+    match (percent, unit) {
+        (true, "%") => Ok((num.to_string(), Unit::Percent)),
+        (true, u) => Err(ValueError::from(format!(
+            "a cv (coefficient of variation) is bounded in percent: write {num}% (got '{u}')"
+        ))),
+        (false, "%") => Err(ValueError::from(
+            "a bound in % applies only to .cv (the coefficient of variation), \
+             e.g. mpiio.write.cv<=10%",
+        )),
+        (false, u) => Ok((num.to_string(), Unit::parse(u)?)),
+    }
 }
 
 /// A positive whole number (a selector's value).
@@ -607,6 +638,14 @@ mod tests {
         assert_eq!(ok("posix.write>=1MiB/s@xfer=2G").xfer(), Some(2 << 30));
         assert_eq!(ok("posix.write>=1MiB/s@xfer_size=100").xfer(), Some(100));
         assert_eq!(ok("posix.write>=1MiB/s@nprocs=8").procs(), Some(8));
+        let cv = ok("mpiio.write.cv <= 10 % @procs=2");
+        assert_eq!((cv.statistic(), cv.unit()), (Statistic::Cv, Unit::Percent));
+        assert_eq!(
+            (cv.bound_text(), cv.procs()),
+            ("<= 10 %".to_string(), Some(2))
+        );
+        assert_eq!(cv.bound_bytes_per_second(), 10.0);
+        assert!(!cv.is_throughput() && ok("posix.write>=1B/s").is_throughput());
     }
 
     #[test]
@@ -633,6 +672,9 @@ mod tests {
              read, read_open_close)",
         );
         refused("mpiio.write.median>=2GB/s", "unknown statistic 'median'");
+        refused("mpiio.write.cv<=10MiB/s", "bounded in percent: write 10%");
+        refused("mpiio.write.cv<=10", "bounded in percent");
+        refused("mpiio.write<=10%", "applies only to .cv");
         refused("mpiio.write>=GB/s", "missing bound");
         refused("mpiio.write>=", "missing bound");
         refused("mpiio.write>=2", "missing unit");

@@ -330,7 +330,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 44] = [
+pub static DEFS: [Def; 45] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -397,7 +397,8 @@ pub static DEFS: [Def; 44] = [
          <= or < a bound in B/s, kB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or\n\
          TiB/s, optionally @procs=N,xfer=SIZE (mpiio.write>=2GB/s). Every\n\
          measurement it selects must meet it; a verdict table follows the\n\
-         report and the exit status is 3 when one fails. [default: none]"),
+         report and the exit status is 3 when one fails. API.PHASE.cv<=PCT%\n\
+         bounds the spread over the iterations instead. [default: none]"),
     def!('F' "num-files" 5, value(ValueKind::Int, |o, v| put(&mut o.num_files, whole_count(v))),
         "Number of files, at least 1. [default: 1]"),
     def!(_ "fill-behaviour" 6, mode(|m| m.fill_behaviour = true),
@@ -521,6 +522,12 @@ pub static DEFS: [Def; 44] = [
          has made as many transfers of each dataset as the rank that made\n\
          the most, so that every rank's part has the same length and the\n\
          read phase reads all that was written. [default: off]"),
+    def!(_ "within" 3, value(ValueKind::Percent, |o, v| o.acceptance.set_within(v)),
+        "With --baseline: compare both ways instead. Each mean throughput is\n\
+         within PCT of the baseline's, a drop or an improvement beyond it\n\
+         (both fail), or undecided when the noise is too large; the run as\n\
+         a whole is judged by a paired test. Undecided alone: verdict\n\
+         INCONCLUSIVE, exit status 4. [default: off]"),
     def!('w' "write-only" 2, worded(|o, on| o.write_only = on),
         "Run the write tests only, without reading back. [default: off]"),
     def!('x' "min-xfer-size" 5, value(ValueKind::Size, |o, v| put(&mut o.buf_min, parse_size(v))),

@@ -441,6 +441,7 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
                 min_time_s: s.min_time,
                 avg_time_s: s.avg_time,
                 max_time_s: s.max_time,
+                std_time_s: s.std_time,
                 max_mibps: s.max_mibps,
                 avg_mibps: s.avg_mibps,
                 min_mibps: s.min_mibps,

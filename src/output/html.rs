@@ -98,7 +98,7 @@ fn bounds(
     let every = positions(&|_, _| true);
     criteria
         .iter()
-        .filter(|c| c.api() == api && c.phase() == phase)
+        .filter(|c| c.api() == api && c.phase() == phase && c.is_throughput())
         .filter_map(|c| {
             let at = positions(&|n, x| c.selects(n, x, api, phase));
             (!at.is_empty()).then(|| Bound {
@@ -338,6 +338,15 @@ fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
 /// Regressions listed in the verdict table; further ones are folded (`<details>`).
 const SHOWN_REGRESSIONS: usize = 10;
 
+/// The style class of a verdict's status (INCONCLUSIVE: grey, as "none").
+fn class_of(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "pass",
+        Status::Fail => "fail",
+        Status::Inconclusive => "none",
+    }
+}
+
 /// The verdict section: the badge, the summary, the table, the notes.
 fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
     out.push_str("<section id=\"verdict\"><h2>Verdict</h2>\n");
@@ -349,7 +358,7 @@ fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
     let _ = writeln!(
         out,
         "<p><span class=\"badge {}\">{}</span> {}</p>",
-        if st == Status::Pass { "pass" } else { "fail" },
+        class_of(st),
         st.word(),
         esc(&v.summary())
     );
@@ -368,7 +377,7 @@ fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
         let _ = writeln!(
             out,
             "<tr><td class=\"{}\">{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            if r.status == Status::Pass { "pass" } else { "fail" },
+            class_of(r.status),
             r.status.word(),
             esc(&r.check),
             esc(&r.measured),
@@ -588,7 +597,7 @@ mod tests {
     fn one_chart_per_api_and_phase_with_one_point_per_size_and_count() {
         let set = run(&[4, 2, 1], &[8192, 16384, 32768, 65536], true);
         let crit = [Criterion::parse("mpiio.write>=100MiB/s").unwrap()];
-        let v = Verdict::evaluate(&set, &crit, None);
+        let v = Verdict::evaluate(&set, &crit, None, None);
         let page = page(&set, Some(&v), &crit);
         assert!(page.starts_with("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\""));
         assert_eq!(page.matches("<svg ").count(), 18 + 6 + 3);
@@ -626,7 +635,12 @@ mod tests {
         let key = CellKey::new(2, 4096, Api::Phdf5, Phase::Read);
         let i = base.cells.iter().position(|c| c.key == key).unwrap();
         base.cells[i].avg_mibps *= 3.0;
-        let v = Verdict::evaluate(&set, &[], Some(compare(&set, &base, "old.csv", 0.1, "10%")));
+        let v = Verdict::evaluate(
+            &set,
+            &[],
+            Some(compare(&set, &base, "old.csv", 0.1, "10%")),
+            None,
+        );
         let page = page(&set, Some(&v), &[]);
         assert_eq!(page.matches("<circle class=\"ring\"").count(), 1);
         assert_eq!(page.matches("<td class=\"n bad\">").count(), 1);
@@ -638,7 +652,12 @@ mod tests {
         // many regressions: the worst ten in the table, the others folded
         base.cells.iter_mut().for_each(|c| c.avg_mibps *= 3.0);
         base.cells[0].avg_mibps *= 4.0;
-        let v = Verdict::evaluate(&set, &[], Some(compare(&set, &base, "old.csv", 0.1, "10%")));
+        let v = Verdict::evaluate(
+            &set,
+            &[],
+            Some(compare(&set, &base, "old.csv", 0.1, "10%")),
+            None,
+        );
         let many = super::page(&set, Some(&v), &[]);
         assert!(many.contains("<details><summary class=\"note\">8 more regressions</summary>"));
         let at = many.find("<details>").unwrap();

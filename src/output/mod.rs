@@ -1,6 +1,6 @@
 //! Outputs: the report ([`report`]), results ([`export`]), where they go ([`sink`], [`paths`],
 //! [`distinct`]); acceptance: [`results`], [`readback`], [`json_text`], [`baseline`],
-//! [`verdict`], the page ([`html`], [`svg`]).
+//! [`reproducibility`] (`--within`), [`verdict`], the page ([`html`], [`svg`]).
 
 pub mod baseline;
 pub mod distinct;
@@ -10,6 +10,7 @@ pub mod json_text;
 pub mod paths;
 pub mod readback;
 pub mod report;
+pub mod reproducibility;
 pub mod results;
 pub mod sink;
 pub mod svg;

@@ -210,6 +210,7 @@ fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
         min_time_s: num(get, "min_time_s", at)?,
         avg_time_s: num(get, "avg_time_s", at)?,
         max_time_s: num(get, "max_time_s", at)?,
+        std_time_s: num(get, "std_time_s", at)?,
         max_mibps: num(get, "max_mibps", at)?,
         avg_mibps: num(get, "avg_mibps", at)?,
         min_mibps: num(get, "min_mibps", at)?,

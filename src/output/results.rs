@@ -68,6 +68,8 @@ pub struct Cell {
     pub avg_time_s: f64,
     /// Largest time, seconds (`max_time_s`).
     pub max_time_s: f64,
+    /// Sample standard deviation of the time over iterations, seconds (`std_time_s`).
+    pub std_time_s: f64,
     /// "Maximum Throughput", MiB/s (`max_mibps`).
     pub max_mibps: f64,
     /// "Average Throughput", MiB/s (`avg_mibps`).
@@ -81,12 +83,26 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// The throughput of statistic `s`, MiB/s.
+    /// The throughput of statistic `s`, MiB/s; for [`Statistic::Cv`], not a throughput,
+    /// the coefficient of variation in percent ([`Cell::cv_percent`]).
     pub fn mibps(&self, s: Statistic) -> f64 {
         match s {
             Statistic::Max => self.max_mibps,
             Statistic::Mean => self.avg_mibps,
             Statistic::Min => self.min_mibps,
+            Statistic::Cv => self.cv_percent(),
+        }
+    }
+
+    /// The coefficient of variation over the iterations, percent: that of the times,
+    /// `100 × std_time_s / avg_time_s` (0 with one iteration, or a zero mean time). The
+    /// "Average Throughput" is bytes over the mean time, so this is its relative spread;
+    /// to first order it is also the throughput's (`std_mibps` over the mean throughput).
+    pub fn cv_percent(&self) -> f64 {
+        if self.avg_time_s > 0.0 {
+            100.0 * self.std_time_s / self.avg_time_s
+        } else {
+            0.0
         }
     }
 }

@@ -1,27 +1,32 @@
-//! The verdict of a run (`--expect`, [`super::baseline`]) as PASS/FAIL rows and a table. No I/O.
+//! The verdict of a run (`--expect`, [`super::baseline`], [`super::reproducibility`]) as
+//! PASS/FAIL/INCONCLUSIVE rows and a table. No I/O.
 
 use std::fmt::Write as _;
 
 use crate::config::criteria::Criterion;
 
 use super::baseline::Comparison;
+use super::reproducibility::{CellJudgement, Outcome, Reproducibility};
 use super::results::{procs_text, size_text, CellKey, ResultSet};
 
-/// PASS or FAIL.
+/// PASS, FAIL or INCONCLUSIVE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
     /// The check holds.
     Pass,
     /// The check fails.
     Fail,
+    /// The noise is too large to decide (`--within` only).
+    Inconclusive,
 }
 
 impl Status {
-    /// `PASS` or `FAIL`.
+    /// `PASS`, `FAIL` or `INCONCLUSIVE`.
     pub fn word(self) -> &'static str {
         match self {
             Status::Pass => "PASS",
             Status::Fail => "FAIL",
+            Status::Inconclusive => "INCONCLUSIVE",
         }
     }
 
@@ -61,6 +66,8 @@ pub struct Verdict {
     pub criteria_failed: usize,
     /// The comparison with the baseline, if one was given.
     pub baseline: Option<Comparison>,
+    /// The two-sided comparison (`--within`), which then replaces the one-sided rule.
+    pub within: Option<Reproducibility>,
     /// The measurements that fail a criterion or are a regression (for the page).
     pub flagged: Vec<CellKey>,
 }
@@ -80,11 +87,13 @@ fn place(k: &CellKey) -> String {
 
 fn criterion_row(run: &ResultSet, c: &Criterion) -> (Row, Vec<CellKey>) {
     let unit = c.unit();
+    // bytes per second in one MiB/s; a cv is a percentage, taken as it is
+    let per_mibps = if c.is_throughput() { 1_048_576.0 } else { 1.0 };
     let selected: Vec<(CellKey, f64)> = run
         .cells
         .iter()
         .filter(|x| c.selects(x.key.nprocs, x.key.xfer_size, x.key.api(), x.key.phase()))
-        .map(|x| (x.key, x.mibps(c.statistic()) * 1_048_576.0))
+        .map(|x| (x.key, x.mibps(c.statistic()) * per_mibps))
         .collect();
     let bound = c.bound_bytes_per_second();
     let failing: Vec<CellKey> = selected
@@ -121,11 +130,13 @@ fn criterion_row(run: &ResultSet, c: &Criterion) -> (Row, Vec<CellKey>) {
 }
 
 impl Verdict {
-    /// Evaluate `criteria` on `run`, then add the rows of the baseline comparison if any.
+    /// Evaluate `criteria` on `run`, then add the rows of the baseline comparison if any:
+    /// the one-sided rule's regressions, or with `within` (`--within`) its judgements.
     pub fn evaluate(
         run: &ResultSet,
         criteria: &[Criterion],
         baseline: Option<Comparison>,
+        within: Option<Reproducibility>,
     ) -> Verdict {
         let mut rows = Vec::new();
         let mut flagged = Vec::new();
@@ -139,7 +150,9 @@ impl Verdict {
             }
         }
         let criteria_failed = rows.iter().filter(|r| r.status == Status::Fail).count();
-        if let Some(b) = &baseline {
+        if let (Some(b), Some(w)) = (&baseline, &within) {
+            within_rows(b, w, &mut rows, &mut flagged);
+        } else if let Some(b) = &baseline {
             let n = b.regressions().count();
             rows.push(Row {
                 status: Status::of(n == 0),
@@ -180,25 +193,39 @@ impl Verdict {
             criteria: criteria.len(),
             criteria_failed,
             baseline,
+            within,
             flagged,
         }
     }
 
-    /// Regressions against the baseline.
+    /// Regressions against the baseline (one-sided rule; 0 with `--within`).
     pub fn regressions(&self) -> usize {
-        self.baseline
-            .as_ref()
-            .map_or(0, |b| b.regressions().count())
+        match (&self.baseline, &self.within) {
+            (Some(b), None) => b.regressions().count(),
+            _ => 0,
+        }
     }
 
-    /// Failed checks: failed criteria plus regressions.
+    /// Failed checks: failed criteria plus regressions, or with `--within` the
+    /// measurements beyond the band and a failed overall judgement.
     pub fn failed(&self) -> usize {
-        self.criteria_failed + self.regressions()
+        self.criteria_failed + self.regressions() + self.within.as_ref().map_or(0, |w| w.failed())
     }
 
-    /// PASS when nothing failed.
+    /// Checks the noise leaves undecided (`--within` only).
+    pub fn undecided(&self) -> usize {
+        self.within.as_ref().map_or(0, |w| w.undecided())
+    }
+
+    /// FAIL when a check failed, else INCONCLUSIVE when one is undecided, else PASS.
     pub fn status(&self) -> Status {
-        Status::of(self.failed() == 0)
+        if self.failed() > 0 {
+            Status::Fail
+        } else if self.undecided() > 0 {
+            Status::Inconclusive
+        } else {
+            Status::Pass
+        }
     }
 
     /// `1 of 2 criteria failed; baseline old.csv: 1 regression in 72 measurements`.
@@ -212,7 +239,9 @@ impl Verdict {
                 if self.criteria == 1 { "on" } else { "a" }
             ));
         }
-        if let Some(b) = &self.baseline {
+        if let (Some(b), Some(w)) = (&self.baseline, &self.within) {
+            parts.push(within_summary(&b.name, w));
+        } else if let Some(b) = &self.baseline {
             let n = self.regressions();
             parts.push(format!(
                 "baseline {}: {n} regression{} in {} measurement{}",
@@ -239,6 +268,22 @@ impl Verdict {
                 out.push(format!(
                     "{} differs in {name}: {here} in this run, {there} in the baseline",
                     b.name
+                ));
+            }
+            for c in self.within.iter().flat_map(|w| w.with(Outcome::Undecided)) {
+                let (lo, hi) = c.interval;
+                out.push(format!(
+                    "undecided: {}: {:+.1}% (90% interval {:+.1}% to {:+.1}%; {} and {} iterations), {}",
+                    c.key,
+                    100.0 * (c.ratio() - 1.0),
+                    100.0 * lo,
+                    100.0 * hi,
+                    c.run.2,
+                    c.base.2,
+                    match c.iterations_needed {
+                        Some(n) => format!("about -i {n} in this run would decide it"),
+                        None => "the baseline's spread alone is too large".to_string(),
+                    }
                 ));
             }
             if !b.baseline_complete {
@@ -287,6 +332,144 @@ impl Verdict {
     }
 }
 
+/// `2 measurements` (or `1 measurement`).
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `90 % interval [0.91, 1.05]` of a ratio.
+fn ratio_interval((lo, hi): (f64, f64)) -> String {
+    format!("90% interval {:.3}-{:.3}", lo, hi)
+}
+
+/// What more iterations would decide, for the summary and the row of undecided ones.
+fn needed_text(w: &Reproducibility) -> String {
+    match w.iterations_needed() {
+        (Some(n), 0) => format!("about -i {n} in this run would decide them"),
+        (Some(n), k) => format!(
+            "about -i {n} in this run would decide all but {k}, which need a steadier baseline \
+             (rerun it with more iterations)"
+        ),
+        (None, _) => {
+            "more iterations of this run alone cannot decide them: rerun the baseline with \
+             more iterations too"
+                .to_string()
+        }
+    }
+}
+
+/// `baseline old.csv within 10%: 1 drop, 0 improvements, 3 undecided in 36 measurements;
+/// as a whole 0.71× (drop)`.
+fn within_summary(name: &str, w: &Reproducibility) -> String {
+    let n = |o| w.with(o).count();
+    let mut s = format!(
+        "baseline {name} within {}: {}, {}, {} undecided in {}",
+        w.within,
+        count(n(Outcome::Drop), "drop"),
+        count(n(Outcome::Improvement), "improvement"),
+        n(Outcome::Undecided),
+        count(w.cells.len(), "measurement")
+    );
+    if let Some(o) = &w.overall {
+        let _ = write!(s, "; as a whole {:.3}x ({})", o.ratio, o.outcome.word());
+    }
+    s
+}
+
+/// The rows of the two-sided comparison: the summary row, the overall judgement, the
+/// measurements beyond the band (largest departure first), one row for the undecided.
+fn within_rows(
+    b: &Comparison,
+    w: &Reproducibility,
+    rows: &mut Vec<Row>,
+    flagged: &mut Vec<CellKey>,
+) {
+    let beyond = w.with(Outcome::Drop).count() + w.with(Outcome::Improvement).count();
+    let undecided = w.with(Outcome::Undecided).count();
+    let status = |fail: bool, open: bool| {
+        if fail {
+            Status::Fail
+        } else if open {
+            Status::Inconclusive
+        } else {
+            Status::Pass
+        }
+    };
+    let band = format!("within ±{}", w.within);
+    rows.push(Row {
+        status: status(beyond > 0, undecided > 0),
+        check: format!("baseline {} (within {})", b.name, w.within),
+        measured: format!("{} compared", w.cells.len()),
+        bound: band.clone(),
+        place: format!(
+            "{}, {}, {} undecided",
+            count(w.with(Outcome::Drop).count(), "drop"),
+            count(w.with(Outcome::Improvement).count(), "improvement"),
+            undecided
+        ),
+    });
+    if let Some(o) = &w.overall {
+        rows.push(Row {
+            status: match o.outcome {
+                Outcome::Within => Status::Pass,
+                Outcome::Undecided => Status::Inconclusive,
+                _ => Status::Fail,
+            },
+            check: "baseline: the run as a whole".to_string(),
+            measured: format!("{:.3}x", o.ratio),
+            bound: band.clone(),
+            place: format!(
+                "{}: geometric mean of {} ratios, {} (paired t on log ratios)",
+                o.outcome.word(),
+                o.cells,
+                ratio_interval(o.interval)
+            ),
+        });
+    }
+    let mut out: Vec<&CellJudgement> = w
+        .cells
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Drop | Outcome::Improvement))
+        .collect();
+    out.sort_by(|x, y| {
+        (x.ratio().ln().abs())
+            .total_cmp(&y.ratio().ln().abs())
+            .reverse()
+    });
+    for c in out {
+        rows.push(Row {
+            status: Status::Fail,
+            check: format!(
+                "baseline: {} {} {}",
+                c.key.api().name(),
+                c.key.phase().key(),
+                c.outcome.word()
+            ),
+            measured: format!("{} MiB/s", figure(c.run.0)),
+            bound: band.clone(),
+            place: format!(
+                "{} ({:+.1}%; baseline {} ± {} MiB/s)",
+                place(&c.key),
+                100.0 * (c.ratio() - 1.0),
+                figure(c.base.0),
+                figure(c.base.1)
+            ),
+        });
+        if !flagged.contains(&c.key) {
+            flagged.push(c.key);
+        }
+    }
+    if undecided > 0 {
+        rows.push(Row {
+            status: Status::Inconclusive,
+            check: "baseline: undecided measurements".to_string(),
+            measured: format!("{undecided} of {}", w.cells.len()),
+            bound: band,
+            place: format!("the noise is too large to decide: {}", needed_text(w)),
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::baseline::compare;
@@ -322,6 +505,7 @@ mod tests {
                 crit("posix.write<=1.5GiB/s"),
                 crit("mpiio.write.min>600MiB/s@procs=1,xfer=8K"),
             ],
+            None,
             None,
         );
         assert_eq!((v.criteria, v.criteria_failed, v.failed()), (4, 2, 2));
@@ -373,7 +557,7 @@ mod tests {
         assert!(lines[3..]
             .iter()
             .all(|l| l[at..].starts_with(|c: char| c.is_ascii_digit())));
-        let one = Verdict::evaluate(&run, &[crit("posix.write>=1B/s")], None);
+        let one = Verdict::evaluate(&run, &[crit("posix.write>=1B/s")], None, None);
         assert_eq!(one.summary(), "0 of 1 criterion failed");
         assert_eq!(one.status(), Status::Pass);
     }
@@ -389,7 +573,7 @@ mod tests {
             .retain(|c| c.key.nprocs != 1 || c.key.xfer_size != 4096);
         base.parameters[1].1 = "1".into();
         let cmp = compare(&run, &base, "old.csv", 0.1, "10%");
-        let v = Verdict::evaluate(&run, &[crit("posix.write>=1B/s")], Some(cmp));
+        let v = Verdict::evaluate(&run, &[crit("posix.write>=1B/s")], Some(cmp), None);
         assert_eq!((v.criteria_failed, v.regressions(), v.failed()), (0, 1, 1));
         assert_eq!(v.rows.len(), 3);
         assert_eq!(v.rows[1].check, "baseline old.csv (tolerance 10%)");
@@ -421,7 +605,7 @@ mod tests {
             .text()
             .contains("\n  missing in old.csv: mpiio read_open_close, 1 process, 4 KiB\n"));
         let same = compare(&run, &run, "old.csv", 0.1, "10%");
-        let v = Verdict::evaluate(&run, &[], Some(same));
+        let v = Verdict::evaluate(&run, &[], Some(same), None);
         assert_eq!((v.status(), v.rows.len()), (Status::Pass, 1));
         assert_eq!(v.rows[0].place, "mean throughput of each measurement");
     }
