@@ -10,13 +10,17 @@
 #   run             one default run under the flavour's mpiexec
 #   test            the layer check (check-layers), cargo tests, then the C tests against an
 #                   installed copy (c-test), for each flavour of TEST_FLAVOURS (or MPI=... only);
-#                   without MPI=... then also test-hdf5-1.14
+#                   without MPI=... then also test-hdf5-1.14 and test-hdf5-2
 #   test-hdf5-1.14  builds HDF5 1.14.x (parallel, Open MPI) from Debian trixie's source
 #                   package into HDF5_CACHE (once; reused), then, as a site build (PATH without
 #                   Debian's flavour-specific programs, only MPICC, MPIEXEC and HDF5_DIR
 #                   given), builds h5perf against it in target/hdf5-1.14-openmpi, runs the
 #                   MPI integration tests of HDF5_114_TESTS and the C tests (make build
 #                   install, c_tests/run, the Python ctypes test, make uninstall)
+#   test-hdf5-2     the same for HDF5 2.2.x, built with CMake (>= 3.26: PyPI's cmake
+#                   when the machine's is older) from the HDF5 source the crates.io
+#                   package hdf5-metno-src ships (or HDF5_2_TARBALL), in
+#                   target/hdf5-2.2-openmpi, with the tests of HDF5_2_TESTS
 #   check-layers    scripts/check-layers: every import of src/ points down the layers, no circle
 #   c-test          install into a temporary prefix, build and run c_tests/ under MPI
 #                   (1-3 ranks, shared and static library), the Python ctypes test, the C
@@ -50,6 +54,7 @@
 #                     build script when the flavour changes
 #   HDF5_CACHE        where test-hdf5-1.14 keeps its HDF5 build (default ~/.cache/h5perf)
 #   HDF5_TARBALL      an HDF5 1.14 release tarball to build from instead of Debian's source
+#   HDF5_2_TARBALL    an HDF5 2.2 release tarball to build from instead of hdf5-metno-src's
 #   NP, RUN_ARGS      number of ranks and h5perf options used by `make run`
 #   PREFIX, DESTDIR   where `make install` / `make uninstall` work
 #
@@ -180,10 +185,19 @@ HDF5_114_TARGET := target/hdf5-1.14-$(HDF5_114_FLAVOUR)
 HDF5_114_SITE := $(abspath $(HDF5_114_TARGET))/site-env
 HDF5_114_TESTS ?= golden errors fill export
 HDF5_114_C_SKIP ?= parse
+# test-hdf5-2: the same for HDF5 2.x (HDF5_2_SERIES), built with CMake (scripts/build-hdf5)
+# from HDF5_2_TARBALL when given, else from the source that the crates.io package
+# hdf5-metno-src ships; the same tests as test-hdf5-1.14.
+HDF5_2_SERIES := 2.2
+HDF5_2_TARGET := target/hdf5-$(HDF5_2_SERIES)-$(HDF5_114_FLAVOUR)
+HDF5_2_SITE := $(abspath $(HDF5_2_TARGET))/site-env
+HDF5_2_TESTS ?= $(HDF5_114_TESTS)
+HDF5_2_C_SKIP ?= $(HDF5_114_C_SKIP)
+HDF5_2_TARBALL ?=
 # C_TEST_VALGRIND=no leaves out the valgrind part of c-test (test-hdf5-1.14 does; it says so).
 C_TEST_VALGRIND ?= yes
 
-.PHONY: deps test-deps build run test test-hdf5-1.14 test-hdf5-1.14-build test-site test-site-build check-layers c-test test-valgrind install uninstall bench bench-instr clean
+.PHONY: deps test-deps build run test test-hdf5-1.14 test-hdf5-1.14-build test-hdf5-2 test-hdf5-2-build test-site test-site-build check-layers c-test test-valgrind install uninstall bench bench-instr clean
 
 # Debian's packages are installed only in the Debian configuration (no MPICC, MPIEXEC
 # or HDF5_DIR given) on a machine with apt-get.
@@ -258,11 +272,11 @@ CONFIG_VARS := CARGO_TARGET_DIR MPICC MPIEXEC HDF5_DIR H5PERF_MPI H5PERF_MPIEXEC
 unset_config := env $(foreach v,$(CONFIG_VARS),-u $(v))
 
 ifeq ($(MPI_GIVEN)$(SITE),)
-# The HDF5 1.14 build and h5perf's compilation against it (test-hdf5-1.14-build) run in
-# the background, at the lowest priority (nice 19), while the Debian flavours' tests
+# The HDF5 1.14 and 2.x builds and h5perf's compilation against each (test-hdf5-1.14-build,
+# then test-hdf5-2-build) run in the background, at the lowest priority (nice 19), while the Debian flavours' tests
 # run: those wait on launchers and I/O more than they compute (about 40% of the two
 # cores used), so the build costs little of the wall time. Its output is shown when it
-# ends; test-hdf5-1.14 then finds the cached HDF5 and the compiled tests. The packages
+# ends; test-hdf5-1.14 and test-hdf5-2 then find the cached HDF5 and the compiled tests. The packages
 # of every flavour are installed first, so no apt-get runs beside the build. The build
 # runs in its own process group (setsid): when a flavour fails, the whole build is
 # stopped and its log removed.
@@ -272,21 +286,22 @@ test: check-layers
 	done; \
 	bglog=$$(mktemp "$${TMPDIR:-/tmp}/h5perf-hdf5-build.XXXXXX"); \
 	setsid bash -c 'nice -n 19 "$$@" >"$$0" 2>&1; echo $$? >"$$0.rc"' "$$bglog" \
-	  $(unset_config) $(MAKE) --no-print-directory test-hdf5-1.14-build & \
+	  $(unset_config) $(MAKE) --no-print-directory test-hdf5-1.14-build test-hdf5-2-build & \
 	bg=$$!; \
 	trap 'kill -- -$$bg 2>/dev/null || true; wait $$bg 2>/dev/null || true; rm -f "$$bglog" "$$bglog.rc"' EXIT; \
-	echo "make test: building HDF5 1.14 and h5perf against it in the background (log: $$bglog)"; \
+	echo "make test: building HDF5 1.14 and $(HDF5_2_SERIES), and h5perf against each, in the background (log: $$bglog)"; \
 	for f in $(TEST_FLAVOURS); do \
 	  echo "make test: MPI flavour $$f"; \
 	  $(unset_config) $(MAKE) --no-print-directory test MPI=$$f || exit 1; \
 	done; \
 	echo "make test: all flavours passed ($(TEST_FLAVOURS))"; \
 	wait $$bg || true; \
-	echo "make test: the background build of HDF5 1.14 ended:"; \
-	tail -n 25 "$$bglog"; \
-	[ "$$(cat "$$bglog.rc" 2>/dev/null)" = 0 ] || { echo "make test: FAIL the HDF5 1.14 build (test-hdf5-1.14-build)"; exit 1; }; \
+	echo "make test: the background builds of HDF5 1.14 and $(HDF5_2_SERIES) ended:"; \
+	tail -n 40 "$$bglog"; \
+	[ "$$(cat "$$bglog.rc" 2>/dev/null)" = 0 ] || { echo "make test: FAIL the HDF5 builds (test-hdf5-1.14-build test-hdf5-2-build)"; exit 1; }; \
 	$(unset_config) $(MAKE) --no-print-directory test-hdf5-1.14; \
-	echo "make test: all flavours and HDF5 1.14 passed"
+	$(unset_config) $(MAKE) --no-print-directory test-hdf5-2; \
+	echo "make test: all flavours, HDF5 1.14 and HDF5 $(HDF5_2_SERIES) passed"
 else
 test: check-layers test-deps
 	$(CARGO) test --release --no-fail-fast
@@ -301,32 +316,44 @@ endif
 # of HDF5 and the tests need on a fresh machine. The site environment lives in the
 # target directory at a fixed path (HDF5_114_SITE), so the compilation of
 # test-hdf5-1.14-build is reused by test-hdf5-1.14 (same MPICC, PATH and HDF5_DIR).
-# $(1): the make target run in that environment (test-site or test-site-build).
+# $(1): the make target run in that environment (test-site or test-site-build); $(2): the
+# HDF5 series (1.14 or $(HDF5_2_SERIES)); $(3), $(4), $(5), $(6): its target directory, site
+# environment, integration tests and C tests left out; $(7): HDF5_TARBALL for 2.x (1.14
+# takes HDF5_TARBALL from the environment or the command line).
 define in_site_env
 	@start=$$SECONDS; \
 	$(unset_config) $(MAKE) --no-print-directory test-deps MPI=$(HDF5_114_FLAVOUR); \
 	prefix=$$(MPICC=$(if $(filter openmpi,$(HDF5_114_FLAVOUR)),mpicc.openmpi,mpicc.mpich) \
-	  HDF5_SERIES=1.14 scripts/build-hdf5 "$(HDF5_CACHE)" $(HDF5_114_FLAVOUR) | tail -n 1); \
+	  $(if $(filter 1.14,$(2)),,HDF5_TARBALL="$(7)") \
+	  HDF5_SERIES=$(2) scripts/build-hdf5 "$(HDF5_CACHE)" $(HDF5_114_FLAVOUR) | tail -n 1); \
 	built=$$SECONDS; \
-	site="$(HDF5_114_SITE)"; \
+	site="$(4)"; \
 	rm -rf "$$site"; mkdir -p "$$site"; \
 	scripts/site-env "$$site" $(HDF5_114_FLAVOUR); \
 	echo "$@: HDF5 in $$prefix, PATH=$$site/bin:$(CARGO_BIN_DIR), MPICC=$$site/mpi/bin/mpicc MPIEXEC=$$site/mpi/bin/mpiexec"; \
 	$(unset_config) PATH="$$site/bin:$(CARGO_BIN_DIR)" MPICC="$$site/mpi/bin/mpicc" \
 	  MPIEXEC="$$site/mpi/bin/mpiexec" HDF5_DIR="$$prefix" \
-	  C_TEST_SKIP="$(HDF5_114_C_SKIP)" \
-	  "$$site/bin/make" --no-print-directory $(1) CARGO_TARGET_DIR=$(HDF5_114_TARGET) \
-	  C_TEST_VALGRIND=no HDF5_114_TESTS="$(HDF5_114_TESTS)"; \
+	  C_TEST_SKIP="$(6)" \
+	  "$$site/bin/make" --no-print-directory $(1) CARGO_TARGET_DIR=$(3) \
+	  C_TEST_VALGRIND=no HDF5_114_TESTS="$(5)"; \
 	echo "$@: passed in $$((SECONDS - start)) s (HDF5 build or cache $$((built - start)) s)"
 endef
 
 test-hdf5-1.14:
-	$(call in_site_env,test-site)
+	$(call in_site_env,test-site,1.14,$(HDF5_114_TARGET),$(HDF5_114_SITE),$(HDF5_114_TESTS),$(HDF5_114_C_SKIP))
 
 # Only the builds of test-hdf5-1.14: HDF5 into the cache, h5perf and its tests against
 # it (compiled, not run).
 test-hdf5-1.14-build:
-	$(call in_site_env,test-site-build)
+	$(call in_site_env,test-site-build,1.14,$(HDF5_114_TARGET),$(HDF5_114_SITE),$(HDF5_114_TESTS),$(HDF5_114_C_SKIP))
+
+# The same for HDF5 2.x: built with CMake into HDF5_CACHE/hdf5-$(HDF5_2_SERIES)-openmpi,
+# h5perf in $(HDF5_2_TARGET), the tests of HDF5_2_TESTS and c-test.
+test-hdf5-2:
+	$(call in_site_env,test-site,$(HDF5_2_SERIES),$(HDF5_2_TARGET),$(HDF5_2_SITE),$(HDF5_2_TESTS),$(HDF5_2_C_SKIP),$(HDF5_2_TARBALL))
+
+test-hdf5-2-build:
+	$(call in_site_env,test-site-build,$(HDF5_2_SERIES),$(HDF5_2_TARGET),$(HDF5_2_SITE),$(HDF5_2_TESTS),$(HDF5_2_C_SKIP),$(HDF5_2_TARBALL))
 
 # The tests of test-hdf5-1.14 in a site build (MPICC, MPIEXEC, HDF5_DIR given): the
 # integration tests of HDF5_114_TESTS, then c-test (make install, the C and Python tests,

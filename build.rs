@@ -3,7 +3,7 @@
 //! * its version (the report's `HDF5 Library: Version` line, spec §2.2): hdf5-sys
 //!   announces every version it supports up to the one it found as
 //!   `DEP_HDF5_VERSION_<maj>_<min>_<rel>`; the highest is the library found. Releases
-//!   1.10.5 to 1.14.x are supported (1.10.5 brought `H5Dget_chunk_info`, which
+//!   1.10.5 to 1.14.x and 2.0 to 2.2.x are supported (1.10.5 brought `H5Dget_chunk_info`, which
 //!   `--fill-behaviour` reads); any other stops the build with a message.
 //! * the cfgs that choose version-dependent code: `hdf5_1_12` for 1.12.0 and later,
 //!   `hdf5_1_14` for 1.14.0 and later (see `src/fill_behaviour/experiment.rs`).
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// The oldest and the first unsupported release.
 const OLDEST: (u32, u32, u32) = (1, 10, 5);
-const TOO_NEW: (u32, u32, u32) = (1, 15, 0);
+const TOO_NEW: (u32, u32, u32) = (2, 3, 0);
 
 fn main() {
     let mut best: Option<(u32, u32, u32)> = None;
@@ -36,7 +36,7 @@ fn main() {
     let (a, b, c) = v;
     if v < OLDEST || v >= TOO_NEW {
         panic!(
-            "h5perf supports HDF5 1.10.5 to 1.14.x; the HDF5 found (HDF5_DIR={}) is {a}.{b}.{c}",
+            "h5perf supports HDF5 1.10.5 to 1.14.x and 2.0 to 2.2.x; the HDF5 found (HDF5_DIR={}) is {a}.{b}.{c}",
             std::env::var("HDF5_DIR").unwrap_or_else(|_| "unset".into())
         );
     }

@@ -71,6 +71,25 @@ const FIELDS: [&str; 51] = [
     "hosts",
 ];
 
+/// The facts a run records after [`FIELDS`] with the linked HDF5, with their values: the
+/// file-format bounds with HDF5 2.x (whose default low bound is `v18`: `v18`..`v200`),
+/// none with 1.x (the defaults `earliest`..latest, not recorded).
+fn facts() -> Vec<(&'static str, &'static str)> {
+    if linked_hdf5_version().starts_with("1.") {
+        Vec::new()
+    } else {
+        vec![("hdf5_libver_low", "v18"), ("hdf5_libver_high", "v200")]
+    }
+}
+
+/// [`FIELDS`], then the names of [`facts`]: every record's fields, the CSV header.
+fn all_fields() -> Vec<&'static str> {
+    FIELDS
+        .into_iter()
+        .chain(facts().into_iter().map(|f| f.0))
+        .collect()
+}
+
 /// Phase keys in report order, with the titles the text report uses.
 const PHASES: [(&str, &str); 6] = [
     ("raw_write", "Raw Data Write"),
@@ -249,11 +268,12 @@ fn check_against_report(records: &[J], report: &str) -> usize {
 /// The CSV rows must carry the JSON records' values, field by field.
 fn check_csv_matches_json(csv: &str, records: &[J]) {
     let rows = parse_csv(csv);
-    assert_eq!(rows[0], FIELDS, "CSV header");
+    let fields = all_fields();
+    assert_eq!(rows[0], fields, "CSV header");
     assert_eq!(rows.len() - 1, records.len(), "CSV rows vs JSON records");
     for (i, (row, rec)) in rows[1..].iter().zip(records).enumerate() {
-        assert_eq!(row.len(), FIELDS.len(), "row {}", i + 1);
-        for (f, cell) in FIELDS.iter().zip(row) {
+        assert_eq!(row.len(), fields.len(), "row {}", i + 1);
+        for (f, cell) in fields.iter().zip(row) {
             match &rec[*f] {
                 J::String(s) => assert_eq!(cell, s, "row {} {f}", i + 1),
                 J::Bool(b) => assert_eq!(cell, &b.to_string(), "row {} {f}", i + 1),
@@ -283,9 +303,16 @@ fn check_json_shape(text: &str) -> (J, Vec<J>) {
         assert!(params.contains_key(*f), "parameters.{f} missing");
     }
     assert_eq!(params.len(), 13);
+    for (f, v) in facts() {
+        assert_eq!(j[f], v, "{f}");
+    }
+    assert!(j.get("hdf5_libver_low").is_some() == !facts().is_empty());
     for r in &recs {
         let o = r.as_object().expect("record object");
-        assert_eq!(o.len(), FIELDS.len(), "{r}");
+        assert_eq!(o.len(), all_fields().len(), "{r}");
+        for (f, v) in facts() {
+            assert_eq!(o[f], v, "{f}");
+        }
         for f in &FIELDS[13..26] {
             assert_eq!(o[*f], params[*f], "{f}");
         }
@@ -303,7 +330,7 @@ fn check_json_shape(text: &str) -> (J, Vec<J>) {
         .find(|l| l.trim_start().starts_with("{\"nprocs\":"))
     {
         let mut pos = 0;
-        for f in FIELDS {
+        for f in all_fields() {
             pos += line[pos..]
                 .find(&format!("\"{f}\":"))
                 .unwrap_or_else(|| panic!("{f} out of order in {line}"))

@@ -47,6 +47,35 @@ pub struct RunMeta {
     pub rank_hosts: Vec<String>,
     /// Seconds rank 0 spent gathering every rank's times over the run (JSON only).
     pub gather_time_s: f64,
+    /// Facts of the run that the C tool's results lack, as (field, value), only those
+    /// that say something ([`run_facts`]): JSON keys after `hosts`, and the last fields of
+    /// every record (JSON and CSV).
+    pub facts: Vec<(String, String)>,
+}
+
+/// The facts of [`RunMeta::facts`] known at the start of a run: the file-format bounds of
+/// the file-access lists of PHDF5 (`hdf5_libver_low`, `hdf5_libver_high`: HDF5's names,
+/// [`crate::ffi::hdf5::plist::libver_name`]) when they are not (`earliest`, the library's
+/// latest), the defaults of HDF5 1.8-1.14: HDF5 2.0 made the low bound `v18`, so files
+/// written there are not those a 1.x baseline wrote. Errors: HDF5's.
+pub fn run_facts() -> Result<Vec<(String, String)>> {
+    let (low, high) = crate::ffi::hdf5::Plist::default_libver_bounds()?;
+    let version = crate::ffi::hdf5::library_version();
+    let latest = match version.split('.').collect::<Vec<_>>()[..] {
+        ["1", "8", ..] => "v18",
+        ["1", "10", ..] => "v110",
+        ["1", "12", ..] => "v112",
+        ["1", "14", ..] => "v114",
+        _ => "",
+    };
+    Ok(if (low, high) == ("earliest", latest) {
+        Vec::new()
+    } else {
+        vec![
+            ("hdf5_libver_low".to_string(), low.to_string()),
+            ("hdf5_libver_high".to_string(), high.to_string()),
+        ]
+    })
 }
 
 impl RunMeta {
@@ -90,6 +119,7 @@ impl RunMeta {
             hosts: host_counts(&names),
             rank_hosts: names,
             gather_time_s: 0.0,
+            facts: run_facts()?,
         })
     }
 
@@ -384,6 +414,7 @@ fn record_values<'a>(
     v.extend(run_values(m));
     v.extend(params[FIRST_META - FIRST_PARAM..].iter().cloned());
     v.extend(wall_values(r, pi, valid));
+    v.extend(m.facts.iter().map(|(_, f)| text(f.as_str())));
     v
 }
 
@@ -461,6 +492,7 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
             .collect(),
         cells,
         samples: samples(meta, p, records),
+        facts: meta.facts.clone(),
     }
 }
 
@@ -546,13 +578,20 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         }
         json_object(&mut out, &["name", "ranks"], &[text(h), Int(u64::from(*n))]);
     }
-    out.push_str("],\n  \"gather_time_s\": ");
+    out.push(']');
+    for (k, v) in &meta.facts {
+        out.push_str(",\n  ");
+        json_string(&mut out, k);
+        out.push_str(": ");
+        json_string(&mut out, v);
+    }
+    out.push_str(",\n  \"gather_time_s\": ");
     json_value(&mut out, &Float(meta.gather_time_s));
     out.push_str(",\n  \"parameters\": ");
     let (param_names, params) = param_fields(p);
     json_object(&mut out, &param_names, &params);
     out.push_str(",\n  \"records\": [");
-    let names = field_names(p, &param_names);
+    let names = field_names(p, &param_names, meta);
     let valid = run_valid(records);
     for (i, (r, pi)) in rows(p, records).enumerate() {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
@@ -571,15 +610,21 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
 }
 
 /// The field names of a record: [`FIELDS`], then the storage options' among
-/// `param_names`, then with `--stonewall` the [`WALL_FIELDS`].
-fn field_names<'a>(p: &Params, param_names: &[&'a str]) -> Vec<&'a str> {
+/// `param_names`, then with `--stonewall` the [`WALL_FIELDS`], then the names of `meta`'s facts.
+fn field_names<'a>(p: &Params, param_names: &[&'a str], meta: &'a RunMeta) -> Vec<&'a str> {
     let storage = &param_names[FIRST_META - FIRST_PARAM..];
     let wall: &[&str] = if p.stonewall.millis.is_some() {
         &WALL_FIELDS
     } else {
         &[]
     };
-    FIELDS.iter().chain(storage).chain(wall).copied().collect()
+    FIELDS
+        .iter()
+        .chain(storage)
+        .chain(wall)
+        .copied()
+        .chain(meta.facts.iter().map(|(k, _)| k.as_str()))
+        .collect()
 }
 
 /// One CSV field (RFC 4180): quoted when needed, inner double quotes doubled.
@@ -594,7 +639,7 @@ fn csv_field(out: &mut String, s: &str) {
 /// The results as CSV: the header row, then one row per (record, phase), each ending in `\n`.
 pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let (param_names, params) = param_fields(p);
-    let mut out = field_names(p, &param_names).join(",");
+    let mut out = field_names(p, &param_names, meta).join(",");
     out.push('\n');
     let valid = run_valid(records);
     for (r, pi) in rows(p, records) {
@@ -690,6 +735,7 @@ mod tests {
             hosts: vec![("n1".into(), 3), ("n2".into(), 1)],
             rank_hosts: vec!["n1".into(), "n1".into(), "n2".into(), "n1".into()],
             gather_time_s: 0.25,
+            facts: Vec::new(),
         }
     }
 
@@ -1132,6 +1178,34 @@ mod tests {
             shell_line(&["a".into(), "it's".into(), "".into(), "x=1,2".into()]),
             "a 'it'\\''s' '' x=1,2"
         );
+    }
+
+    #[test]
+    fn facts_follow_the_hosts_and_end_every_record() {
+        let (mut m, p) = (meta(), params());
+        let rs = records();
+        let (json, csv) = (to_json(&m, &p, &rs), to_csv(&m, &p, &rs));
+        m.facts = vec![
+            ("hdf5_libver_low".into(), "v18".into()),
+            ("hdf5_libver_high".into(), "v200".into()),
+        ];
+        let with = to_json(&m, &p, &rs);
+        assert!(with.contains(
+            "],\n  \"hdf5_libver_low\": \"v18\",\n  \"hdf5_libver_high\": \"v200\",\n  \"gather_time_s\""
+        ));
+        // without them nothing changes: the same document less those two lines
+        let j: J = serde_json::from_str(&with).unwrap();
+        assert_eq!(j["records"][0]["hdf5_libver_high"], "v200");
+        let last = j["records"][0].as_object().unwrap().keys().count();
+        assert_eq!(last, FIELDS.len() + 2);
+        assert!(!json.contains("libver") && !csv.contains("libver"));
+        let rows = parse_csv(&to_csv(&m, &p, &rs));
+        assert_eq!(
+            rows[0][FIELDS.len()..],
+            ["hdf5_libver_low", "hdf5_libver_high"]
+        );
+        assert_eq!(rows[1][FIELDS.len()..], ["v18", "v200"]);
+        assert_eq!(result_set(&m, &p, &rs).facts, m.facts);
     }
 
     #[test]

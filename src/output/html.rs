@@ -453,7 +453,8 @@ fn run_section(out: &mut String, run: &ResultSet) {
         ("MPI-IO hints", hints),
     ];
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
-    for (k, v) in rows {
+    let facts = run.facts.iter().map(|(k, v)| (fact_title(k), v.clone()));
+    for (k, v) in rows.into_iter().chain(facts) {
         let v = match k {
             "Command line" => format!("<code>{}</code>", esc(&v)),
             _ => esc(&v),
@@ -465,6 +466,15 @@ fn run_section(out: &mut String, run: &ResultSet) {
         let _ = write!(out, "<span><b>{}</b> {}</span> ", esc(k), esc(v));
     }
     out.push_str("</p></section>\n");
+}
+
+/// The row title of a fact of [`crate::output::results::FACT_KEYS`].
+fn fact_title(key: &str) -> &'static str {
+    match key {
+        "hdf5_libver_low" => "HDF5 file-format low bound",
+        "hdf5_libver_high" => "HDF5 file-format high bound",
+        _ => "Other",
+    }
 }
 
 /// The summary table: per (API, processes, transfer size) each phase's mean ± sd.

@@ -8,7 +8,7 @@ use crate::measure::{Phase, Record};
 
 use super::export::{self, RunMeta, FIELDS, FIRST_META, FIRST_PARAM};
 use super::json_text::{self, Json};
-use super::results::{Cell, CellKey, RankSample, ResultSet, RUN_FIELDS};
+use super::results::{Cell, CellKey, RankSample, ResultSet, FACT_KEYS, RUN_FIELDS};
 
 /// A results file that cannot be read back: the complete message.
 fn bad(msg: impl Into<String>) -> Error {
@@ -300,6 +300,10 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
                 .iter()
                 .map(|f| (f.to_string(), get(f).unwrap_or_default()))
                 .collect();
+            set.facts = FACT_KEYS
+                .iter()
+                .filter_map(|f| get(f).map(|v| (f.to_string(), v)))
+                .collect();
         }
         push_unique(&mut set.cells, cell_of(&get, &at)?, &at)?;
     }
@@ -349,6 +353,10 @@ pub fn results_from_json(text: &str) -> Result<ResultSet> {
         };
         set.run.push(v);
     }
+    set.facts = FACT_KEYS
+        .iter()
+        .filter_map(|f| j.get(f).and_then(Json::text).map(|v| (f.to_string(), v)))
+        .collect();
     if let Some(Json::Obj(ps)) = j.get("parameters") {
         set.parameters = ps
             .iter()
@@ -414,6 +422,14 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.parameters.last().unwrap().0, "drop_caches");
         assert_eq!(a.parameters.len(), from_csv.parameters.len() + 5);
+        // the facts, both ways
+        let mut mf = m.clone();
+        mf.facts = vec![("hdf5_libver_low".into(), "v18".into())];
+        let a = results_from_csv(&export::to_csv(&mf, &p, &recs)).unwrap();
+        let b = results_from_json(&export::to_json(&mf, &p, &recs)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.facts, mf.facts);
+        assert!(from_csv.facts.is_empty());
     }
 
     #[test]

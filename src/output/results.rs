@@ -150,7 +150,13 @@ pub struct ResultSet {
     pub cells: Vec<Cell>,
     /// The per-rank samples, in `--rank-csv` order (empty when not gathered).
     pub samples: Vec<RankSample>,
+    /// The run's facts of [`FACT_KEYS`] that it recorded, in that order.
+    pub facts: Vec<(String, String)>,
 }
+
+/// The names of the facts a run records only when they say something
+/// (`crate::output::export::RunMeta::facts`), in the order they are written.
+pub const FACT_KEYS: [&str; 2] = ["hdf5_libver_low", "hdf5_libver_high"];
 
 impl ResultSet {
     /// The run field `name` of [`RUN_FIELDS`] (empty when unknown).
@@ -359,6 +365,7 @@ mod tests {
             hosts: export::host_counts(&names),
             rank_hosts: names,
             gather_time_s: 0.0,
+            facts: Vec::new(),
         };
         (meta, p, records)
     }

@@ -11,6 +11,21 @@ use super::library::{check, check_id, err, init, rank};
 use crate::error::Result;
 use crate::ffi::mpi::{Comm, Info};
 
+/// HDF5's name of a file-format bound (`H5F_libver_t`, H5Fpublic.h): 0 `earliest`, 1 `v18`,
+/// 2 `v110`, 3 `v112`, 4 `v114`, 5 `v200` (`H5F_LIBVER_LATEST` is the newest of these in
+/// each release, so it reads back as its version); `unknown` otherwise.
+pub fn libver_name(v: std::ffi::c_int) -> &'static str {
+    match v {
+        0 => "earliest",
+        1 => "v18",
+        2 => "v110",
+        3 => "v112",
+        4 => "v114",
+        5 => "v200",
+        _ => "unknown",
+    }
+}
+
 /// A property list (file access, dataset creation or dataset transfer), closed on drop.
 pub struct Plist {
     pub(super) id: hid_t,
@@ -37,6 +52,25 @@ impl Plist {
         // SAFETY: valid fapl id.
         checked!(unsafe { h5p::H5Pset_alignment(p.id, threshold, alignment) })?;
         Ok(p)
+    }
+
+    /// The file-format bounds (`H5Pget_libver_bounds`) of a new file-access list, i.e. the
+    /// library's defaults, which h5perf does not change: (low, high) as HDF5's names of
+    /// [`libver_name`]. HDF5 1.8-1.14 default to (`earliest`, `latest`); 2.0 raised the
+    /// low bound to `v18` (HDF5 2.0.0 release notes). Errors: HDF5's.
+    pub fn default_libver_bounds() -> Result<(&'static str, &'static str)> {
+        let p = Self::create(|| *h5p::H5P_CLS_FILE_ACCESS)?;
+        let (mut low, mut high): (std::ffi::c_int, std::ffi::c_int) = (-1, -1);
+        // SAFETY: valid fapl id; H5F_libver_t is a C enum, an int: two out-pointers to live
+        // ints (read as ints, so a value the bindings do not name is no undefined behaviour).
+        checked!(unsafe {
+            h5p::H5Pget_libver_bounds(
+                p.id,
+                (&raw mut low).cast::<hdf5_sys::h5f::H5F_libver_t>(),
+                (&raw mut high).cast::<hdf5_sys::h5f::H5F_libver_t>(),
+            )
+        })?;
+        Ok((libver_name(low), libver_name(high)))
     }
 
     /// A dataset-creation list; with `chunk` = Some(dims), `H5Pset_chunk(dims)`.
