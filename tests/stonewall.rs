@@ -306,6 +306,22 @@ fn a_run_shorter_than_its_deadline_is_invalid_and_fails_expect() {
         assert_eq!(row[at], "false", "{row:?}");
     }
     assert_eq!(j["parameters"]["valid"], "false");
+    // the verdict rebuilt from the results fails too
+    for f in ["r.json", "r.csv"] {
+        let o = mpirun_timeout(
+            1,
+            &["--from", f, "--expect", "posix.write>=1B/s"],
+            &[],
+            d,
+            T,
+        );
+        assert_eq!(o.status, Some(3), "--from {f}: {}", o.describe());
+        assert!(
+            o.stdout.contains("Verdict: FAIL: run INVALID"),
+            "{}",
+            o.stdout
+        );
+    }
 }
 
 /// The recorded counts: a stonewalled write run with `HDF5_NOCLEANUP=1` leaves the

@@ -242,15 +242,25 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         .map(|h| Sink::document(h, "--html"))
         .transpose()?;
     let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance());
+    // --stonewall: the run read back was invalid
+    let invalid = html::run_validity(&set) == Some(false);
     if let Some(v) = &verdict {
         write_stdout(&v.text())?;
+        if invalid {
+            write_stdout(&format!("Verdict: FAIL: {INVALID_NOTE}\n"))?;
+        }
     }
     if let Some(sink) = sink {
         sink.replace(&html::page(&set, verdict.as_ref(), &a.expect))?;
     }
     match verdict {
-        Some(v) if v.failed() > 0 => {
-            eprintln!("h5perf: verdict FAIL: {}", v.summary());
+        Some(v) if v.failed() > 0 || invalid => {
+            let note = if invalid {
+                format!("; {INVALID_NOTE}")
+            } else {
+                String::new()
+            };
+            eprintln!("h5perf: verdict FAIL: {}{note}", v.summary());
             Ok(EXIT_CHECKS_FAILED)
         }
         _ => Ok(0),

@@ -403,11 +403,11 @@ fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
 }
 
 /// What the page says of an invalid run (`--stonewall`, issue 28).
-const INVALID_TEXT: &str = "no: INVALID, a stonewalled write phase ended before its \
-                            deadline (the volume, -e, is too small to measure for that long)";
+const INVALID_TEXT: &str = "INVALID: a stonewalled write phase ended before its deadline \
+                            (the volume, -e, is too small to measure for that long)";
 
 /// The run's validity (`--stonewall`: the parameter `valid`), `None` without it.
-fn run_validity(run: &ResultSet) -> Option<bool> {
+pub fn run_validity(run: &ResultSet) -> Option<bool> {
     run.parameters
         .iter()
         .find(|(k, _)| k == "valid")
@@ -457,8 +457,12 @@ fn run_section(out: &mut String, run: &ResultSet) {
     ];
     let mut rows = rows.to_vec();
     if let Some(valid) = run_validity(run) {
-        let v = if valid { "yes" } else { INVALID_TEXT };
-        rows.insert(4, ("Valid (--stonewall)", v.to_string()));
+        let v = if valid {
+            "yes".to_string()
+        } else {
+            format!("no: {INVALID_TEXT}")
+        };
+        rows.insert(4, ("Valid (--stonewall)", v));
     }
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
     for (k, v) in rows {
