@@ -59,6 +59,40 @@ fn assert_moved_over_time(j: &J) {
     }
 }
 
+/// The rank CSV: each rank's bytes are those it moved (they add up to the record's
+/// bytes moved), and its throughput is its bytes over its time.
+fn assert_rank_bytes(j: &J, csv: &str) {
+    let t = parse_csv(csv);
+    let col = |n: &str| t[0].iter().position(|h| h == n).unwrap();
+    let (api, phase, bytes, time, mibps) = (
+        col("api"),
+        col("phase"),
+        col("bytes"),
+        col("time_s"),
+        col("mibps"),
+    );
+    for r in j["records"].as_array().unwrap() {
+        let rows: Vec<&Vec<String>> = t[1..]
+            .iter()
+            .filter(|row| r["api"] == row[api].as_str() && r["phase"] == row[phase].as_str())
+            .collect();
+        assert_eq!(rows.len(), 2, "{r}");
+        let sum: f64 = rows
+            .iter()
+            .map(|row| row[bytes].parse::<f64>().unwrap())
+            .sum();
+        assert_eq!(sum, num(r, "stonewall_moved_bytes"), "{r}");
+        for row in rows {
+            let (b, s): (f64, f64) = (row[bytes].parse().unwrap(), row[time].parse().unwrap());
+            let m: f64 = row[mibps].parse().unwrap();
+            assert!(
+                (m - b / 1_048_576.0 / s).abs() <= 1e-9 * m.max(1.0),
+                "{row:?}"
+            );
+        }
+    }
+}
+
 /// The write phases of the slowed run: rank 1 was stopped by the deadline, within one
 /// of its transfers (plus a generous margin for a shared machine), and every write
 /// phase lasted the deadline (a valid run).
@@ -95,7 +129,7 @@ fn assert_stopped_at_deadline(j: &J, api: &str, same_count: bool) {
         assert_eq!(r["stonewall_xfers_min_rank"], 1, "{api}");
         assert_eq!(max, planned, "{api}: the fast rank made all its transfers");
     }
-    assert_eq!(r["valid"], true, "{api}");
+    assert_eq!(r["valid"], "true", "{api}");
 }
 
 /// One launch per mode: `--stonewall=2` with rank 1 slowed by 200 ms in every write;
@@ -126,6 +160,8 @@ fn slowed_run(collective: bool) {
         "--stonewall=2",
         "--json",
         "r.json",
+        "--rank-csv",
+        "ranks.csv",
     ];
     if collective {
         args.push("-C");
@@ -144,6 +180,7 @@ fn slowed_run(collective: bool) {
         assert_stopped_at_deadline(&j, api, collective);
     }
     assert_moved_over_time(&j);
+    assert_rank_bytes(&j, &fs::read_to_string(d.join("ranks.csv")).unwrap());
     // the read phase reads what was written: the same counts per record
     for r in j["records"].as_array().unwrap() {
         let w = j["records"]
@@ -208,7 +245,7 @@ fn wear_out_gives_every_rank_the_same_count_and_verifies() {
             r["stonewall_xfers_min"], r["stonewall_xfers_max"],
             "every rank the same count: {r}"
         );
-        assert_eq!(r["valid"], true);
+        assert_eq!(r["valid"], "true");
         if r["phase"] == "raw_write" {
             // rank 1 was stopped (0.5 s at 50 ms a transfer) and wore out to all 32
             assert!(num(r, "stonewall_wear_out_s") > 0.0, "{r}");
@@ -255,13 +292,107 @@ fn a_run_shorter_than_its_deadline_is_invalid_and_fails_expect() {
     );
     let j = json(d, "r.json");
     for r in j["records"].as_array().unwrap() {
-        assert_eq!(r["valid"], false, "{r}");
+        assert_eq!(r["valid"], "false", "{r}");
         assert_eq!(r["stonewall_short_phases"], 1, "{r}");
     }
     let csv = fs::read_to_string(d.join("r.csv")).unwrap();
-    // the last column (the ones before it hold quoted commas)
-    assert!(csv.lines().next().unwrap().ends_with(",valid"));
-    for row in csv.lines().skip(1) {
-        assert_eq!(row.rsplit(',').next(), Some("false"), "{row}");
+    let table = parse_csv(&csv);
+    let at = table[0]
+        .iter()
+        .position(|h| h == "valid")
+        .expect("a valid column");
+    assert!(table.len() > 1);
+    for row in &table[1..] {
+        assert_eq!(row[at], "false", "{row:?}");
     }
+    assert_eq!(j["parameters"]["valid"], "false");
+    // the verdict rebuilt from the results fails too
+    for f in ["r.json", "r.csv"] {
+        let o = mpirun_timeout(
+            1,
+            &["--from", f, "--expect", "posix.write>=1B/s"],
+            &[],
+            d,
+            T,
+        );
+        assert_eq!(o.status, Some(3), "--from {f}: {}", o.describe());
+        assert!(
+            o.stdout.contains("Verdict: FAIL: run INVALID"),
+            "{}",
+            o.stdout
+        );
+    }
+}
+
+/// The recorded counts: a stonewalled write run with `HDF5_NOCLEANUP=1` leaves the
+/// counts file beside the data file, and a later `--read-only` run reads exactly those
+/// transfers (strace: the `pread64` offsets of each rank).
+#[test]
+fn read_only_reads_exactly_the_recorded_counts() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let build = scratch_dir();
+    let shim = slow_shim(build.path());
+    let common = [
+        "-A", "posix", "-p", "2", "-e", "2M", "-x", "64K", "-X", "64K", "-B", "64K",
+    ];
+    let mut args = common.to_vec();
+    args.extend(["-w", "--stonewall=0.5"]);
+    let mut env = slowed(&shim, "50").to_vec();
+    env.push(("HDF5_NOCLEANUP", "1"));
+    let o = mpirun_timeout(2, &args, &env, d, T);
+    assert!(o.success(), "{}", o.describe());
+    let text = fs::read_to_string(d.join("#pio_tmp_1.posix.stonewall")).expect("counts file");
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("counts "))
+        .expect("a counts line");
+    let counts: Vec<u64> = line.split(' ').map(|x| x.parse().unwrap()).collect();
+    assert_eq!(counts.len(), 2, "{text}");
+    assert_eq!(counts[0], 32, "the fast rank wrote everything: {text}");
+    assert!(
+        counts[1] < 32 && counts[1] >= 1,
+        "the slowed rank stopped: {text}"
+    );
+
+    // the read-only run, every rank under strace
+    let strace = require_tool("strace", "strace");
+    let tdir = scratch_dir();
+    let mut argv = launcher();
+    argv.extend([
+        "-n".to_string(),
+        "2".into(),
+        strace.to_string_lossy().into_owned(),
+        "-f".into(),
+        "-y".into(),
+        "-qq".into(),
+        "-ff".into(),
+        "-o".into(),
+        tdir.path().join("t").to_string_lossy().into_owned(),
+        "-e".into(),
+        "trace=pread64".into(),
+        h5perf_bin().to_string_lossy().into_owned(),
+    ]);
+    argv.extend(common.iter().map(|s| s.to_string()));
+    argv.extend(["--read-only".into(), "--stonewall=60".into()]);
+    let o = run_session(&argv, &[], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let mut got: Vec<u64> = extents(&read_traces(tdir.path()), "#pio_tmp_1.posix")
+        .iter()
+        .flat_map(|(_, reads)| {
+            reads.iter().map(|&(off, len)| {
+                assert_eq!(len, 65536);
+                off
+            })
+        })
+        .collect();
+    got.sort_unstable();
+    let part = 2u64 << 20;
+    let mut want: Vec<u64> = (0..counts[0]).map(|k| k * 65536).collect();
+    want.extend((0..counts[1]).map(|k| part + k * 65536));
+    assert_eq!(got, want, "the reads are exactly the recorded transfers");
+    assert!(o.stdout.contains(&format!(
+        "Transfers per rank: min {} (rank 1), max 32 (rank 0)",
+        counts[1]
+    )));
 }

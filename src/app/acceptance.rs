@@ -355,13 +355,22 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         .map(|h| Sink::document(h, "--html"))
         .transpose()?;
     let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance(), a.within);
+    // --stonewall: the run read back was invalid
+    let invalid = html::run_validity(&set) == Some(false);
     if let Some(v) = &verdict {
         write_stdout(&v.text())?;
+        if invalid {
+            write_stdout(&format!("Verdict: FAIL: {INVALID_NOTE}\n"))?;
+        }
     }
     if let Some(sink) = sink {
         sink.replace(&html::page(&set, verdict.as_ref(), &a.expect))?;
     }
     match verdict {
+        Some(v) if invalid => {
+            eprintln!("h5perf: verdict FAIL: {}; {INVALID_NOTE}", v.summary());
+            Ok(EXIT_CHECKS_FAILED)
+        }
         Some(v) if v.failed() > 0 || v.undecided() > 0 => {
             eprintln!("h5perf: verdict {}: {}", v.status().word(), v.summary());
             Ok(exit_status(v.failed() as u64, v.undecided() as u64))

@@ -11,7 +11,7 @@ use super::driver::{
 use super::file_watch::FileWatch;
 use super::storage::{drop_caches, Node};
 use super::verify::{find_mismatch, report_mismatches, Mismatch};
-use crate::agreement::{agree, agree_with, Beacon};
+use crate::agreement::{agree, agree_value, agree_with, Beacon};
 use crate::config::mpi_info::hint_note;
 use crate::config::{Api, Params, Reorder};
 use crate::datadir::cleanup::{self, Slot};
@@ -20,8 +20,8 @@ use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
 use crate::measure::{
-    ApiResults, Direction, IterStat, Measures, PhaseWall, RankWall, Record, Times, WallFigures,
-    COUNT,
+    ApiResults, Counts, Direction, IterStat, Measures, PhaseWall, RankWall, Record, Times,
+    WallFigures, COUNT,
 };
 use crate::output::report;
 use crate::output::sink::Sink;
@@ -278,6 +278,8 @@ struct ApiRun<'a> {
     /// `--stonewall`: transfers the read phase may make (those the rank whose part this
     /// rank reads wrote; `u64::MAX` until known).
     read_limit: u64,
+    /// `--stonewall`: the transfers every rank made in the last write phase.
+    written: Vec<u64>,
 }
 
 impl<'a> ApiRun<'a> {
@@ -309,6 +311,7 @@ impl<'a> ApiRun<'a> {
             figures: None,
             iteration: 0,
             read_limit: u64::MAX,
+            written: Vec::new(),
         })
     }
 
@@ -440,6 +443,15 @@ impl<'a> ApiRun<'a> {
                 None => p.num_dsets * self.write_pattern.dataset_bytes(),
             };
             self.watch.after_write(comm, cpath, data)?;
+            if p.stonewall.millis.is_some() && self.run.env.nocleanup {
+                let res = match rank {
+                    0 => write_counts(cpath, &self.counts(self.written.clone())),
+                    _ => Ok(()),
+                };
+                agree(comm, res)?;
+            }
+        } else if p.stonewall.millis.is_some() {
+            self.load_counts(cpath)?;
         }
         if p.write_only {
             return Ok(());
@@ -625,16 +637,115 @@ impl ApiRun<'_> {
             wear_out_s: w.wear_out,
         };
         let ph = agree_wall(comm, self.rank, &me)?;
-        figs[usize::from(phase == Access::Read)].add(self.iteration, &ph);
+        let fig = &mut figs[usize::from(phase == Access::Read)];
+        fig.add(self.iteration, &ph);
+        let all = all_counts(comm, w.done)?;
+        let pat = &self.ctx.pattern;
+        let bytes: Vec<u64> = all.iter().map(|&c| moved_bytes(pat, c)).collect();
+        fig.add_ranks(self.iteration, &bytes);
         if phase == Access::Write {
-            let all = all_counts(comm, w.done)?;
-            self.read_limit = all
+            self.written = all;
+            self.read_limit = self
+                .written
                 .get(self.step.reader_of as usize)
                 .copied()
                 .unwrap_or(u64::MAX);
         }
         Ok(Some(ph.bytes))
     }
+}
+
+impl ApiRun<'_> {
+    /// The counts file's content for this configuration with `counts`.
+    fn counts(&self, counts: Vec<u64>) -> Counts {
+        let (xfer, processes) = match self.write_pattern {
+            Pattern::D1(q) => (q.buf, q.nprocs),
+            Pattern::D2(q) => (q.buf, q.nprocs),
+        };
+        Counts {
+            api: self.api.name().to_string(),
+            processes: u32::try_from(processes).unwrap_or(u32::MAX),
+            xfer_size: xfer,
+            datasets: self.run.p.num_dsets,
+            transfers_per_dataset: self.write_pattern.transfers(),
+            counts,
+        }
+    }
+
+    /// `--read-only --stonewall`: read the counts file beside the data file `cpath`
+    /// (rank 0, sent to all), check it against this run and learn how many transfers
+    /// this rank reads. Collective; errors agreed. With collective transfers every
+    /// rank must have the same count (else the collective reads could not match).
+    fn load_counts(&mut self, cpath: &CString) -> Result<()> {
+        let comm = self.ctx.comm;
+        let text = match self.rank {
+            0 => read_counts(cpath),
+            _ => Ok(String::new()),
+        };
+        let text = agree_value(comm, text)?;
+        let text = comm.bcast_bytes(0, text.as_bytes())?;
+        let name = counts_name(cpath);
+        let want = self.counts(Vec::new());
+        let c = Counts::parse(&String::from_utf8_lossy(&text))
+            .map_err(|e| format!("--read-only: the counts file {name}: {e}"))
+            .and_then(|c| match c.mismatch(&want) {
+                Some(m) => Err(format!(
+                    "--read-only: the counts file {name} was written by another run ({m})"
+                )),
+                None => Ok(c),
+            })
+            .and_then(|c| {
+                let equal = c.counts.windows(2).all(|w| w[0] == w[1]);
+                if self.drv.collective_transfers(&self.ctx) && !equal {
+                    return Err(format!(
+                        "--read-only: the counts file {name} holds different counts per rank,                          which collective reads (-C) cannot read; write with --wear-out"
+                    ));
+                }
+                Ok(c)
+            })
+            .map_err(|m| Error::Invalid(vec![m]));
+        let c = agree_value(comm, c)?;
+        self.read_limit = c
+            .counts
+            .get(self.step.reader_of as usize)
+            .copied()
+            .unwrap_or(0);
+        Ok(())
+    }
+}
+
+/// The name of the counts file of the data file `cpath`, as text.
+fn counts_name(cpath: &CString) -> String {
+    format!("{}{}", cpath.to_string_lossy(), Counts::SUFFIX)
+}
+
+/// The counts file's path beside the data file `cpath` (its bytes as given).
+fn counts_path(cpath: &CString) -> std::path::PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let mut bytes = cpath.to_bytes().to_vec();
+    bytes.extend_from_slice(Counts::SUFFIX.as_bytes());
+    std::ffi::OsStr::from_bytes(&bytes).into()
+}
+
+/// Write the counts file of the data file `cpath` (rank 0, outside every timer).
+fn write_counts(cpath: &CString, c: &Counts) -> Result<()> {
+    std::fs::write(counts_path(cpath), c.text()).map_err(|e| {
+        Error::DataDir(format!(
+            "cannot write the counts file {}: {e}",
+            counts_name(cpath)
+        ))
+    })
+}
+
+/// Read the counts file of the data file `cpath` (rank 0).
+fn read_counts(cpath: &CString) -> Result<String> {
+    std::fs::read_to_string(counts_path(cpath)).map_err(|e| {
+        Error::Invalid(vec![format!(
+            "--read-only --stonewall: no counts file {} ({e}): write the files with \
+             --stonewall and HDF5_NOCLEANUP=1 first",
+            counts_name(cpath)
+        )])
+    })
 }
 
 /// The figures of one stonewalled phase over all ranks (collective, outside the timers):

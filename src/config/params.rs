@@ -302,12 +302,13 @@ impl Params {
 }
 
 /// The names of every field [`Params::result_fields`] may write: the storage fields,
-/// then each shown flag's. A results file read back carries these besides the
+/// then each shown flag's, then `--stonewall`'s and the run's validity. A results file read back carries these besides the
 /// parameters every file has; absent, a field is `off`.
 pub fn result_keys() -> impl Iterator<Item = &'static str> {
     StorageOptions::FIELDS
         .into_iter()
         .chain(DEFS.iter().filter_map(shown).map(|s| s.key))
+        .chain(["stonewall_s", "wear_out", "valid"])
 }
 
 /// How the option `d` shows when on, if it is a shown flag.

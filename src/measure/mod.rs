@@ -7,5 +7,5 @@ pub mod timer;
 
 pub use crate::terms::{Direction, Measures, Phase};
 pub use record::{Extremes, PhaseStats, Record};
-pub use stonewall::{PhaseWall, RankWall, WallFigures};
+pub use stonewall::{Counts, PhaseWall, RankWall, WallFigures};
 pub use timer::{gbps, mbps, sample_std, ApiResults, IterStat, TimeStats, Timer, Times, COUNT};

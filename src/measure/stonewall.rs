@@ -61,6 +61,9 @@ pub struct WallFigures {
     pub phases: u64,
     /// Bytes moved by all ranks in each iteration (all files), in order.
     pub moved: Vec<u64>,
+    /// Bytes moved by each rank in each iteration (all files):
+    /// `rank_moved[iteration][rank]`; filled on every rank.
+    pub rank_moved: Vec<Vec<u64>>,
 }
 
 impl WallFigures {
@@ -94,6 +97,25 @@ impl WallFigures {
             self.moved.resize(iteration + 1, 0);
         }
         self.moved[iteration] += ph.bytes;
+    }
+
+    /// Add the bytes each rank moved (rank order) in a phase of iteration `iteration`.
+    pub fn add_ranks(&mut self, iteration: usize, bytes: &[u64]) {
+        if self.rank_moved.len() <= iteration {
+            self.rank_moved.resize(iteration + 1, Vec::new());
+        }
+        let row = &mut self.rank_moved[iteration];
+        if row.len() < bytes.len() {
+            row.resize(bytes.len(), 0);
+        }
+        for (r, b) in row.iter_mut().zip(bytes) {
+            *r += b;
+        }
+    }
+
+    /// The bytes `rank` moved in `iteration`, if recorded.
+    pub fn rank_bytes(&self, iteration: usize, rank: usize) -> Option<u64> {
+        self.rank_moved.get(iteration)?.get(rank).copied()
     }
 
     /// Whether every phase lasted the deadline (some rank was stopped by it).
@@ -143,5 +165,171 @@ mod tests {
         assert!(!f.full());
         assert_eq!(f.short_phases, 1);
         assert!((f.volume_factor() - 2.0 / 2.1).abs() < 1e-12);
+    }
+}
+
+/// The transfer counts of a stonewalled write phase, recorded beside its data file
+/// (`NAME` + [`Counts::SUFFIX`], like IOR's stonewalling status file) when the files are
+/// kept (`HDF5_NOCLEANUP`), so that a later `--read-only --stonewall` run reads exactly
+/// what was written. Text, one `key value` pair per line:
+///
+/// ```text
+/// h5perf stonewall counts 1
+/// api posix
+/// processes 2
+/// transfer_size 65536
+/// datasets 1
+/// transfers_per_dataset 64
+/// counts 64 10
+/// ```
+///
+/// `counts`: the transfers each rank made in the phase (rank order), its datasets
+/// filled in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counts {
+    /// The API's name (`posix`, `mpiio`, `phdf5`).
+    pub api: String,
+    /// Processes of the run.
+    pub processes: u32,
+    /// Transfer size, bytes (`-x`..`-X`).
+    pub xfer_size: u64,
+    /// Datasets per file.
+    pub datasets: u64,
+    /// Transfers per rank and dataset without a deadline.
+    pub transfers_per_dataset: u64,
+    /// Transfers each rank made, in rank order.
+    pub counts: Vec<u64>,
+}
+
+impl Counts {
+    /// What the counts file's name adds to the data file's.
+    pub const SUFFIX: &'static str = ".stonewall";
+    /// The first line.
+    const HEAD: &'static str = "h5perf stonewall counts 1";
+
+    /// The file's text.
+    pub fn text(&self) -> String {
+        let counts: Vec<String> = self.counts.iter().map(u64::to_string).collect();
+        format!(
+            "{}\napi {}\nprocesses {}\ntransfer_size {}\ndatasets {}\ntransfers_per_dataset {}\ncounts {}\n",
+            Self::HEAD,
+            self.api,
+            self.processes,
+            self.xfer_size,
+            self.datasets,
+            self.transfers_per_dataset,
+            counts.join(" ")
+        )
+    }
+
+    /// Parse a counts file's text.
+    ///
+    /// # Errors
+    /// What is wrong, for a message (`not an h5perf counts file`, `no processes`, …).
+    pub fn parse(text: &str) -> Result<Counts, String> {
+        let mut lines = text.lines();
+        if lines.next() != Some(Self::HEAD) {
+            return Err(format!(
+                "not an h5perf counts file (first line not '{}')",
+                Self::HEAD
+            ));
+        }
+        let mut c = Counts {
+            api: String::new(),
+            processes: 0,
+            xfer_size: 0,
+            datasets: 0,
+            transfers_per_dataset: 0,
+            counts: Vec::new(),
+        };
+        let num = |k: &str, v: &str| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{k}: not a number: {v}"))
+        };
+        let mut seen = 0;
+        for line in lines {
+            let (k, v) = line.split_once(' ').unwrap_or((line, ""));
+            seen += 1;
+            match k {
+                "api" => c.api = v.to_string(),
+                "processes" => {
+                    c.processes = u32::try_from(num(k, v)?).map_err(|_| "processes: too large")?
+                }
+                "transfer_size" => c.xfer_size = num(k, v)?,
+                "datasets" => c.datasets = num(k, v)?,
+                "transfers_per_dataset" => c.transfers_per_dataset = num(k, v)?,
+                "counts" => {
+                    c.counts = v
+                        .split_whitespace()
+                        .map(|x| num(k, x))
+                        .collect::<Result<_, _>>()?
+                }
+                _ => return Err(format!("unknown line: {line}")),
+            }
+        }
+        if seen != 6 || c.counts.len() != c.processes as usize {
+            return Err("incomplete: six lines after the first, one count per process".into());
+        }
+        let most = c.datasets.saturating_mul(c.transfers_per_dataset);
+        if let Some(x) = c.counts.iter().find(|&&x| x > most) {
+            return Err(format!("a count ({x}) above the planned {most} transfers"));
+        }
+        Ok(c)
+    }
+
+    /// Why these counts do not fit a run expecting `want`'s set-up (every field but the
+    /// counts), if they do not.
+    pub fn mismatch(&self, want: &Counts) -> Option<String> {
+        let pairs = [
+            (
+                "processes",
+                u64::from(self.processes),
+                u64::from(want.processes),
+            ),
+            ("transfer_size", self.xfer_size, want.xfer_size),
+            ("datasets", self.datasets, want.datasets),
+            (
+                "transfers_per_dataset",
+                self.transfers_per_dataset,
+                want.transfers_per_dataset,
+            ),
+        ];
+        if self.api != want.api {
+            return Some(format!("api {} (this run: {})", self.api, want.api));
+        }
+        pairs
+            .iter()
+            .find(|(_, a, b)| a != b)
+            .map(|(k, a, b)| format!("{k} {a} (this run: {b})"))
+    }
+}
+
+#[cfg(test)]
+mod counts_tests {
+    use super::*;
+
+    #[test]
+    fn counts_round_trip_and_refusals() {
+        let c = Counts {
+            api: "posix".into(),
+            processes: 2,
+            xfer_size: 65536,
+            datasets: 1,
+            transfers_per_dataset: 64,
+            counts: vec![64, 10],
+        };
+        let t = c.text();
+        assert!(t.ends_with("counts 64 10\n"));
+        assert_eq!(Counts::parse(&t), Ok(c.clone()));
+        assert_eq!(c.mismatch(&c), None);
+        let mut other = c.clone();
+        other.xfer_size = 4096;
+        assert_eq!(
+            c.mismatch(&other).as_deref(),
+            Some("transfer_size 65536 (this run: 4096)")
+        );
+        assert!(Counts::parse("junk").is_err());
+        assert!(Counts::parse(&t.replace("counts 64 10", "counts 64")).is_err());
+        assert!(Counts::parse(&t.replace("counts 64 10", "counts 65 10")).is_err());
     }
 }

@@ -237,9 +237,9 @@ pub const FIELDS: [&str; 51] = [
 /// options': the transfers per rank and phase without deadline, the fewest and most a
 /// rank made in one phase (and which rank), the earliest and latest stop of a rank
 /// (seconds after its phase's start), the longest wear-out (s), the bytes all ranks
-/// moved over every iteration, the phases that ended before the deadline, and whether
-/// the run is valid (every write phase lasted the deadline).
-pub const WALL_FIELDS: [&str; 11] = [
+/// moved over every iteration, and the phases that ended before the deadline. Whether
+/// the run is valid is the parameter-like field `valid` ([`run_valid`]).
+pub const WALL_FIELDS: [&str; 10] = [
     "stonewall_xfers_planned",
     "stonewall_xfers_min",
     "stonewall_xfers_min_rank",
@@ -250,7 +250,6 @@ pub const WALL_FIELDS: [&str; 11] = [
     "stonewall_wear_out_s",
     "stonewall_moved_bytes",
     "stonewall_short_phases",
-    "valid",
 ];
 
 /// Whether a run is valid (issue 28, IO500's `[INVALID]`): every stonewalled write phase
@@ -261,8 +260,8 @@ pub fn run_valid(records: &[Record]) -> bool {
         .all(|r| r.wall.as_ref().is_none_or(|w| w[0].full()))
 }
 
-/// The [`WALL_FIELDS`] values of phase `pi` of `r` (`valid`: of the whole run).
-fn wall_values(r: &Record, pi: usize, valid: bool) -> Vec<Value<'static>> {
+/// The [`WALL_FIELDS`] values of phase `pi` of `r`.
+fn wall_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
     let Some(w) = &r.wall else {
         return Vec::new();
     };
@@ -278,7 +277,6 @@ fn wall_values(r: &Record, pi: usize, valid: bool) -> Vec<Value<'static>> {
         Float(w.wear_out_s),
         Int(w.moved_total()),
         Int(w.short_phases),
-        Value::Bool(valid),
     ]
 }
 
@@ -320,8 +318,9 @@ impl Value<'_> {
     }
 }
 
-/// The parameter fields' names and values, then the storage options' when given.
-fn param_fields(p: &Params) -> (Vec<&'static str>, Vec<Value<'static>>) {
+/// The parameter fields' names and values, then the storage options' when given; with
+/// `--stonewall` last `valid`, whether the run of `records` is valid ([`run_valid`]).
+fn param_fields(p: &Params, records: &[Record]) -> (Vec<&'static str>, Vec<Value<'static>>) {
     let pick = |on: bool, yes: &'static str, no: &'static str| text(if on { yes } else { no });
     let fill_value = match p.fill.value {
         None => text("default"),
@@ -347,6 +346,10 @@ fn param_fields(p: &Params) -> (Vec<&'static str>, Vec<Value<'static>>) {
     for (k, v) in p.result_fields() {
         names.push(k);
         values.push(text(v));
+    }
+    if p.stonewall.millis.is_some() {
+        names.push("valid");
+        values.push(text(run_valid(records).to_string()));
     }
     (names, values)
 }
@@ -381,7 +384,6 @@ fn record_values<'a>(
     params: &[Value<'a>],
     r: &Record,
     pi: usize,
-    valid: bool,
 ) -> Vec<Value<'a>> {
     let (s, e) = (&r.phases[pi], &r.extremes[pi]);
     let mut v = vec![
@@ -413,7 +415,7 @@ fn record_values<'a>(
     }
     v.extend(run_values(m));
     v.extend(params[FIRST_META - FIRST_PARAM..].iter().cloned());
-    v.extend(wall_values(r, pi, valid));
+    v.extend(wall_values(r, pi));
     v.extend(m.facts.iter().map(|(_, f)| text(f.as_str())));
     v
 }
@@ -461,7 +463,7 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
         .chain(&run_values(meta))
         .map(Value::text)
         .collect();
-    let (names, values) = param_fields(p);
+    let (names, values) = param_fields(p, records);
     let cells = rows(p, records)
         .map(|(r, pi)| {
             let (s, e) = (&r.phases[pi], &r.extremes[pi]);
@@ -588,18 +590,13 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     out.push_str(",\n  \"gather_time_s\": ");
     json_value(&mut out, &Float(meta.gather_time_s));
     out.push_str(",\n  \"parameters\": ");
-    let (param_names, params) = param_fields(p);
+    let (param_names, params) = param_fields(p, records);
     json_object(&mut out, &param_names, &params);
     out.push_str(",\n  \"records\": [");
     let names = field_names(p, &param_names, meta);
-    let valid = run_valid(records);
     for (i, (r, pi)) in rows(p, records).enumerate() {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-        json_object(
-            &mut out,
-            &names,
-            &record_values(meta, &params, r, pi, valid),
-        );
+        json_object(&mut out, &names, &record_values(meta, &params, r, pi));
     }
     out.push_str(if records.is_empty() {
         "]\n}\n"
@@ -638,15 +635,11 @@ fn csv_field(out: &mut String, s: &str) {
 
 /// The results as CSV: the header row, then one row per (record, phase), each ending in `\n`.
 pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
-    let (param_names, params) = param_fields(p);
+    let (param_names, params) = param_fields(p, records);
     let mut out = field_names(p, &param_names, meta).join(",");
     out.push('\n');
-    let valid = run_valid(records);
     for (r, pi) in rows(p, records) {
-        for (i, v) in record_values(meta, &params, r, pi, valid)
-            .iter()
-            .enumerate()
-        {
+        for (i, v) in record_values(meta, &params, r, pi).iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
@@ -688,6 +681,13 @@ pub fn to_rank_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         let bytes = r.bytes / u64::from(r.nprocs.max(1));
         for s in samples(meta, p, std::slice::from_ref(r)) {
             let k = s.key;
+            // --stonewall: the bytes this rank actually moved in the iteration
+            let dir = usize::from(k.phase().is_read());
+            let bytes = r
+                .wall
+                .as_ref()
+                .and_then(|w| w[dir].rank_bytes(s.iteration as usize - 1, s.rank as usize))
+                .unwrap_or(bytes);
             let _ = write!(
                 out,
                 "{},{},{},{},{},{},",

@@ -411,6 +411,18 @@ fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
     out.push_str("</section>\n");
 }
 
+/// What the page says of an invalid run (`--stonewall`, issue 28).
+const INVALID_TEXT: &str = "INVALID: a stonewalled write phase ended before its deadline \
+                            (the volume, -e, is too small to measure for that long)";
+
+/// The run's validity (`--stonewall`: the parameter `valid`), `None` without it.
+pub fn run_validity(run: &ResultSet) -> Option<bool> {
+    run.parameters
+        .iter()
+        .find(|(k, _)| k == "valid")
+        .map(|(_, v)| v != "false")
+}
+
 /// The run's metadata and parameters.
 fn run_section(out: &mut String, run: &ResultSet) {
     let f = |n: &str| run.run_field(n);
@@ -452,6 +464,15 @@ fn run_section(out: &mut String, run: &ResultSet) {
         ),
         ("MPI-IO hints", hints),
     ];
+    let mut rows = rows.to_vec();
+    if let Some(valid) = run_validity(run) {
+        let v = if valid {
+            "yes".to_string()
+        } else {
+            format!("no: {INVALID_TEXT}")
+        };
+        rows.insert(4, ("Valid (--stonewall)", v));
+    }
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
     let facts = run.facts.iter().map(|(k, v)| (fact_title(k), v.clone()));
     for (k, v) in rows.into_iter().chain(facts) {
@@ -539,6 +560,13 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
         out,
         "<header><h1>h5perf results</h1><p class=\"note\">Throughputs in MiB/s (2^20 bytes per second, the report's MB/s); GB/s are 10^9 bytes per second.</p></header>"
     );
+    if run_validity(run) == Some(false) {
+        let _ = writeln!(
+            out,
+            "<p class=\"invalid\"><b>Run {}</b></p>",
+            esc(INVALID_TEXT)
+        );
+    }
     verdict_section(&mut out, verdict);
     run_section(&mut out, run);
 
