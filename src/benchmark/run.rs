@@ -34,6 +34,10 @@ pub struct RunOutcome {
     /// Seconds this rank spent in the per-iteration gathering of every rank's times
     /// ([`Hooks::gather`]), outside every timer; 0 without it.
     pub gather_seconds: f64,
+    /// With hints given (`HDF5_MPI_INFO`, `--mpi-info`): on rank 0, the MPI-IO hints in
+    /// effect after each file open (MPI-IO, PHDF5), each distinct set once per API, in the
+    /// order seen; empty otherwise.
+    pub hints: Vec<(Api, Vec<(String, String)>)>,
 }
 
 /// A finished (processes, transfer size) step, as [`Hooks::on_step`] sees it.
@@ -84,6 +88,7 @@ pub fn run(
         dir,
         out,
         gather: hooks.gather,
+        hints: !info.pairs().is_empty(),
     };
     let wrank = world.rank()?;
     let mut outcome = RunOutcome::default();
@@ -114,6 +119,8 @@ struct Run<'a> {
     /// The report: headers and results from rank 0, traces from every rank.
     out: &'a Sink,
     gather: bool,
+    /// Read the hints in effect after each open (hints were given).
+    hints: bool,
 }
 
 impl Run<'_> {
@@ -184,9 +191,15 @@ impl Run<'_> {
                 };
                 let read_pattern = pattern(p, n, step.reader_of, buf, api);
                 // the driver and its datatypes are released when the iterations end
+                let mut a = ApiRun::new(self, &step, api, ctx, read_pattern, tbuf.as_mut_slice())?;
                 let results =
-                    ApiRun::new(self, &step, api, ctx, read_pattern, tbuf.as_mut_slice())?
-                        .iterations(&mut outcome.wrong_bytes, &mut outcome.gather_seconds)?;
+                    a.iterations(&mut outcome.wrong_bytes, &mut outcome.gather_seconds)?;
+                for h in a.hints.drain(..) {
+                    if !outcome.hints.iter().any(|(x, s)| *x == api && *s == h) {
+                        outcome.hints.push((api, h));
+                    }
+                }
+                drop(a);
                 let record =
                     Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results);
                 if rank == 0 {
@@ -265,6 +278,8 @@ struct ApiRun<'a> {
     mismatches: Vec<Mismatch>,
     /// What this rank knows of the current data file (checked outside the timers).
     watch: FileWatch,
+    /// Rank 0 with hints given: the distinct hint sets in effect after the opens.
+    hints: Vec<Vec<(String, String)>>,
 }
 
 impl<'a> ApiRun<'a> {
@@ -292,6 +307,7 @@ impl<'a> ApiRun<'a> {
             t: [0.0; COUNT],
             mismatches: Vec::with_capacity(64),
             watch: FileWatch::new(api != Api::Posix),
+            hints: Vec::new(),
         })
     }
 
@@ -444,6 +460,14 @@ impl<'a> ApiRun<'a> {
         let g1 = wtime();
         self.t[open] += g1 - g0;
         let checked = self.watch.after_open(comm, cpath, phase, &*self.drv);
+        if self.run.hints && self.rank == 0 {
+            // local and outside the timers; a library that cannot tell records nothing
+            if let Some(Ok(h)) = self.drv.hints_in_effect() {
+                if !self.hints.contains(&h) {
+                    self.hints.push(h);
+                }
+            }
+        }
         let (g1, untimed) = {
             let c = wtime();
             (c, c - g1)

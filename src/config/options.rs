@@ -71,6 +71,9 @@ pub struct Options {
     pub storage: StorageOptions,
     /// `--expect`, `--baseline`, `--tolerance`, `--html`, `--from` (default: none).
     pub acceptance: Acceptance,
+    /// `--mpi-info KEY=VALUE`, repeatable: MPI-IO hints after those of `HDF5_MPI_INFO`,
+    /// in the order given (default: none).
+    pub mpi_info: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -103,8 +106,30 @@ impl Default for Options {
             fill: FillSettings::default(),
             storage: StorageOptions::default(),
             acceptance: Acceptance::default(),
+            mpi_info: Vec::new(),
         }
     }
+}
+
+/// One `--mpi-info` hint: `KEY=VALUE`, both non-empty after trimming spaces and tabs,
+/// without `;` (which separates the entries of `HDF5_MPI_INFO`); the MPI library's
+/// length limits are checked with those of `HDF5_MPI_INFO` when the run starts.
+fn hint(o: &mut Options, v: &str) -> Result<(), ValueError> {
+    let blank: &[char] = &[' ', '\t'];
+    let (k, val) = v
+        .split_once('=')
+        .map(|(k, val)| (k.trim_matches(blank), val.trim_matches(blank)))
+        .ok_or_else(|| ValueError::from("expected KEY=VALUE"))?;
+    if k.is_empty() || val.is_empty() {
+        return Err(ValueError::from(
+            "expected KEY=VALUE with a non-empty key and value",
+        ));
+    }
+    if v.contains(';') {
+        return Err(ValueError::from("one KEY=VALUE per --mpi-info (no ';')"));
+    }
+    o.mpi_info.push((k.to_string(), val.to_string()));
+    Ok(())
 }
 
 /// One option of h5perf.
@@ -326,7 +351,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 42] = [
+pub static DEFS: [Def; 43] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -492,6 +517,11 @@ pub static DEFS: [Def; 42] = [
          wrote, so that its data comes from another node. Default SHIFT:\n\
          the processes on a node when the run spans nodes, else 1 (one\n\
          node, one shared page cache). [default: off]"),
+    def!(_ "mpi-info" 2, value(ValueKind::Hint, hint),
+        "Add the MPI-IO hint KEY=VALUE (repeatable) after those of\n\
+         HDF5_MPI_INFO, for MPI-IO and PHDF5. With hints given, the\n\
+         results (--json, --csv, --html) record the hints in effect after\n\
+         the file opens, as the MPI library reports them. [default: none]"),
     def!(_ "strict" 2, mode(|m| m.strict = true),
         "With --fill-behaviour: exit with status 1 when the library\n\
          differs from the document anywhere."),

@@ -301,6 +301,8 @@ pub enum ValueKind {
     Criterion,
     /// `--tolerance`: a percentage.
     Percent,
+    /// `--mpi-info`: one MPI-IO hint, `KEY=VALUE`.
+    Hint,
 }
 
 impl ValueKind {
@@ -317,6 +319,7 @@ impl ValueKind {
             ValueKind::Shift => "SHIFT",
             ValueKind::Criterion => "CRITERION",
             ValueKind::Percent => "PCT",
+            ValueKind::Hint => "KEY=VALUE",
         }
     }
 
@@ -340,6 +343,7 @@ impl ValueKind {
             ValueKind::Shift => "a whole number of ranks, at least 1",
             ValueKind::Criterion => "a criterion such as mpiio.write>=2GB/s",
             ValueKind::Percent => "a percentage such as 10",
+            ValueKind::Hint => "an MPI-IO hint KEY=VALUE",
         }
     }
 }

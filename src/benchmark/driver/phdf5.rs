@@ -201,6 +201,10 @@ impl Driver for Phdf5Driver {
         Ok(())
     }
 
+    fn hints_in_effect(&self) -> Option<Result<Vec<(String, String)>>> {
+        self.file.as_ref().map(H5File::mpi_hints)
+    }
+
     fn sync(&mut self) -> Result<()> {
         self.file.as_ref().ok_or_else(not_ready)?.flush()
     }
