@@ -74,6 +74,9 @@ pub struct Options {
     /// `--mpi-info KEY=VALUE`, repeatable: MPI-IO hints after those of `HDF5_MPI_INFO`,
     /// in the order given (default: none).
     pub mpi_info: Vec<(String, String)>,
+    /// `--deflate=LEVEL`: PHDF5 datasets compressed with the deflate filter at this level
+    /// (0-9; `H5Pset_deflate`), chunked and collective only (default: none).
+    pub deflate: Option<u32>,
 }
 
 impl Default for Options {
@@ -107,6 +110,7 @@ impl Default for Options {
             storage: StorageOptions::default(),
             acceptance: Acceptance::default(),
             mpi_info: Vec::new(),
+            deflate: None,
         }
     }
 }
@@ -351,7 +355,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 43] = [
+pub static DEFS: [Def; 44] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -517,6 +521,13 @@ pub static DEFS: [Def; 43] = [
          wrote, so that its data comes from another node. Default SHIFT:\n\
          the processes on a node when the run spans nodes, else 1 (one\n\
          node, one shared page cache). [default: off]"),
+    def!(_ "deflate" 3, value(ValueKind::Int, |o, v| {
+            put(&mut o.deflate, parse_int(v, 9).map(|l| Some(l as u32)))
+        }),
+        "Compress the PHDF5 datasets with the deflate (zlib) filter at LEVEL\n\
+         0-9 (H5Pset_deflate). Needs chunked datasets (-c) and collective\n\
+         I/O (-C), as HDF5 writes filtered datasets in parallel only\n\
+         collectively, and an HDF5 with the deflate filter. [default: none]"),
     def!(_ "mpi-info" 2, value(ValueKind::Hint, hint),
         "Add the MPI-IO hint KEY=VALUE (repeatable) after those of\n\
          HDF5_MPI_INFO, for MPI-IO and PHDF5. With hints given, the\n\
