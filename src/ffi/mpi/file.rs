@@ -342,6 +342,19 @@ fn short_buffer(buf_len: usize, need: u64, what: &'static str) -> Error {
     ))
 }
 
+/// The hints in effect for the MPI-IO file handle `fh` that another library opened (the
+/// HDF5 MPI-IO driver's, [`crate::ffi::hdf5::H5File::mpi_hints`]), as
+/// [`File::hints`]. Errors: MPI's.
+pub(crate) fn hints_of_raw(fh: raw::MPI_File) -> Result<Vec<(String, String)>> {
+    let mut info = MaybeUninit::<raw::MPI_Info>::uninit();
+    // SAFETY: a live file handle, out-pointer to a handle.
+    check("MPI_File_get_info", unsafe {
+        raw::MPI_File_get_info(fh, info.as_mut_ptr())
+    })?;
+    // SAFETY: initialised by the successful call; the caller owns it.
+    super::info::take_pairs(unsafe { info.assume_init() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::short_transfer_text;
@@ -364,17 +377,4 @@ mod tests {
             "{m}"
         );
     }
-}
-
-/// The hints in effect for the MPI-IO file handle `fh` that another library opened (the
-/// HDF5 MPI-IO driver's, [`crate::ffi::hdf5::H5File::mpi_hints`]), as
-/// [`File::hints`]. Errors: MPI's.
-pub(crate) fn hints_of_raw(fh: raw::MPI_File) -> Result<Vec<(String, String)>> {
-    let mut info = MaybeUninit::<raw::MPI_Info>::uninit();
-    // SAFETY: a live file handle, out-pointer to a handle.
-    check("MPI_File_get_info", unsafe {
-        raw::MPI_File_get_info(fh, info.as_mut_ptr())
-    })?;
-    // SAFETY: initialised by the successful call; the caller owns it.
-    super::info::take_pairs(unsafe { info.assume_init() })
 }
