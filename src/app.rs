@@ -215,10 +215,50 @@ pub fn run_on(
     caller: &Caller,
 ) -> Result<Done> {
     let (params, accept) = check(comm, opts)?;
+    let merged;
+    let info_pairs = if opts.mpi_info.is_empty() {
+        info_pairs
+    } else {
+        merged = with_option_hints(info_pairs, &opts.mpi_info)?;
+        Some(&merged[..])
+    };
     let place = claim_data_dir(comm, &params, opts, caller)?;
     let mut outputs = open_outputs(comm, &params, &place, info_pairs, caller, accept.is_some())?;
     let outcome = run_steps(comm, &params, &place, &mut outputs, caller)?;
     publish(comm, params, place, outputs, outcome, accept.as_ref())
+}
+
+/// The hints of `HDF5_MPI_INFO` (`env`), then those of `--mpi-info` (`given`), which the
+/// MPI library applies in that order (a key given twice takes the later value).
+/// Errors: [`Error::Usage`] for a key or value longer than the MPI library accepts
+/// (`MPI_MAX_INFO_KEY`, `MPI_MAX_INFO_VAL`, less the terminating NUL).
+fn with_option_hints(
+    env: Option<&[(String, String)]>,
+    given: &[(String, String)],
+) -> Result<Vec<(String, String)>> {
+    let (max_key, max_val) = (
+        mpi_sys::MPI_MAX_INFO_KEY as usize - 1,
+        mpi_sys::MPI_MAX_INFO_VAL as usize - 1,
+    );
+    for (k, v) in given {
+        let (what, len, max) = if k.len() > max_key {
+            ("key", k.len(), max_key)
+        } else if v.len() > max_val {
+            ("value", v.len(), max_val)
+        } else {
+            continue;
+        };
+        return Err(Error::Usage(format!(
+            "h5perf: invalid value '{k}={v}' for --mpi-info: the {what} is {len} bytes long, \
+             the MPI library accepts at most {max}"
+        )));
+    }
+    Ok(env
+        .unwrap_or_default()
+        .iter()
+        .chain(given)
+        .cloned()
+        .collect())
 }
 
 /// Stage 1, check (collective, no I/O); errors: [`Error::Invalid`] with every problem.
@@ -428,6 +468,7 @@ fn publish(
         m.complete = wrong_bytes == 0;
         m.gather_time_s = outcome.gather_seconds;
         m.end_time = export::rfc3339_utc(export::now_unix_seconds());
+        m.facts.extend(export::hint_facts(&outcome.hints));
     }
     if params.summary && comm.rank()? == 0 {
         let host_of = |r: u32| meta.as_ref().map_or("?", |m| m.host_of(r)).to_string();

@@ -38,6 +38,10 @@ pub struct RunOutcome {
     /// Seconds this rank spent in the per-iteration gathering of every rank's times
     /// ([`Hooks::gather`]), outside every timer; 0 without it.
     pub gather_seconds: f64,
+    /// With hints given (`HDF5_MPI_INFO`, `--mpi-info`): on rank 0, the MPI-IO hints in
+    /// effect after each file open (MPI-IO, PHDF5), each distinct set once per API, in the
+    /// order seen; empty otherwise.
+    pub hints: Vec<(Api, Vec<(String, String)>)>,
 }
 
 /// A finished (processes, transfer size) step, as [`Hooks::on_step`] sees it.
@@ -88,6 +92,7 @@ pub fn run(
         dir,
         out,
         gather: hooks.gather,
+        hints: !info.pairs().is_empty(),
     };
     let wrank = world.rank()?;
     let mut outcome = RunOutcome::default();
@@ -118,6 +123,8 @@ struct Run<'a> {
     /// The report: headers and results from rank 0, traces from every rank.
     out: &'a Sink,
     gather: bool,
+    /// Read the hints in effect after each open (hints were given).
+    hints: bool,
 }
 
 impl Run<'_> {
@@ -188,9 +195,15 @@ impl Run<'_> {
                 };
                 let read_pattern = pattern(p, n, step.reader_of, buf, api);
                 // the driver and its datatypes are released when the iterations end
+                let mut a = ApiRun::new(self, &step, api, ctx, read_pattern, tbuf.as_mut_slice())?;
                 let results =
-                    ApiRun::new(self, &step, api, ctx, read_pattern, tbuf.as_mut_slice())?
-                        .iterations(&mut outcome.wrong_bytes, &mut outcome.gather_seconds)?;
+                    a.iterations(&mut outcome.wrong_bytes, &mut outcome.gather_seconds)?;
+                for h in a.hints.drain(..) {
+                    if !outcome.hints.iter().any(|(x, s)| *x == api && *s == h) {
+                        outcome.hints.push((api, h));
+                    }
+                }
+                drop(a);
                 let record =
                     Record::from_api_results(n, buf, any.buf_bytes(), api, !p.write_only, &results);
                 if rank == 0 {
@@ -280,6 +293,8 @@ struct ApiRun<'a> {
     read_limit: u64,
     /// `--stonewall`: the transfers every rank made in the last write phase.
     written: Vec<u64>,
+    /// Rank 0 with hints given: the distinct hint sets in effect after the opens.
+    hints: Vec<Vec<(String, String)>>,
 }
 
 impl<'a> ApiRun<'a> {
@@ -312,6 +327,7 @@ impl<'a> ApiRun<'a> {
             iteration: 0,
             read_limit: u64::MAX,
             written: Vec::new(),
+            hints: Vec::new(),
         })
     }
 
@@ -437,10 +453,13 @@ impl<'a> ApiRun<'a> {
             comm.barrier()?;
             self.ctx.pattern = self.write_pattern;
             self.timed_phase(cpath, Access::Write)?;
-            // with --stonewall, the bytes all ranks moved (distinct bytes of the file)
-            let data = match self.phase_figures(Access::Write)? {
-                Some(moved) => moved,
-                None => p.num_dsets * self.write_pattern.dataset_bytes(),
+            // with --stonewall, the bytes all ranks moved (distinct bytes of the file);
+            // compressed datasets (--deflate) may take less room than their data
+            let moved = self.phase_figures(Access::Write)?;
+            let data = match (self.api, p.deflate, moved) {
+                (Api::Phdf5, Some(_), _) => 0,
+                (_, _, Some(moved)) => moved,
+                _ => p.num_dsets * self.write_pattern.dataset_bytes(),
             };
             self.watch.after_write(comm, cpath, data)?;
             if p.stonewall.millis.is_some() && self.run.env.nocleanup {
@@ -491,6 +510,14 @@ impl<'a> ApiRun<'a> {
         let g1 = wtime();
         self.t[open] += g1 - g0;
         let checked = self.watch.after_open(comm, cpath, phase, &*self.drv);
+        if self.run.hints && self.rank == 0 {
+            // local and outside the timers; a library that cannot tell records nothing
+            if let Some(Ok(h)) = self.drv.hints_in_effect() {
+                if !self.hints.contains(&h) {
+                    self.hints.push(h);
+                }
+            }
+        }
         let (g1, untimed) = {
             let c = wtime();
             (c, c - g1)

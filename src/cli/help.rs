@@ -345,6 +345,7 @@ mod tests {
                 K::Criterion => "criterion",
                 K::Percent => "percent",
                 K::Seconds => "seconds",
+                K::Hint => "`KEY=VALUE`",
             }),
             Action::Switch(_) => None,
         }

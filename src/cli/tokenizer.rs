@@ -661,6 +661,7 @@ mod tests {
                     ValueKind::Criterion => "posix.write>=1B/s",
                     ValueKind::Percent => "5",
                     ValueKind::Seconds => "2",
+                    ValueKind::Hint => "cb_nodes=1",
                 }),
             };
             if d.long == "from" {

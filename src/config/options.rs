@@ -74,6 +74,12 @@ pub struct Options {
     pub acceptance: Acceptance,
     /// `--stonewall`, `--wear-out` (default: none: phases move their whole volume).
     pub stonewall: StonewallOptions,
+    /// `--mpi-info KEY=VALUE`, repeatable: MPI-IO hints after those of `HDF5_MPI_INFO`,
+    /// in the order given (default: none).
+    pub mpi_info: Vec<(String, String)>,
+    /// `--deflate=LEVEL`: PHDF5 datasets compressed with the deflate filter at this level
+    /// (0-9; `H5Pset_deflate`), chunked and collective only (default: none).
+    pub deflate: Option<u32>,
 }
 
 impl Default for Options {
@@ -107,8 +113,31 @@ impl Default for Options {
             storage: StorageOptions::default(),
             acceptance: Acceptance::default(),
             stonewall: StonewallOptions::default(),
+            mpi_info: Vec::new(),
+            deflate: None,
         }
     }
+}
+
+/// One `--mpi-info` hint: `KEY=VALUE`, both non-empty after trimming spaces and tabs,
+/// without `;` (which separates the entries of `HDF5_MPI_INFO`); the MPI library's
+/// length limits are checked with those of `HDF5_MPI_INFO` when the run starts.
+fn hint(o: &mut Options, v: &str) -> Result<(), ValueError> {
+    let blank: &[char] = &[' ', '\t'];
+    let (k, val) = v
+        .split_once('=')
+        .map(|(k, val)| (k.trim_matches(blank), val.trim_matches(blank)))
+        .ok_or_else(|| ValueError::from("expected KEY=VALUE"))?;
+    if k.is_empty() || val.is_empty() {
+        return Err(ValueError::from(
+            "expected KEY=VALUE with a non-empty key and value",
+        ));
+    }
+    if v.contains(';') {
+        return Err(ValueError::from("one KEY=VALUE per --mpi-info (no ';')"));
+    }
+    o.mpi_info.push((k.to_string(), val.to_string()));
+    Ok(())
 }
 
 /// One option of h5perf.
@@ -330,7 +359,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 45] = [
+pub static DEFS: [Def; 47] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -379,6 +408,13 @@ pub static DEFS: [Def; 45] = [
             Ok(())
         }),
         "Debug flags separated by commas (see below). [default: none]"),
+    def!(_ "deflate" 3, value(ValueKind::Int, |o, v| {
+            put(&mut o.deflate, parse_int(v, 9).map(|l| Some(l as u32)))
+        }),
+        "Compress the PHDF5 datasets with the deflate (zlib) filter at LEVEL\n\
+         0-9 (H5Pset_deflate). Needs chunked datasets (-c) and collective\n\
+         I/O (-C), as HDF5 writes filtered datasets in parallel only\n\
+         collectively, and an HDF5 with the deflate filter. [default: none]"),
     def!(_ "direct" 2, flag(|o, on| o.storage.direct = on),
         "POSIX only (-A posix): open the data files with O_DIRECT, so that\n\
          transfers bypass the page cache. Every POSIX call's length must be\n\
@@ -448,6 +484,11 @@ pub static DEFS: [Def; 45] = [
          --csv. - means standard output, after the report; the JSON starts\n\
          at the line holding only '{'. [default: none]"),
     // off (the C API's keyed setter): no longer never, if it was
+    def!(_ "mpi-info" 2, value(ValueKind::Hint, hint),
+        "Add the MPI-IO hint KEY=VALUE (repeatable) after those of\n\
+         HDF5_MPI_INFO, for MPI-IO and PHDF5. With hints given, the\n\
+         results (--json, --csv, --html) record the hints in effect after\n\
+         the file opens, as the MPI library reports them. [default: none]"),
     def!('n' "no-fill" 4, flag(|o, on| {
             if on {
                 o.fill.time = Some(FillTime::Never);

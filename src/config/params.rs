@@ -153,6 +153,9 @@ impl Params {
         }
         fields.extend(shown_on(&DEFS, self).map(|s| (s.key, "on".to_string())));
         fields.extend(self.stonewall.fields());
+        if let Some(level) = self.deflate {
+            fields.push(("deflate", level.to_string()));
+        }
         fields
     }
 
@@ -165,6 +168,9 @@ impl Params {
             out.push(m);
         }
         out.extend(self.stonewall.problem());
+        if let Some(level) = self.deflate {
+            out.extend(self.deflate_problems(level));
+        }
         let non_posix: Vec<&str> = self
             .apis
             .iter()
@@ -175,6 +181,38 @@ impl Params {
             self.storage
                 .problems(&non_posix, self.write_only, &self.proc_counts()),
         );
+        out
+    }
+
+    /// Why `--deflate=level` cannot run with these parameters and the linked HDF5 (none
+    /// when it can): PHDF5 must be among the APIs, its datasets chunked (filters apply
+    /// to chunks only) and written collectively (HDF5 1.10.2 and later write filtered
+    /// datasets in parallel only with collective I/O: "Parallel Compression",
+    /// HDF5 1.10.2 release notes), and the library must have the deflate filter.
+    fn deflate_problems(&self, level: u32) -> Vec<String> {
+        let mut out = Vec::new();
+        let opt = format!("--deflate={level}");
+        if !self.apis.phdf5 {
+            out.push(format!(
+                "{opt} applies to PHDF5 datasets only: -A has no phdf5"
+            ));
+        }
+        if !self.chunk {
+            out.push(format!(
+                "{opt} needs chunked datasets (-c): HDF5 filters apply to chunks"
+            ));
+        }
+        if !self.collective {
+            out.push(format!(
+                "{opt} needs collective I/O (-C): HDF5 writes filtered datasets in parallel \
+                 only collectively"
+            ));
+        }
+        if !crate::ffi::hdf5::deflate_available() {
+            out.push(format!(
+                "{opt}: the linked HDF5 has no deflate filter (it was built without zlib)"
+            ));
+        }
         out
     }
 
@@ -309,6 +347,7 @@ pub fn result_keys() -> impl Iterator<Item = &'static str> {
         .into_iter()
         .chain(DEFS.iter().filter_map(shown).map(|s| s.key))
         .chain(["stonewall_s", "wear_out", "valid"])
+        .chain(["deflate"])
 }
 
 /// How the option `d` shows when on, if it is a shown flag.

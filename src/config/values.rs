@@ -303,6 +303,8 @@ pub enum ValueKind {
     Percent,
     /// `--stonewall`: a number of seconds.
     Seconds,
+    /// `--mpi-info`: one MPI-IO hint, `KEY=VALUE`.
+    Hint,
 }
 
 impl ValueKind {
@@ -320,6 +322,7 @@ impl ValueKind {
             ValueKind::Criterion => "CRITERION",
             ValueKind::Percent => "PCT",
             ValueKind::Seconds => "SECONDS",
+            ValueKind::Hint => "KEY=VALUE",
         }
     }
 
@@ -344,6 +347,7 @@ impl ValueKind {
             ValueKind::Criterion => "a criterion such as mpiio.write>=2GB/s",
             ValueKind::Percent => "a percentage such as 10",
             ValueKind::Seconds => "a number of seconds such as 300",
+            ValueKind::Hint => "an MPI-IO hint KEY=VALUE",
         }
     }
 }

@@ -53,6 +53,27 @@ pub struct RunMeta {
     pub facts: Vec<(String, String)>,
 }
 
+/// The facts of [`RunMeta::facts`] known at the end of a run with hints given: for each
+/// API that opened files through MPI-IO, `mpi_hints_in_effect_<api>` (`mpiio`, `phdf5`),
+/// the hints in effect after its opens as the MPI library reported them
+/// (`MPI_File_get_info`), `key=value` joined by `;`, distinct sets (if the hints changed
+/// between opens) joined by ` | ` in the order seen.
+pub fn hint_facts(hints: &[(crate::config::Api, Vec<(String, String)>)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (api, set) in hints {
+        let key = format!("mpi_hints_in_effect_{}", api.name());
+        let text = joined(set, '=');
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => {
+                v.push_str(" | ");
+                v.push_str(&text);
+            }
+            None => out.push((key, text)),
+        }
+    }
+    out
+}
+
 /// The facts of [`RunMeta::facts`] known at the start of a run: the file-format bounds of
 /// the file-access lists of PHDF5 (`hdf5_libver_low`, `hdf5_libver_high`: HDF5's names,
 /// [`crate::ffi::hdf5::plist::libver_name`]) when they are not (`earliest`, the library's

@@ -494,6 +494,8 @@ fn fact_title(key: &str) -> &'static str {
     match key {
         "hdf5_libver_low" => "HDF5 file-format low bound",
         "hdf5_libver_high" => "HDF5 file-format high bound",
+        "mpi_hints_in_effect_mpiio" => "MPI-IO hints in effect (MPI-IO)",
+        "mpi_hints_in_effect_phdf5" => "MPI-IO hints in effect (PHDF5)",
         _ => "Other",
     }
 }

@@ -156,7 +156,12 @@ pub struct ResultSet {
 
 /// The names of the facts a run records only when they say something
 /// (`crate::output::export::RunMeta::facts`), in the order they are written.
-pub const FACT_KEYS: [&str; 2] = ["hdf5_libver_low", "hdf5_libver_high"];
+pub const FACT_KEYS: [&str; 4] = [
+    "hdf5_libver_low",
+    "hdf5_libver_high",
+    "mpi_hints_in_effect_mpiio",
+    "mpi_hints_in_effect_phdf5",
+];
 
 impl ResultSet {
     /// The run field `name` of [`RUN_FIELDS`] (empty when unknown).

@@ -123,6 +123,11 @@ pub trait Driver {
     fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
         crate::ffi::mpi::file_delete(path, ctx.info)
     }
+    /// The MPI-IO hints in effect for the open file, as the MPI library reports them
+    /// (`MPI_File_get_info`, local); `None` for an API without MPI-IO (POSIX) or no file.
+    fn hints_in_effect(&self) -> Option<Result<Vec<(String, String)>>> {
+        None
+    }
     /// The open file as this process's own descriptor shows it (POSIX); `None` when the
     /// MPI or HDF5 library holds the file.
     fn open_file_stat(&self) -> Option<Result<FileStat>> {

@@ -284,6 +284,10 @@ impl Driver for MpiioDriver {
         }
     }
 
+    fn hints_in_effect(&self) -> Option<Result<Vec<(String, String)>>> {
+        self.file.as_ref().map(File::hints)
+    }
+
     fn sync(&mut self) -> Result<()> {
         self.file.as_ref().ok_or_else(not_ready)?.sync()
     }

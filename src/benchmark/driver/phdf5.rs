@@ -129,6 +129,9 @@ impl Driver for Phdf5Driver {
                 let dcpl = Plist::dataset_create(if ctx.p.chunk { Some(dims) } else { None })?;
                 // --fill-value/--fill-time/--alloc-time; nothing is set by default
                 dcpl.set_fill(&ctx.p.fill.into())?;
+                if let Some(level) = ctx.p.deflate {
+                    dcpl.set_deflate(level)?;
+                }
                 let fs = self.file_space.as_ref().ok_or_else(not_ready)?;
                 Dataset::create(file, name, fs, &dcpl)?
             }
@@ -199,6 +202,10 @@ impl Driver for Phdf5Driver {
     fn end_phase(&mut self) -> Result<()> {
         self.release();
         Ok(())
+    }
+
+    fn hints_in_effect(&self) -> Option<Result<Vec<(String, String)>>> {
+        self.file.as_ref().map(H5File::mpi_hints)
     }
 
     fn sync(&mut self) -> Result<()> {

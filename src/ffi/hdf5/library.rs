@@ -59,6 +59,14 @@ impl Drop for Quiet {
     }
 }
 
+/// Whether the linked HDF5 has the deflate (zlib) filter, for encoding and decoding
+/// (`H5Zfilter_avail(H5Z_FILTER_DEFLATE)`: built with zlib).
+pub fn deflate_available() -> bool {
+    init();
+    // SAFETY: no preconditions after H5open.
+    unsafe { hdf5_sys::h5z::H5Zfilter_avail(hdf5_sys::h5z::H5Z_FILTER_DEFLATE) > 0 }
+}
+
 /// The HDF5 library version this process runs with (`H5get_libversion`), e.g. `1.10.8`.
 pub fn library_version() -> String {
     init();

@@ -4,7 +4,7 @@ pub mod library;
 pub mod objects;
 pub mod plist;
 
-pub use library::{library_version, Quiet};
+pub use library::{deflate_available, library_version, Quiet};
 pub use objects::{
     a_file_close_failed, probe_dataset_create, ChunkInfo, Dataset, DatasetReads, DatasetWrites,
     Dataspace, H5File,

@@ -55,6 +55,23 @@ impl H5File {
         checked!(unsafe { h5f::H5Fflush(self.id, h5f::H5F_scope_t::H5F_SCOPE_LOCAL) })
     }
 
+    /// The MPI-IO hints in effect for a file opened with the MPI-IO driver: the driver's
+    /// `MPI_File` (`H5Fget_vfd_handle`, which for the MPI-IO driver hands out a pointer to
+    /// its `MPI_File`), then `MPI_File_get_info` on it (local). Errors: HDF5's or MPI's.
+    pub fn mpi_hints(&self) -> Result<Vec<(String, String)>> {
+        let mut handle: *mut c_void = std::ptr::null_mut();
+        // SAFETY: valid file id, default fapl, out-pointer to a live pointer.
+        checked!(unsafe { h5f::H5Fget_vfd_handle(self.id, h5p::H5P_DEFAULT, &mut handle) })?;
+        if handle.is_null() {
+            return Err(Error::Limit(
+                "H5Fget_vfd_handle gave no MPI-IO file handle".into(),
+            ));
+        }
+        // SAFETY: with the MPI-IO driver the handle points to the driver's live MPI_File.
+        let fh = unsafe { *handle.cast::<mpi_sys::MPI_File>() };
+        crate::ffi::mpi::file::hints_of_raw(fh)
+    }
+
     /// `H5Fclose`, reporting its error.
     pub fn close(self) -> Result<()> {
         // SAFETY: we own the id.

@@ -101,6 +101,13 @@ impl Plist {
         Ok(p)
     }
 
+    /// `H5Pset_deflate(level)` on a dataset-creation list: the deflate (zlib) filter at
+    /// `level` 0-9. Errors: HDF5's.
+    pub fn set_deflate(&self, level: u32) -> Result<()> {
+        // SAFETY: valid dcpl id.
+        checked!(unsafe { h5p::H5Pset_deflate(self.id, level) })
+    }
+
     /// `H5Pset_layout(H5D_COMPACT)`: raw data in the object header (at most 64 KiB).
     pub fn set_compact(&self) -> Result<()> {
         // SAFETY: valid dcpl id.

@@ -85,6 +85,12 @@ impl File {
         Ok(f)
     }
 
+    /// The hints in effect for the open file, as the MPI library reports them
+    /// (`MPI_File_get_info`, MPI-3.1 §13.2.8; local). Errors: MPI's.
+    pub fn hints(&self) -> Result<Vec<(String, String)>> {
+        hints_of_raw(self.raw)
+    }
+
     /// Collective `MPI_File_set_size` (MPI-3.1 §13.2.4).
     pub fn set_size(&self, size: u64) -> Result<()> {
         // SAFETY: live file handle.
@@ -334,6 +340,19 @@ fn short_buffer(buf_len: usize, need: u64, what: &'static str) -> Error {
     Error::Other(format!(
         "{what}: buffer of {buf_len} bytes is smaller than the {need} bytes to move"
     ))
+}
+
+/// The hints in effect for the MPI-IO file handle `fh` that another library opened (the
+/// HDF5 MPI-IO driver's, [`crate::ffi::hdf5::H5File::mpi_hints`]), as
+/// [`File::hints`]. Errors: MPI's.
+pub(crate) fn hints_of_raw(fh: raw::MPI_File) -> Result<Vec<(String, String)>> {
+    let mut info = MaybeUninit::<raw::MPI_Info>::uninit();
+    // SAFETY: a live file handle, out-pointer to a handle.
+    check("MPI_File_get_info", unsafe {
+        raw::MPI_File_get_info(fh, info.as_mut_ptr())
+    })?;
+    // SAFETY: initialised by the successful call; the caller owns it.
+    super::info::take_pairs(unsafe { info.assume_init() })
 }
 
 #[cfg(test)]

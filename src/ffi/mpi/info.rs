@@ -61,6 +61,47 @@ impl Info {
     }
 }
 
+/// The (key, value) pairs of the info object `info`, in MPI's order (`MPI_Info_get_nkeys`,
+/// `MPI_Info_get_nthkey`, `MPI_Info_get_valuelen`, `MPI_Info_get`: MPI-3.1 §9), then
+/// `MPI_Info_free(info)`: for the info objects MPI returns (`MPI_File_get_info`), which
+/// the caller owns. Errors: MPI's.
+pub(super) fn take_pairs(mut info: raw::MPI_Info) -> Result<Vec<(String, String)>> {
+    let read = || -> Result<Vec<(String, String)>> {
+        let mut n: std::ffi::c_int = 0;
+        // SAFETY: valid info handle, out-pointer to a live int.
+        checked!(unsafe { raw::MPI_Info_get_nkeys(info, &mut n) })?;
+        let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+        for i in 0..n {
+            // MPI_MAX_INFO_KEY bytes and the terminating NUL
+            let mut key = vec![0 as std::ffi::c_char; raw::MPI_MAX_INFO_KEY as usize + 1];
+            // SAFETY: valid info handle, i < nkeys, key holds MPI_MAX_INFO_KEY + 1 chars.
+            checked!(unsafe { raw::MPI_Info_get_nthkey(info, i, key.as_mut_ptr()) })?;
+            let (mut len, mut flag): (std::ffi::c_int, std::ffi::c_int) = (0, 0);
+            // SAFETY: NUL-terminated key, out-pointers to live ints.
+            checked!(unsafe {
+                raw::MPI_Info_get_valuelen(info, key.as_ptr(), &mut len, &mut flag)
+            })?;
+            let mut val = vec![0 as std::ffi::c_char; usize::try_from(len).unwrap_or(0) + 1];
+            // SAFETY: val holds len + 1 chars; MPI writes at most len and a NUL.
+            checked!(unsafe {
+                raw::MPI_Info_get(info, key.as_ptr(), len, val.as_mut_ptr(), &mut flag)
+            })?;
+            // SAFETY: both buffers are NUL-terminated (zeroed beyond what MPI wrote).
+            let text = |b: &[std::ffi::c_char]| {
+                unsafe { std::ffi::CStr::from_ptr(b.as_ptr()) }
+                    .to_string_lossy()
+                    .into_owned()
+            };
+            out.push((text(&key), text(&val)));
+        }
+        Ok(out)
+    };
+    let pairs = read();
+    // SAFETY: the caller owns the object; freed once.
+    unsafe { raw::MPI_Info_free(&mut info) };
+    pairs
+}
+
 impl Drop for Info {
     fn drop(&mut self) {
         if self.owned && super::check::is_running() {
