@@ -326,7 +326,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 43] = [
+pub static DEFS: [Def; 44] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -493,6 +493,11 @@ pub static DEFS: [Def; 43] = [
          wrote, so that its data comes from another node. Default SHIFT:\n\
          the processes on a node when the run spans nodes, else 1 (one\n\
          node, one shared page cache). [default: off]"),
+    def!(_ "stable" 3, flag(|o, on| o.acceptance.stable = on),
+        "Measure the storage, not the page cache: refuse, before any I/O,\n\
+         each --expect criterion on a page-cache figure, with the reason\n\
+         (writes need --fsync, Raw Data Write --direct, reads --drop-caches;\n\
+         --direct counts for POSIX only). [default: off]"),
     def!(_ "strict" 2, mode(|m| m.strict = true),
         "With --fill-behaviour: exit with status 1 when the library\n\
          differs from the document anywhere."),
