@@ -381,3 +381,67 @@ fn within_flags_drops_improvements_and_a_broad_drop(d: &Path, rows: &[Vec<String
         o.describe()
     );
 }
+
+#[test]
+fn stable_refuses_criteria_on_page_cache_figures_before_any_io() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let args = [
+        "-A",
+        "posix",
+        "-e",
+        "64K",
+        "--stable",
+        "--fsync",
+        "--expect",
+        "posix.raw_write>=1B/s",
+        "--expect",
+        "posix.read>=1B/s",
+        "--expect",
+        "posix.write>=1B/s",
+    ];
+    let o = mpirun_timeout(1, &args, &[], d, T);
+    assert_eq!(o.status, Some(1), "{}", o.describe());
+    let err = o.stderr_clean();
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
+    assert_eq!(lines.len(), 2, "{}", o.describe());
+    assert!(
+        lines[0].starts_with("h5perf: --stable refuses --expect 'posix.raw_write>=1B/s': ")
+            && lines[0].contains("the sync of --fsync is outside its timer"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].starts_with("h5perf: --stable refuses --expect 'posix.read>=1B/s': ")
+            && lines[1].contains("without --drop-caches"),
+        "{lines:?}"
+    );
+    assert!(
+        !o.stdout.contains("Raw Data Write"),
+        "no I/O: {}",
+        o.describe()
+    );
+    // a write with --fsync is a storage figure: accepted, and the run passes it
+    let o = mpirun_timeout(
+        1,
+        &[
+            "-A",
+            "posix",
+            "-e",
+            "64K",
+            "-w",
+            "--stable",
+            "--fsync",
+            "--expect",
+            "posix.write>=1B/s",
+        ],
+        &[],
+        d,
+        T,
+    );
+    assert!(o.success(), "{}", o.describe());
+    assert!(
+        verdict(&o)[0].starts_with("Verdict: PASS"),
+        "{}",
+        o.describe()
+    );
+}

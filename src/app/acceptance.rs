@@ -197,6 +197,17 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         &keys,
     );
     problems.extend(spread_needs(a, params.num_iters, "this run"));
+    if a.stable {
+        let b = crate::config::acceptance::Bypass {
+            fsync: params.storage.fsync,
+            direct: params.storage.direct,
+            drop_caches: params.storage.drop_caches,
+        };
+        problems.extend(a.expect.iter().filter_map(|c| {
+            let why = crate::config::acceptance::cache_figure(c.api(), c.phase(), b)?;
+            Some(format!("--stable refuses --expect '{}': {why}", c.text()))
+        }));
+    }
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }

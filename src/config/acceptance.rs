@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::criteria::Criterion;
 use super::values::ValueError;
+use crate::terms::{Api, Phase};
 
 /// A percentage with up to three decimals (`--tolerance`), kept exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +78,8 @@ pub struct Acceptance {
     /// `--within PCT` (only with `--baseline`): the two-sided comparison, every mean
     /// within PCT of the baseline's, and the run as a whole (replaces `--tolerance`'s rule).
     pub within: Option<Percent>,
+    /// `--stable`: refuse criteria on page-cache figures ([`cache_figure`]).
+    pub stable: bool,
     /// `--html FILE`: the HTML page.
     pub html: Option<OsString>,
     /// `--from FILE` (repeatable): results files to make the page or verdict from,
@@ -167,6 +170,47 @@ impl Acceptance {
     }
 }
 
+/// The storage options that decide whether a phase measures the storage or the page
+/// cache (as given, or as a results file records them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Bypass {
+    /// `--fsync`: each file written is synced before its close.
+    pub fsync: bool,
+    /// `--direct`: POSIX data files opened with `O_DIRECT`.
+    pub direct: bool,
+    /// `--drop-caches`: the page cache dropped before each read phase.
+    pub drop_caches: bool,
+}
+
+/// Why the measurement of `api` and `phase` is a page-cache figure under `b`, or `None`
+/// when it is a storage figure:
+///
+/// * Raw Data Write: only POSIX with `--direct` (`O_DIRECT` writes reach the device); the
+///   sync of `--fsync` is outside its timer, so it stays a page-cache figure;
+/// * Write, Write Open-Close: with `--fsync` (the sync is inside both) or POSIX with
+///   `--direct`;
+/// * reads: with `--drop-caches` or POSIX with `--direct`. (`--reorder` helps only when
+///   the run spans nodes and the files outgrow no cache: not counted.)
+pub fn cache_figure(api: Api, phase: Phase, b: Bypass) -> Option<String> {
+    let direct = b.direct && api == Api::Posix;
+    let (storage, why) = match phase {
+        Phase::RawWrite => (
+            direct,
+            "Raw Data Write is a page-cache figure (the sync of --fsync is outside its \
+             timer); only POSIX with --direct writes to the storage inside it",
+        ),
+        Phase::Write | Phase::WriteOpenClose => (
+            b.fsync || direct,
+            "writes are page-cache figures without --fsync (or --direct, POSIX only)",
+        ),
+        _ => (
+            b.drop_caches || direct,
+            "reads are page-cache figures without --drop-caches (or --direct, POSIX only)",
+        ),
+    };
+    (!storage).then(|| why.to_string())
+}
+
 /// `name` unless empty.
 fn non_empty(name: &OsStr) -> Result<OsString, ValueError> {
     if name.is_empty() {
@@ -211,6 +255,35 @@ mod tests {
             let e = Percent::parse(t).unwrap_err().reason();
             assert!(e.contains(why), "{t}: {e}");
         }
+    }
+
+    #[test]
+    fn cache_and_storage_figures() {
+        let none = Bypass::default();
+        let fsync = Bypass {
+            fsync: true,
+            ..none
+        };
+        let direct = Bypass {
+            direct: true,
+            ..none
+        };
+        let drop = Bypass {
+            drop_caches: true,
+            ..none
+        };
+        for p in Phase::ALL {
+            assert!(cache_figure(Api::Mpiio, p, none).is_some(), "{p:?}");
+            assert!(cache_figure(Api::Posix, p, direct).is_none(), "{p:?}");
+        }
+        assert!(cache_figure(Api::Phdf5, Phase::RawWrite, fsync)
+            .unwrap()
+            .contains("outside its timer"));
+        assert!(cache_figure(Api::Phdf5, Phase::Write, fsync).is_none());
+        assert!(cache_figure(Api::Mpiio, Phase::WriteOpenClose, fsync).is_none());
+        assert!(cache_figure(Api::Mpiio, Phase::Read, fsync).is_some());
+        assert!(cache_figure(Api::Mpiio, Phase::Read, drop).is_none());
+        assert!(cache_figure(Api::Mpiio, Phase::Write, direct).is_some());
     }
 
     #[test]

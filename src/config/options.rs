@@ -359,7 +359,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 47] = [
+pub static DEFS: [Def; 48] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -538,6 +538,11 @@ pub static DEFS: [Def; 47] = [
          wrote, so that its data comes from another node. Default SHIFT:\n\
          the processes on a node when the run spans nodes, else 1 (one\n\
          node, one shared page cache). [default: off]"),
+    def!(_ "stable" 3, flag(|o, on| o.acceptance.stable = on),
+        "Measure the storage, not the page cache: refuse, before any I/O,\n\
+         each --expect criterion on a page-cache figure, with the reason\n\
+         (writes need --fsync, Raw Data Write --direct, reads --drop-caches;\n\
+         --direct counts for POSIX only). [default: off]"),
     def!(_ "stonewall" 3, value(ValueKind::Seconds, |o, v| o.stonewall.set_seconds(v)),
         "Time-limited phases: in each write and read phase a rank starts no\n\
          transfer later than SECONDS after the phase's start; throughput is\n\
