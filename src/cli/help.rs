@@ -344,6 +344,7 @@ mod tests {
                 K::Shift => "`=SHIFT` (attached, optional)",
                 K::Criterion => "criterion",
                 K::Percent => "percent",
+                K::Payload => "`constant`, `incompressible`, `compress=PCT`",
             }),
             Action::Switch(_) => None,
         }

@@ -654,6 +654,7 @@ mod tests {
                     ValueKind::AllocTime => "late",
                     ValueKind::Criterion => "posix.write>=1B/s",
                     ValueKind::Percent => "5",
+                    ValueKind::Payload => "incompressible",
                 }),
             };
             if d.long == "from" {

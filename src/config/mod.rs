@@ -8,6 +8,7 @@ pub mod criteria;
 pub mod mpi_info;
 pub mod options;
 pub mod params;
+pub mod payload;
 pub mod storage;
 pub mod values;
 
@@ -16,5 +17,6 @@ pub use acceptance::{Acceptance, Percent};
 pub use criteria::Criterion;
 pub use options::Options;
 pub use params::Params;
+pub use payload::{PayloadKind, PayloadOptions};
 pub use storage::{Reorder, StorageFacts, StorageOptions};
 pub use values::{ApiSet, Debug, ValueError};

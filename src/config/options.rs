@@ -4,6 +4,7 @@
 use std::ffi::{OsStr, OsString};
 
 use super::acceptance::Acceptance;
+use super::payload::{parse_payload, PayloadOptions};
 use super::storage::StorageOptions;
 use super::values::{
     count, file_name, parse_alloc_time, parse_api_list, parse_debug_list, parse_fill_time,
@@ -71,6 +72,8 @@ pub struct Options {
     pub storage: StorageOptions,
     /// `--expect`, `--baseline`, `--tolerance`, `--html`, `--from` (default: none).
     pub acceptance: Acceptance,
+    /// `--payload`, `--seed` (default: the C tool's bytes).
+    pub payload: PayloadOptions,
 }
 
 impl Default for Options {
@@ -103,6 +106,7 @@ impl Default for Options {
             fill: FillSettings::default(),
             storage: StorageOptions::default(),
             acceptance: Acceptance::default(),
+            payload: PayloadOptions::default(),
         }
     }
 }
@@ -326,7 +330,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 42] = [
+pub static DEFS: [Def; 44] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -455,6 +459,13 @@ pub static DEFS: [Def; 42] = [
             put(&mut o.output, file_name(v, "").map(Some))
         }),
         "Write the report to FILE. [default: standard output]"),
+    def!(_ "payload" 2, value(ValueKind::Payload, |o, v| put(&mut o.payload.kind, parse_payload(v))),
+        "What the data files hold: constant (the C tool's bytes),\n\
+         incompressible (seeded random bytes; every 4 KiB block carries its\n\
+         offset and the seed, so no two blocks are equal and neither\n\
+         compression nor deduplication gains anything) or compress=PCT (the\n\
+         last PCT % of each 4 KiB block zeros). -D v checks every byte.\n\
+         [default: constant]"),
     def!('p' "min-num-processes" 9,
         value(ValueKind::Int, |o, v| put(&mut o.min_procs, parse_int32(v))),
         "Smallest number of processes (0 counts as 1). [default: 1]"),
@@ -492,6 +503,12 @@ pub static DEFS: [Def; 42] = [
          wrote, so that its data comes from another node. Default SHIFT:\n\
          the processes on a node when the run spans nodes, else 1 (one\n\
          node, one shared page cache). [default: off]"),
+    def!(_ "seed" 2, value(ValueKind::Int, |o, v| {
+            put(&mut o.payload.seed, parse_int(v, u64::MAX).map(Some))
+        }),
+        "The seed of --payload's generator, 0 to 18446744073709551615: the\n\
+         same seed writes the same bytes. --read-only needs the writing\n\
+         run's. [default: a new seed per run, shown in the parameter block]"),
     def!(_ "strict" 2, mode(|m| m.strict = true),
         "With --fill-behaviour: exit with status 1 when the library\n\
          differs from the document anywhere."),

@@ -301,11 +301,13 @@ pub enum ValueKind {
     Criterion,
     /// `--tolerance`: a percentage.
     Percent,
+    /// `--payload`: `constant`, `incompressible` or `compress=PCT`.
+    Payload,
 }
 
 impl ValueKind {
     /// The value's name in the help text and the documents: `SIZE`, `N`, `LIST`, `FILE`,
-    /// `BYTE`, `WHEN`, `SHIFT`, `CRITERION`, `PCT`.
+    /// `BYTE`, `WHEN`, `SHIFT`, `CRITERION`, `PCT`, `KIND`.
     pub fn var(self) -> &'static str {
         match self {
             ValueKind::Size => "SIZE",
@@ -317,6 +319,7 @@ impl ValueKind {
             ValueKind::Shift => "SHIFT",
             ValueKind::Criterion => "CRITERION",
             ValueKind::Percent => "PCT",
+            ValueKind::Payload => "KIND",
         }
     }
 
@@ -340,6 +343,7 @@ impl ValueKind {
             ValueKind::Shift => "a whole number of ranks, at least 1",
             ValueKind::Criterion => "a criterion such as mpiio.write>=2GB/s",
             ValueKind::Percent => "a percentage such as 10",
+            ValueKind::Payload => "constant, incompressible or compress=PCT",
         }
     }
 }

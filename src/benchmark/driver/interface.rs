@@ -9,6 +9,7 @@
 use std::ffi::CString;
 
 use crate::agreement::Beacon;
+use crate::benchmark::payload::Stamps;
 use crate::config::Params;
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{Comm, Info};
@@ -145,20 +146,31 @@ pub struct Transfers<'a> {
     /// `-D v`: the check after each read ([`ReadCheck`]); `None` for writes and for
     /// reads without verification.
     pub check: Option<ReadCheck<'a>>,
+    /// `--payload`: where each written transfer's bytes come from ([`Stamps::at`]);
+    /// `None`: the transfer buffer, as the C tool. A driver takes it once per dataset
+    /// and writes on a path of its own, so the default path is untouched.
+    pub source: Option<Stamps<'a>>,
 }
 
-/// The timed write loop of one dataset: transfers `0..n` from `buf` (spec §5.2, §7),
-/// [`Driver::write`]. Returns the first error.
+/// The timed write loop of one dataset: transfers `0..n` from `buf`, or from `source`
+/// with `--payload` (spec §5.2, §7), [`Driver::write`]. Returns the first error.
 ///
 /// Never inlined: `make bench` counts the instructions spent in it (callgrind's
 /// `--toggle-collect=*timed_writes*`), so it holds exactly the timed loop.
 #[inline(never)]
-pub fn timed_writes(drv: &mut dyn Driver, ctx: &Ctx<'_>, n: u64, buf: &[u8]) -> Result<()> {
+pub fn timed_writes(
+    drv: &mut dyn Driver,
+    ctx: &Ctx<'_>,
+    n: u64,
+    buf: &[u8],
+    source: Option<Stamps<'_>>,
+) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
         n,
         keep_going,
         check: None,
+        source,
     };
     drv.write(ctx, &mut x, buf)
 }
@@ -179,6 +191,7 @@ pub fn timed_reads(
         n,
         keep_going,
         check,
+        source: None,
     };
     drv.read(ctx, &mut x, buf)
 }
