@@ -1,5 +1,5 @@
 //! Generated payloads (`--payload`, issue 30): a pool of seeded bytes made once per
-//! (processes, transfer size), outside every timer, and per transfer only a 16-byte
+//! (processes, transfer size), outside every timer, and per transfer only an 8-byte
 //! stamp written into each 4 KiB block it holds ([`Stamps::at`]).
 //!
 //! Every byte a run writes has a *logical position*: `L = ((file − 1) × datasets +
@@ -7,9 +7,9 @@
 //! what one rank moves per dataset (transfers × buffer bytes) and the dataset stride is
 //! processes × share. The bytes of transfer `k` are the pool's bytes from `L mod P` on
 //! (`P` = [`Pool::period`], a power of two of at most [`POOL_BYTES`]), with the stamp of
-//! every 4 KiB-aligned `L` written over its block's first 16 bytes: two words of
-//! SplitMix64's output function of `L ⊕ seed` (a bijection, so no two blocks of a run
-//! carry the same stamp, and the stamp is as random as the rest). The same seed gives the
+//! every 4 KiB-aligned `L` written over its block's first 8 bytes: SplitMix64's output
+//! function of `L ⊕ seed` (a bijection, so no two blocks of a run carry the same stamp,
+//! and the stamp is as random as the rest). The same seed gives the
 //! same bytes, whatever the order of the transfers; a reader (`-D v`, `--reorder`)
 //! recomputes the writer's bytes from the writer's `L`.
 
@@ -27,7 +27,7 @@ pub const POOL_BYTES: u64 = 16 << 20;
 pub const BLOCK: u64 = 4096;
 
 /// Bytes of a block's stamp.
-const STAMP: usize = 16;
+const STAMP: usize = 8;
 
 /// SplitMix64's increment (Steele, Lea, Flood, "Fast splittable pseudorandom number
 /// generators", OOPSLA 2014; the constants of `java.util.SplittableRandom`).
@@ -44,12 +44,7 @@ fn mix(mut z: u64) -> u64 {
 /// The stamp of the block at logical position `a` (a multiple of [`BLOCK`]) for `seed`.
 #[inline(always)]
 fn stamp(a: u64, seed: u64) -> [u8; STAMP] {
-    let w0 = mix(a ^ seed);
-    let w1 = mix(w0 ^ GAMMA);
-    let mut s = [0u8; STAMP];
-    s[..8].copy_from_slice(&w0.to_le_bytes());
-    s[8..].copy_from_slice(&w1.to_le_bytes());
-    s
+    mix(a ^ seed).to_le_bytes()
 }
 
 /// The seeded bytes of one (processes, transfer size), and the buffer size they are
@@ -114,6 +109,17 @@ impl Pool {
         let (seed, xfer) = (self.seed, self.xfer);
         let start = (l & self.mask) as usize;
         let bytes = &mut self.buf.as_mut_slice()[start..start + xfer as usize];
+        if (l | xfer) % BLOCK == 0 {
+            // whole blocks (every transfer size that is a multiple of 4 KiB): one full
+            // stamp at the start of each
+            for (a, block) in (l..)
+                .step_by(BLOCK as usize)
+                .zip(bytes.chunks_exact_mut(BLOCK as usize))
+            {
+                block[..STAMP].copy_from_slice(&stamp(a, seed));
+            }
+            return bytes;
+        }
         let end = l + xfer;
         let mut a = l & !(BLOCK - 1);
         while a < end {
@@ -215,7 +221,7 @@ mod tests {
             .collect();
         assert_eq!(whole, back);
         // the stamp of the block at 4096 starts at byte 4096
-        assert_eq!(&whole[4096..4112], &stamp(4096, 5));
+        assert_eq!(&whole[4096..4104], &stamp(4096, 5));
     }
 
     #[test]

@@ -30,13 +30,13 @@ impl PayloadKind {
     }
 
     /// Random bytes per 4 KiB block (the rest are zeros): 4096 for `Incompressible`,
-    /// `4096 × (100 − PCT) / 100` for `Compress(PCT)`, at least the 16 bytes of the
+    /// `4096 × (100 − PCT) / 100` for `Compress(PCT)`, at least the 8 bytes of the
     /// block's stamp; 0 for `Constant`.
     pub fn random_bytes_per_block(self) -> usize {
         match self {
             PayloadKind::Constant => 0,
             PayloadKind::Incompressible => 4096,
-            PayloadKind::Compress(p) => (4096 * (100 - usize::from(p)) / 100).max(16),
+            PayloadKind::Compress(p) => (4096 * (100 - usize::from(p)) / 100).max(8),
         }
     }
 }

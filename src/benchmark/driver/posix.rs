@@ -45,8 +45,27 @@ impl PosixDriver {
         x: &Transfers<'_>,
         mut src: Stamps<'_>,
     ) -> Result<()> {
+        let (fd, st, base) = (self.fd()?, self.steps, self.base);
+        let res = match (st.linear, st.pieces) {
+            // one piece per transfer at evenly spaced offsets, as the default path
+            (Some((first, step)), 1) => {
+                let first = base + first;
+                each_write(ctx, x, |k| fd.pwrite_all(src.at(k), first + k * step))
+            }
+            _ => self.write_generated_pieces(ctx, x, src),
+        };
+        res.map_err(|e| self.with_path(e))
+    }
+
+    /// [`PosixDriver::write_generated`] for transfers of several pieces.
+    fn write_generated_pieces(
+        &self,
+        ctx: &Ctx<'_>,
+        x: &Transfers<'_>,
+        mut src: Stamps<'_>,
+    ) -> Result<()> {
         let (fd, st, p, base) = (self.fd()?, self.steps, &ctx.pattern, self.base);
-        let res = each_write(ctx, x, |k| {
+        each_write(ctx, x, |k| {
             let b = src.at(k);
             let o = base + st.start(p, k);
             for j in 0..st.pieces {
@@ -57,8 +76,7 @@ impl PosixDriver {
                 )?;
             }
             Ok(())
-        });
-        res.map_err(|e| self.with_path(e))
+        })
     }
 }
 
