@@ -109,7 +109,7 @@ impl Pool {
         let (seed, xfer) = (self.seed, self.xfer);
         let start = (l & self.mask) as usize;
         let bytes = &mut self.buf.as_mut_slice()[start..start + xfer as usize];
-        if (l | xfer) % BLOCK == 0 {
+        if (l | xfer).is_multiple_of(BLOCK) {
             // whole blocks (every transfer size that is a multiple of 4 KiB): one full
             // stamp at the start of each
             for (a, block) in (l..)
