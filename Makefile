@@ -36,7 +36,8 @@
 #   bench           h5perf's timed-loop instructions per transfer (callgrind, bench/instr),
 #                   its timed-loop overhead against a plain C pwrite/pread loop, and
 #                   its storage options (--fsync, --direct, --drop-caches) against dd
-#   bench-instr     only the instruction counts (deterministic, valgrind; about 30 s)
+#   bench-instr     only the instruction counts (deterministic, valgrind; about 30 s);
+#                   BENCH_INSTR_ARGS="--payload=incompressible --seed=1" adds options
 #   clean
 # Variables:
 #   MPI               MPI flavour: openmpi (default) or mpich. In a site build it is found
@@ -139,7 +140,7 @@ endif
 # browser; libxml2-utils and w3c-sgml-lib: xmllint and the SVG 1.1 DTD, tests/acceptance.rs;
 # passwd: useradd, for the unprivileged test user of tests/data_files.rs; util-linux:
 # setpriv, prlimit; python3: the ctypes test of libh5perf.so).
-TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3
+TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip
 
 # The flavours `make test` runs when no MPI=... is given (CI runs `make test`): both,
 # one after the other, each against its own HDF5 (libhdf5-openmpi-dev, libhdf5-mpich-dev),
@@ -234,7 +235,7 @@ endif
 	@CARGO="$(CARGO)" scripts/check-deps
 
 # The test tools: installed with apt-get in the Debian configuration, else checked.
-TEST_TOOLS := valgrind strace man python3 ldd readelf pkg-config setsid
+TEST_TOOLS := valgrind strace man python3 ldd readelf pkg-config setsid zstd gzip
 test-deps: deps
 ifneq ($(DEBIAN_INSTALL),)
 	$(call apt_install_missing,$(TEST_PACKAGES))
@@ -491,7 +492,7 @@ bench: build
 	exit $$rc
 
 bench-instr: build
-	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/instr "$(BIN)"
+	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" BENCH_INSTR_ARGS="$(BENCH_INSTR_ARGS)" bench/instr "$(BIN)"
 
 clean:
 	$(CARGO) clean

@@ -264,13 +264,32 @@ fn with_option_hints(
 /// Stage 1, check (collective, no I/O); errors: [`Error::Invalid`] with every problem.
 fn check(comm: &Comm, opts: &Options) -> Result<(Params, Option<acceptance::Prepared>)> {
     let size = comm.size()?;
-    let params = Params::resolve(opts, size);
+    let mut params = Params::resolve(opts, size);
     let problems = params.problems(size, crate::ffi::posix::physical_memory());
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }
+    if params.payload.on() && params.payload.seed.is_none() {
+        params.seed = new_seed(comm)?;
+    }
     let accept = acceptance::prepare(comm, &opts.acceptance, &params)?;
     Ok((params, accept))
+}
+
+/// A new seed for a generated payload (IO500's unique seed per run): rank 0's, from the
+/// operating system's randomness (std's `RandomState`), sent to every rank of `comm`
+/// (collective). Errors: MPI's.
+fn new_seed(comm: &Comm) -> Result<u64> {
+    use std::hash::{BuildHasher, Hasher};
+    let mine = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let got = comm.bcast_bytes(0, &mine.to_le_bytes())?;
+    let bytes: [u8; 8] = got
+        .as_slice()
+        .try_into()
+        .map_err(|_| Error::Internal("the seed broadcast is not 8 bytes"))?;
+    Ok(u64::from_le_bytes(bytes))
 }
 
 /// Where a run's data files go, claimed for the run.

@@ -1,9 +1,11 @@
 //! The benchmark (spec §3, §5–§8): the drivers ([`driver`]), the run loops ([`run`]) and
-//! the run-time storage options ([`storage`], [`storage_checks`]). It never imports the
+//! the run-time storage options ([`storage`], [`storage_checks`]), the generated
+//! payloads ([`payload`]). It never imports the
 //! fill-behaviour experiment, nor the other way round.
 
 pub mod driver;
 mod file_watch;
+pub mod payload;
 pub mod run;
 pub mod storage;
 pub mod storage_checks;

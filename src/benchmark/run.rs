@@ -9,8 +9,9 @@ use super::driver::{
     self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, ReadCheck,
 };
 use super::file_watch::FileWatch;
+use super::payload::{first_position, Pool, Stamps};
 use super::storage::{drop_caches, Node};
-use super::verify::{find_mismatch, report_mismatches, Mismatch};
+use super::verify::{find_mismatch, find_payload_mismatch, report_mismatches, Mismatch};
 use crate::agreement::{agree, agree_value, agree_with, Beacon};
 use crate::config::mpi_info::hint_note;
 use crate::config::{Api, Params, Reorder};
@@ -181,6 +182,17 @@ impl Run<'_> {
             let alloc_res = alloc.as_ref().map(|_| ()).map_err(Clone::clone);
             agree(comm, alloc_res)?;
             let mut tbuf = alloc?;
+            // --payload: the seeded pool of this configuration, outside every timer
+            let pool = if p.payload.on() {
+                let share = any.transfers() * any.buf_bytes();
+                let span = p.num_files * p.num_dsets * u64::from(n) * share;
+                let made = Pool::new(p.payload.kind, p.seed, span, any.buf_bytes());
+                agree(comm, made.as_ref().map(|_| ()).map_err(Clone::clone))?;
+                Some(made?)
+            } else {
+                None
+            };
+            let mut pool = pool;
             for api in p.apis.iter() {
                 if rank == 0 {
                     out.write(&report::api_header(api));
@@ -195,7 +207,8 @@ impl Run<'_> {
                 };
                 let read_pattern = pattern(p, n, step.reader_of, buf, api);
                 // the driver and its datatypes are released when the iterations end
-                let mut a = ApiRun::new(self, &step, api, ctx, read_pattern, tbuf.as_mut_slice())?;
+                let bufs = (tbuf.as_mut_slice(), pool.as_mut());
+                let mut a = ApiRun::new(self, &step, api, ctx, read_pattern, bufs)?;
                 let results =
                     a.iterations(&mut outcome.wrong_bytes, &mut outcome.gather_seconds)?;
                 for h in a.hints.drain(..) {
@@ -270,6 +283,13 @@ struct ApiRun<'a> {
     drv: Box<dyn Driver>,
     /// The transfer buffer, page-aligned, made once per (N, transfer size).
     buf: &'a mut [u8],
+    /// `--payload`: the seeded bytes written (and expected back), made once per (N,
+    /// transfer size).
+    pool: Option<&'a mut Pool>,
+    /// The current data file, 1-based (the payload's positions).
+    file: u64,
+    /// Processes of the step.
+    nprocs: u32,
     rank: u32,
     /// The byte this rank writes with `-D v`: rank + 1, wrapping.
     rank_byte: u8,
@@ -304,9 +324,10 @@ impl<'a> ApiRun<'a> {
         api: Api,
         ctx: Ctx<'a>,
         read_pattern: Pattern,
-        buf: &'a mut [u8],
+        (buf, pool): (&'a mut [u8], Option<&'a mut Pool>),
     ) -> Result<Self> {
         let rank = ctx.comm.rank()?;
+        let nprocs = ctx.comm.size()?;
         Ok(ApiRun {
             run,
             api,
@@ -316,6 +337,9 @@ impl<'a> ApiRun<'a> {
             read_pattern,
             drv: driver::new_driver(api),
             buf,
+            pool,
+            file: 1,
+            nprocs,
             rank,
             rank_byte: (rank as u8).wrapping_add(1),
             read_byte: (step.reader_of as u8).wrapping_add(1),
@@ -371,6 +395,7 @@ impl<'a> ApiRun<'a> {
                     // removed by the signal handlers if the job is interrupted
                     cleanup::register(Slot::Data, &name);
                 }
+                self.file = f;
                 let res = self.one_file(&path, &cpath);
                 // Success or agreed failure, no rank holds the file open any more (the
                 // phase closes it after a data error; a failed open was abandoned), so the
@@ -560,6 +585,7 @@ impl<'a> ApiRun<'a> {
             ctx,
             drv,
             buf,
+            pool,
             read_byte,
             t,
             mismatches,
@@ -568,6 +594,13 @@ impl<'a> ApiRun<'a> {
         } = self;
         let (ctx, drv, buf, read_byte, api) = (&*ctx, &mut **drv, &mut **buf, *read_byte, *api);
         let n = ctx.pattern.transfers();
+        // --payload: the rank whose bytes this phase moves, and its share of a dataset
+        let writer = match phase {
+            Access::Write => self.rank,
+            Access::Read => self.step.reader_of,
+        };
+        let (file, nprocs) = (self.file, u64::from(self.nprocs));
+        let share = n * ctx.pattern.buf_bytes();
         let verify = phase == Access::Read && run.p.debug.verify;
         let coll_xfer = drv.collective_transfers(ctx);
         // --wear-out agrees on each dataset's transfers: every rank makes the same calls
@@ -603,17 +636,37 @@ impl<'a> ApiRun<'a> {
                 std::mem::replace(&mut carried, Ok(())),
             );
             settle(before.and(began), sync)?;
-            let mut check = |k: u64, b: &[u8]| {
-                if !b.iter().all(|&x| x == read_byte) {
-                    mismatches.push(find_mismatch(b, read_byte, d, k));
+            let at = first_position(file, ctx.p.num_dsets, d, nprocs, u64::from(writer), share);
+            let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
+            // each arm builds its check, then starts the raw timer
+            let (r0, mut first) = match (phase, src) {
+                (Access::Write, src) => {
+                    let r0 = wtime();
+                    (r0, timed_writes(drv, ctx, n, buf, wall.as_mut(), src))
                 }
-            };
-            let r0 = wtime();
-            let mut first = match phase {
-                Access::Write => timed_writes(drv, ctx, n, buf, wall.as_mut()),
-                Access::Read => {
+                (Access::Read, Some(mut want)) if verify => {
+                    // -D v with --payload: every byte against the writer's (Stamps::at)
+                    let mut check = |k: u64, b: &[u8]| {
+                        let w = want.at(k);
+                        if b != w {
+                            mismatches.push(find_payload_mismatch(b, w, writer, d, k));
+                        }
+                    };
+                    let r0 = wtime();
+                    (
+                        r0,
+                        timed_reads(drv, ctx, n, buf, Some(&mut check), wall.as_mut()),
+                    )
+                }
+                (Access::Read, _) => {
+                    let mut check = |k: u64, b: &[u8]| {
+                        if !b.iter().all(|&x| x == read_byte) {
+                            mismatches.push(find_mismatch(b, read_byte, d, k));
+                        }
+                    };
                     let check: Option<ReadCheck<'_>> = if verify { Some(&mut check) } else { None };
-                    timed_reads(drv, ctx, n, buf, check, wall.as_mut())
+                    let r0 = wtime();
+                    (r0, timed_reads(drv, ctx, n, buf, check, wall.as_mut()))
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -621,9 +674,15 @@ impl<'a> ApiRun<'a> {
                 let most = ctx.comm.allreduce_u64(w.in_dataset, Op::Max)?;
                 if first.is_ok() && w.in_dataset < most {
                     w.target = Some(most);
+                    // --payload is refused with --stonewall: the C tool's bytes here
                     first = match phase {
-                        Access::Write => timed_writes(drv, ctx, n, buf, Some(&mut *w)),
+                        Access::Write => timed_writes(drv, ctx, n, buf, Some(&mut *w), None),
                         Access::Read => {
+                            let mut check = |k: u64, b: &[u8]| {
+                                if !b.iter().all(|&x| x == read_byte) {
+                                    mismatches.push(find_mismatch(b, read_byte, d, k));
+                                }
+                            };
                             let check: Option<ReadCheck<'_>> =
                                 if verify { Some(&mut check) } else { None };
                             timed_reads(drv, ctx, n, buf, check, Some(&mut *w))

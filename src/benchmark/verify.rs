@@ -11,8 +11,11 @@ use crate::pattern::Pattern;
 /// without formatting; turned into text after the timer stops.
 #[derive(Clone, Copy)]
 pub(super) struct Mismatch {
-    /// The byte expected: that of the rank that wrote the part (rank + 1, wrapping).
-    expected: u8,
+    /// The bytes expected at the first wrong places: that of the rank that wrote the part
+    /// (rank + 1, wrapping), or the generated payload's (`--payload`).
+    expected: [u8; 19],
+    /// `--payload`: the rank that wrote the part (named in the summary line).
+    writer: Option<u32>,
     dataset: u64,
     transfer: u64,
     count: u64,
@@ -24,8 +27,33 @@ pub(super) struct Mismatch {
 /// transfer whose bytes differ from `rank_byte`.
 #[cold]
 pub(super) fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u64) -> Mismatch {
+    find(buf, |_| rank_byte, None, dataset, transfer)
+}
+
+/// The finding for a transfer whose bytes differ from `expected` (`--payload`), written
+/// by rank `writer`; otherwise as [`find_mismatch`].
+#[cold]
+pub(super) fn find_payload_mismatch(
+    buf: &[u8],
+    expected: &[u8],
+    writer: u32,
+    dataset: u64,
+    transfer: u64,
+) -> Mismatch {
+    find(buf, |i| expected[i], Some(writer), dataset, transfer)
+}
+
+/// The bytes of `buf` that differ from `want(i)`, counted, the first 19 kept.
+fn find(
+    buf: &[u8],
+    want: impl Fn(usize) -> u8,
+    writer: Option<u32>,
+    dataset: u64,
+    transfer: u64,
+) -> Mismatch {
     let mut m = Mismatch {
-        expected: rank_byte,
+        expected: [0; 19],
+        writer,
         dataset,
         transfer,
         count: 0,
@@ -33,12 +61,14 @@ pub(super) fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u
         got: [0; 19],
     };
     for (i, &b) in buf.iter().enumerate() {
-        if b != rank_byte {
+        let w = want(i);
+        if b != w {
             if m.count == 0 {
                 m.first_index = i as u64;
             }
             if (m.count as usize) < m.got.len() {
                 m.got[m.count as usize] = b;
+                m.expected[m.count as usize] = w;
             }
             m.count += 1;
         }
@@ -50,9 +80,9 @@ pub(super) fn find_mismatch(buf: &[u8], rank_byte: u8, dataset: u64, transfer: u
 /// summary with the offset of the first wrong byte.
 fn mismatch_text(rank: u32, pat: &Pattern, path: &str, api: Api, m: &Mismatch) -> String {
     use std::fmt::Write;
-    let expected = m.expected;
     let mut s = String::new();
-    for g in m.got.iter().take((m.count as usize).min(19)) {
+    let n = (m.count as usize).min(19);
+    for (g, expected) in m.got.iter().zip(m.expected.iter()).take(n) {
         let _ = writeln!(
             s,
             "{rank}: read data error, expected ({expected}), got ({g})"
@@ -70,9 +100,12 @@ fn mismatch_text(rank: u32, pat: &Pattern, path: &str, api: Api, m: &Mismatch) -
             m.dataset * pat.dataset_bytes() + in_dset
         ),
     };
+    let by = m
+        .writer
+        .map_or_else(String::new, |w| format!(" (written by rank {w})"));
     let _ = writeln!(
         s,
-        "rank {rank}: verification failed in {path}, {place}: {} of {} bytes wrong in transfer {}",
+        "rank {rank}: verification failed in {path}, {place}: {} of {} bytes wrong in transfer {}{by}",
         m.count,
         pat.buf_bytes(),
         m.transfer
@@ -152,6 +185,20 @@ mod tests {
                 "in f.h5, Dataset_2, element offset 161: 1 of 16 bytes wrong in transfer 3\n"
             ),
             "{t}"
+        );
+    }
+
+    #[test]
+    fn payload_mismatch_names_the_expected_byte_and_the_writer() {
+        let want: Vec<u8> = (0..16).collect();
+        let mut buf = want.clone();
+        buf[5] = 99;
+        let m = find_payload_mismatch(&buf, &want, 2, 1, 3);
+        let t = mismatch_text(1, &pat(false), "#pio_tmp_1.posix", Api::Posix, &m);
+        assert_eq!(
+            t,
+            "1: read data error, expected (5), got (99)\n\
+             rank 1: verification failed in #pio_tmp_1.posix, dataset 2, file offset 309: 1 of 16 bytes wrong in transfer 3 (written by rank 2)\n"
         );
     }
 

@@ -346,6 +346,7 @@ mod tests {
                 K::Percent => "percent",
                 K::Seconds => "seconds",
                 K::Hint => "`KEY=VALUE`",
+                K::Payload => "`constant`, `incompressible`, `compress=PCT`",
             }),
             Action::Switch(_) => None,
         }

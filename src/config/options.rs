@@ -4,6 +4,7 @@
 use std::ffi::{OsStr, OsString};
 
 use super::acceptance::Acceptance;
+use super::payload::{parse_payload, PayloadOptions};
 use super::stonewall::StonewallOptions;
 use super::storage::StorageOptions;
 use super::values::{
@@ -80,6 +81,8 @@ pub struct Options {
     /// `--deflate=LEVEL`: PHDF5 datasets compressed with the deflate filter at this level
     /// (0-9; `H5Pset_deflate`), chunked and collective only (default: none).
     pub deflate: Option<u32>,
+    /// `--payload`, `--seed` (default: the C tool's bytes).
+    pub payload: PayloadOptions,
 }
 
 impl Default for Options {
@@ -115,6 +118,7 @@ impl Default for Options {
             stonewall: StonewallOptions::default(),
             mpi_info: Vec::new(),
             deflate: None,
+            payload: PayloadOptions::default(),
         }
     }
 }
@@ -359,7 +363,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 48] = [
+pub static DEFS: [Def; 50] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -501,6 +505,13 @@ pub static DEFS: [Def; 48] = [
             put(&mut o.output, file_name(v, "").map(Some))
         }),
         "Write the report to FILE. [default: standard output]"),
+    def!(_ "payload" 2, value(ValueKind::Payload, |o, v| put(&mut o.payload.kind, parse_payload(v))),
+        "What the data files hold: constant (the C tool's bytes),\n\
+         incompressible (seeded random bytes; every 4 KiB block carries its\n\
+         offset and the seed, so no two blocks are equal and neither\n\
+         compression nor deduplication gains anything) or compress=PCT (the\n\
+         last PCT % of each 4 KiB block zeros). -D v checks every byte.\n\
+         [default: constant]"),
     def!('p' "min-num-processes" 9,
         value(ValueKind::Int, |o, v| put(&mut o.min_procs, parse_int32(v))),
         "Smallest number of processes (0 counts as 1). [default: 1]"),
@@ -538,6 +549,12 @@ pub static DEFS: [Def; 48] = [
          wrote, so that its data comes from another node. Default SHIFT:\n\
          the processes on a node when the run spans nodes, else 1 (one\n\
          node, one shared page cache). [default: off]"),
+    def!(_ "seed" 2, value(ValueKind::Int, |o, v| {
+            put(&mut o.payload.seed, parse_int(v, u64::MAX).map(Some))
+        }),
+        "The seed of --payload's generator, 0 to 18446744073709551615: the\n\
+         same seed writes the same bytes. --read-only needs the writing\n\
+         run's. [default: a new seed per run, shown in the parameter block]"),
     def!(_ "stable" 3, flag(|o, on| o.acceptance.stable = on),
         "Measure the storage, not the page cache: refuse, before any I/O,\n\
          each --expect criterion on a page-cache figure, with the reason\n\

@@ -4,6 +4,7 @@
 use std::ops::{Deref, DerefMut};
 
 use super::options::{Action, Def, Options, Shown, Switch, DEFS};
+use super::payload::PayloadOptions;
 use super::storage::{StorageFacts, StorageOptions};
 use super::values::ApiSet;
 use crate::terms::Api;
@@ -30,6 +31,9 @@ pub struct Params {
     pub min_procs: u32,
     /// Largest process count (>= min_procs).
     pub max_procs: u32,
+    /// The seed of a generated payload (`--payload`): `--seed`'s, else 0 until the run
+    /// chooses one for itself (`app`, agreed by every rank before any I/O).
+    pub seed: u64,
 }
 
 impl Deref for Params {
@@ -94,6 +98,7 @@ impl Params {
             num_iters: o.num_iters.max(1),
             min_procs,
             max_procs,
+            seed: o.payload.seed.unwrap_or(0),
         }
     }
 
@@ -134,6 +139,7 @@ impl Params {
     /// flag's that is on ([`Shown`]). Empty without them.
     pub fn report_lines(&self, facts: &StorageFacts) -> Vec<String> {
         let mut lines = self.storage.report_lines(facts);
+        lines.extend(self.payload.report_line(self.seed));
         lines.extend(shown_on(&DEFS, self).map(|s| s.line.to_string()));
         lines.extend(self.stonewall.report_lines());
         lines
@@ -149,6 +155,13 @@ impl Params {
                 StorageOptions::FIELDS
                     .into_iter()
                     .zip(self.storage.field_values()),
+            );
+        }
+        if self.payload.on() {
+            fields.extend(
+                PayloadOptions::FIELDS
+                    .into_iter()
+                    .zip(self.payload.field_values(self.seed)),
             );
         }
         fields.extend(shown_on(&DEFS, self).map(|s| (s.key, "on".to_string())));
@@ -181,6 +194,16 @@ impl Params {
             self.storage
                 .problems(&non_posix, self.write_only, &self.proc_counts()),
         );
+        out.extend(self.payload.problems(self.storage.read_only));
+        if self.payload.on() && self.stonewall.millis.is_some() {
+            // the payload's write path does not yet stop at the deadline
+            out.push(
+                "--payload other than constant cannot be combined with --stonewall yet: \
+                 run the time-limited phases with the C tool's bytes, or the payload \
+                 without a deadline"
+                    .to_string(),
+            );
+        }
         out
     }
 
@@ -339,12 +362,15 @@ impl Params {
     }
 }
 
-/// The names of every field [`Params::result_fields`] may write: the storage fields,
-/// then each shown flag's, then `--stonewall`'s and the run's validity. A results file read back carries these besides the
+/// The names of every field [`Params::result_fields`] may write and a comparison reads
+/// back: the storage fields, `payload`, then each shown flag's, then `--stonewall`'s,
+/// the run's validity and `--deflate` (not `seed`, which differs from run to run by
+/// design). A results file read back carries these besides the
 /// parameters every file has; absent, a field is `off`.
 pub fn result_keys() -> impl Iterator<Item = &'static str> {
     StorageOptions::FIELDS
         .into_iter()
+        .chain(std::iter::once(PayloadOptions::FIELDS[0]))
         .chain(DEFS.iter().filter_map(shown).map(|s| s.key))
         .chain(["stonewall_s", "wear_out", "valid"])
         .chain(["deflate"])

@@ -305,11 +305,13 @@ pub enum ValueKind {
     Seconds,
     /// `--mpi-info`: one MPI-IO hint, `KEY=VALUE`.
     Hint,
+    /// `--payload`: `constant`, `incompressible` or `compress=PCT`.
+    Payload,
 }
 
 impl ValueKind {
     /// The value's name in the help text and the documents: `SIZE`, `N`, `LIST`, `FILE`,
-    /// `BYTE`, `WHEN`, `SHIFT`, `CRITERION`, `PCT`, `SECONDS`.
+    /// `BYTE`, `WHEN`, `SHIFT`, `CRITERION`, `PCT`, `SECONDS`, `KEY=VALUE`, `KIND`.
     pub fn var(self) -> &'static str {
         match self {
             ValueKind::Size => "SIZE",
@@ -323,6 +325,7 @@ impl ValueKind {
             ValueKind::Percent => "PCT",
             ValueKind::Seconds => "SECONDS",
             ValueKind::Hint => "KEY=VALUE",
+            ValueKind::Payload => "KIND",
         }
     }
 
@@ -348,6 +351,7 @@ impl ValueKind {
             ValueKind::Percent => "a percentage such as 10",
             ValueKind::Seconds => "a number of seconds such as 300",
             ValueKind::Hint => "an MPI-IO hint KEY=VALUE",
+            ValueKind::Payload => "constant, incompressible or compress=PCT",
         }
     }
 }

@@ -9,6 +9,7 @@
 use std::ffi::CString;
 
 use crate::agreement::Beacon;
+use crate::benchmark::payload::Stamps;
 use crate::config::Params;
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
@@ -152,10 +153,14 @@ pub struct Transfers<'a> {
     pub check: Option<ReadCheck<'a>>,
     /// `--stonewall`: the phase's deadline and counts ([`Wall`]); `None` without it.
     pub wall: Option<&'a mut Wall>,
+    /// `--payload`: where each written transfer's bytes come from ([`Stamps::at`]);
+    /// `None`: the transfer buffer, as the C tool. A driver takes it once per dataset
+    /// and writes on a path of its own, so the default path is untouched.
+    pub source: Option<Stamps<'a>>,
 }
 
-/// The timed write loop of one dataset: transfers `0..n` from `buf` (spec §5.2, §7),
-/// [`Driver::write`]. Returns the first error.
+/// The timed write loop of one dataset: transfers `0..n` from `buf`, or from `source`
+/// with `--payload` (spec §5.2, §7), [`Driver::write`]. Returns the first error.
 ///
 /// Never inlined: `make bench` counts the instructions spent in it (callgrind's
 /// `--toggle-collect=*timed_writes*`), so it holds exactly the timed loop.
@@ -166,6 +171,7 @@ pub fn timed_writes(
     n: u64,
     buf: &[u8],
     wall: Option<&mut Wall>,
+    source: Option<Stamps<'_>>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
@@ -173,6 +179,7 @@ pub fn timed_writes(
         keep_going,
         check: None,
         wall,
+        source,
     };
     drv.write(ctx, &mut x, buf)
 }
@@ -195,6 +202,7 @@ pub fn timed_reads<'a>(
         keep_going,
         check,
         wall,
+        source: None,
     };
     drv.read(ctx, &mut x, buf)
 }

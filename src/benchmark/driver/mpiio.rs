@@ -246,6 +246,10 @@ impl Driver for MpiioDriver {
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()> {
+        if let Some(mut src) = x.source.take() {
+            // --payload: transfer k's bytes from src.at(k), on the general path
+            return each_write(ctx, x, |k| self.transfer(ctx, k, Dir::Write(src.at(k))));
+        }
         match self.contiguous_1d(ctx) {
             // one call per transfer at evenly spaced offsets, nothing else
             Some((f, t, nb, first, step)) if x.n > 0 => {

@@ -146,6 +146,19 @@ impl Driver for Phdf5Driver {
             return Ok(());
         }
         let (ds, fs, ms, dx) = self.ready()?;
+        if let Some(mut src) = x.source.take() {
+            // --payload: transfer k's bytes from src.at(k), checked per transfer
+            return each_write(ctx, x, |k| {
+                let w = ds.writes(ms, fs, dx, src.at(k))?;
+                match &ctx.pattern {
+                    Pattern::D1(p) => w.at(&[conv(k * step_1d(p))?]),
+                    Pattern::D2(p) => {
+                        let (r, c) = p.hdf5_offset(k);
+                        w.at(&[conv(r)?, conv(c)?])
+                    }
+                }
+            });
+        }
         let w = ds.writes(ms, fs, dx, buf)?;
         match &ctx.pattern {
             Pattern::D1(p) => {

@@ -7,6 +7,7 @@
 use std::ffi::CString;
 
 use super::interface::{each_read, each_write, Access, Ctx, Driver, Transfers};
+use crate::benchmark::payload::Stamps;
 use crate::error::{Error, Result};
 use crate::ffi::posix::{self, Fd, FileStat, OpenMode};
 use crate::pattern::Steps;
@@ -34,6 +35,51 @@ impl PosixDriver {
     }
 }
 
+impl PosixDriver {
+    /// [`Driver::write`] with `--payload`: transfer `k`'s bytes from `src.at(k)`, piece
+    /// by piece as the general path of the default payload.
+    #[inline(never)]
+    fn write_generated(
+        &mut self,
+        ctx: &Ctx<'_>,
+        x: &mut Transfers<'_>,
+        mut src: Stamps<'_>,
+    ) -> Result<()> {
+        let (fd, st, base) = (self.fd()?, self.steps, self.base);
+        let res = match (st.linear, st.pieces) {
+            // one piece per transfer at evenly spaced offsets, as the default path
+            (Some((first, step)), 1) => {
+                let first = base + first;
+                each_write(ctx, x, |k| fd.pwrite_all(src.at(k), first + k * step))
+            }
+            _ => self.write_generated_pieces(ctx, x, src),
+        };
+        res.map_err(|e| self.with_path(e))
+    }
+
+    /// [`PosixDriver::write_generated`] for transfers of several pieces.
+    fn write_generated_pieces(
+        &self,
+        ctx: &Ctx<'_>,
+        x: &mut Transfers<'_>,
+        mut src: Stamps<'_>,
+    ) -> Result<()> {
+        let (fd, st, p, base) = (self.fd()?, self.steps, &ctx.pattern, self.base);
+        each_write(ctx, x, |k| {
+            let b = src.at(k);
+            let o = base + st.start(p, k);
+            for j in 0..st.pieces {
+                let pc = st.piece(o, j);
+                fd.pwrite_all(
+                    &b[pc.buf_off as usize..(pc.buf_off + pc.len) as usize],
+                    pc.file_off,
+                )?;
+            }
+            Ok(())
+        })
+    }
+}
+
 impl Driver for PosixDriver {
     fn open(&mut self, ctx: &Ctx<'_>, path: &CString, phase: Access) -> Result<()> {
         let how = match (phase, ctx.p.storage.direct) {
@@ -56,6 +102,9 @@ impl Driver for PosixDriver {
     fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()> {
         if x.n == 0 {
             return Ok(());
+        }
+        if let Some(src) = x.source.take() {
+            return self.write_generated(ctx, x, src);
         }
         let (fd, st, p, base) = (self.fd()?, self.steps, &ctx.pattern, self.base);
         let res = match (st.linear, st.pieces) {
