@@ -2,6 +2,7 @@
 
 mod acceptance;
 pub mod panics;
+pub mod watchdog;
 
 pub use acceptance::{exit_status, Checks, EXIT_CHECKS_FAILED, EXIT_INCONCLUSIVE};
 
@@ -20,6 +21,7 @@ use crate::ffi::posix::stderr_is_terminal;
 use crate::measure::Record;
 use crate::output::sink::{write_stdout, Sink};
 use crate::output::{distinct, export, report};
+use crate::terms::doing::{self, Doing};
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
 pub const HDF5_BUILD_VERSION: &str = env!("H5PERF_HDF5_VERSION");
@@ -214,6 +216,7 @@ pub fn run_on(
     info_pairs: Option<&[(String, String)]>,
     caller: &Caller,
 ) -> Result<Done> {
+    doing::set(Doing::Checking);
     let (params, accept) = check(comm, opts)?;
     let merged;
     let info_pairs = if opts.mpi_info.is_empty() {
@@ -222,9 +225,12 @@ pub fn run_on(
         merged = with_option_hints(info_pairs, &opts.mpi_info)?;
         Some(&merged[..])
     };
+    let _watchdog = start_watchdog(comm, &params)?;
     let place = claim_data_dir(comm, &params, opts, caller)?;
+    doing::set(Doing::Opening);
     let mut outputs = open_outputs(comm, &params, &place, info_pairs, caller, accept.is_some())?;
     let outcome = run_steps(comm, &params, &place, &mut outputs, caller)?;
+    doing::set(Doing::Publishing);
     publish(comm, params, place, outputs, outcome, accept.as_ref())
 }
 
@@ -259,6 +265,25 @@ fn with_option_hints(
         .chain(given)
         .cloned()
         .collect())
+}
+
+/// The `--timeout` watchdog of this rank ([`watchdog`]), or none without the option.
+/// Errors: refused where no signal handler removes the files (the C API: it would end
+/// the caller's process); the thread cannot start (agreed).
+fn start_watchdog(comm: &Comm, params: &Params) -> Result<Option<watchdog::Watchdog>> {
+    let Some(seconds) = params.timeout else {
+        return Ok(None);
+    };
+    if !crate::ffi::signals::installed() {
+        return Err(Error::Invalid(vec![
+            "--timeout ends the processes of the job: it is an option of the h5perf program, \
+             not of the C API"
+                .into(),
+        ]));
+    }
+    let started = watchdog::Watchdog::start(comm.rank()?, seconds)
+        .map_err(|e| Error::Other(format!("--timeout: cannot start its thread: {e}")));
+    agree_value(comm, started).map(Some)
 }
 
 /// Stage 1, check (collective, no I/O); errors: [`Error::Invalid`] with every problem.

@@ -6,7 +6,10 @@
 //!   before the verdict, where the reported panic happened), on 2 and 3 ranks; the
 //!   reported reproducer (a criterion of 70,000 blanks) is refused before any I/O;
 //! * item 9: SIGINT while rank 0 replaces a results document leaves no temporary file
-//!   `.NAME.h5perf-tmp.PID` (tests/slow_shim.c holds `fsync` of that file for a while).
+//!   `.NAME.h5perf-tmp.PID` (tests/slow_shim.c holds `fsync` of that file for a while);
+//! * item 10: a rank stopped with SIGSTOP ends the job at `--timeout`;
+//! * item 11: a data file name of 4,070 bytes is refused (room for MPI's own names);
+//! * item 12: a host name with `/` does not break the lock.
 
 mod common;
 
@@ -239,4 +242,131 @@ fn a_long_data_directory_leaves_room_for_the_mpi_library() {
         "{msg}"
     );
     assert!(o.stdout.is_empty(), "{}", o.describe());
+}
+
+/// The h5perf processes whose environment holds `H5PERF_TEST_MARK=mark`: (pid, world
+/// rank).
+fn marked_ranks(mark: &str) -> Vec<(u32, u32)> {
+    let want = format!("H5PERF_TEST_MARK={mark}");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .map_or(true, |c| c.trim() != "h5perf")
+        {
+            continue;
+        }
+        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            continue;
+        };
+        let vars: Vec<String> = env
+            .split(|&b| b == 0)
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect();
+        if !vars.contains(&want) {
+            continue;
+        }
+        let rank = vars.iter().find_map(|v| {
+            ["OMPI_COMM_WORLD_RANK=", "PMI_RANK="]
+                .iter()
+                .find_map(|k| v.strip_prefix(k).and_then(|r| r.parse().ok()))
+        });
+        if let Some(r) = rank {
+            out.push((pid, r));
+        }
+    }
+    out
+}
+
+/// Item 10 and `--timeout`: rank 1 stopped (SIGSTOP) in a long run; with `--timeout 10`
+/// (long enough for rank 1 to be stopped first even on a loaded machine)
+/// rank 0 says where it waited and ends, the launcher ends the stopped rank, the exit
+/// status is not 0, rank 1 printed nothing, and no data file, lock or temporary file is
+/// left. Without the option the job would wait for ever.
+#[test]
+fn a_stalled_rank_ends_at_the_timeout() {
+    let dir = scratch_dir();
+    let d = dir.path().to_path_buf();
+    let mark = format!("to{}", std::process::id());
+    let m = mark.clone();
+    let job = std::thread::spawn(move || {
+        mpirun_timeout(
+            2,
+            &[
+                "-A",
+                "posix",
+                "-e",
+                "128M",
+                "-x",
+                "1M",
+                "-X",
+                "1M",
+                "-B",
+                "1M",
+                "-i",
+                "200",
+                "-p",
+                "2",
+                "--timeout",
+                "10",
+                "--json",
+                "r.json",
+            ],
+            &[("H5PERF_TEST_MARK", &m)],
+            &d,
+            TIMEOUT,
+        )
+    });
+    let t = Instant::now();
+    let stopped = loop {
+        let ranks = marked_ranks(&mark);
+        if ranks.len() == 2 && !pio_tmp_files(dir.path()).is_empty() {
+            let (pid, _) = ranks.iter().find(|(_, r)| *r == 1).copied().unwrap();
+            let st = std::process::Command::new("kill")
+                .args(["-s", "STOP", &pid.to_string()])
+                .status()
+                .unwrap();
+            assert!(st.success());
+            break pid;
+        }
+        assert!(
+            !job.is_finished(),
+            "the job ended before rank 1 was stopped"
+        );
+        assert!(t.elapsed() < TIMEOUT, "no data file within {TIMEOUT:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let o = job.join().unwrap();
+    // the stopped rank is gone (the launcher killed it), whatever happened
+    let _ = std::process::Command::new("kill")
+        .args(["-s", "KILL", &stopped.to_string()])
+        .stderr(std::process::Stdio::null())
+        .status();
+    assert!(o.status != Some(0), "{}", o.describe());
+    // 10 s of timeout, and the time to start: a hang would reach TIMEOUT
+    assert!(o.elapsed < Duration::from_secs(40), "{}", o.describe());
+    assert!(
+        o.stderr
+            .contains("h5perf: rank 0: --timeout of 10 s exceeded in "),
+        "{}",
+        o.describe()
+    );
+    // rank 1 never says it reached the deadline; if it runs again before it is killed
+    // (Open MPI sends SIGCONT first) it says it was stalled
+    assert!(!o.stderr.contains("rank 1: --timeout"), "{}", o.describe());
+    for line in o
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("h5perf: rank 1:"))
+    {
+        assert!(
+            line.contains("stalled past the --timeout of 10 s"),
+            "{line}"
+        );
+    }
+    let left = leftovers(dir.path());
+    table_row("SIGSTOP of rank 1, --timeout 10", &o, &left, "");
+    assert!(left.is_empty(), "left {left:?}\n{}", o.describe());
 }

@@ -27,6 +27,7 @@ use crate::measure::{
 use crate::output::report;
 use crate::output::sink::Sink;
 use crate::pattern::{Pattern, Pattern1D, Pattern2D};
+use crate::terms::doing::{self, Doing};
 
 /// What a whole run produced on this rank.
 #[derive(Debug, Default, Clone)]
@@ -167,6 +168,7 @@ impl Run<'_> {
         )?;
         let beacon = beacon.transpose()?;
         for buf in p.buf_sizes() {
+            doing::set_step(Doing::BetweenPhases, n, buf);
             let t0 = wtime();
             let pattern_for = |api: Api| pattern(p, n, rank, buf, api);
             let any = pattern_for(Api::Posix);
@@ -475,9 +477,11 @@ impl<'a> ApiRun<'a> {
                 out.write(&self.write_pattern.trace(rank));
             }
             self.watch.before_write(comm, cpath)?;
+            doing::set(Doing::Writing);
             comm.barrier()?;
             self.ctx.pattern = self.write_pattern;
             self.timed_phase(cpath, Access::Write)?;
+            doing::set(Doing::BetweenPhases);
             // with --stonewall, the bytes all ranks moved (distinct bytes of the file);
             // compressed datasets (--deflate) may take less room than their data
             let moved = self.phase_figures(Access::Write)?;
@@ -507,10 +511,12 @@ impl<'a> ApiRun<'a> {
             out.write(&self.read_pattern.trace(rank));
         }
         self.watch.before_read(comm, cpath)?;
+        doing::set(Doing::Reading);
         comm.barrier()?;
         self.ctx.pattern = self.read_pattern;
         self.timed_phase(cpath, Access::Read)?;
         self.phase_figures(Access::Read)?;
+        doing::set(Doing::BetweenPhases);
         self.watch.after_read(comm, cpath)
     }
 

@@ -65,6 +65,8 @@ pub struct Options {
     pub rank_csv: Option<OsString>,
     /// `--progress`: a line on stderr after each (processes, transfer size) step.
     pub progress: bool,
+    /// `--timeout`: seconds after which every rank ends the run (issue 35).
+    pub timeout: Option<u64>,
     /// `--summary`: a summary table after the report.
     pub summary: bool,
     /// `--fill-value`, `--fill-time` (`-n`), `--alloc-time` (default: none set).
@@ -111,6 +113,7 @@ impl Default for Options {
             csv: None,
             rank_csv: None,
             progress: false,
+            timeout: None,
             summary: false,
             fill: FillSettings::default(),
             storage: StorageOptions::default(),
@@ -363,7 +366,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 50] = [
+pub static DEFS: [Def; 51] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -577,6 +580,12 @@ pub static DEFS: [Def; 50] = [
     def!('T' "threshold" 2, value(ValueKind::Size, |o, v| put(&mut o.h5_thresh, parse_size(v))),
         "HDF5 alignment threshold: only objects of at least this size\n\
          are aligned to -a. [default: 1]"),
+    def!(_ "timeout" 2, value(ValueKind::Int, |o, v| put(&mut o.timeout, whole_count(v).map(Some))),
+        "End the run on every rank after N seconds: each rank still running\n\
+         prints the stage it is in and ends (SIGTERM, its files removed);\n\
+         a stalled rank prints nothing. Exit status not 0; the results files\n\
+         keep the finished steps, marked incomplete. Without it a batch\n\
+         system's time limit is the guard. [default: none]"),
     def!(_ "tolerance" 2, value(ValueKind::Percent, |o, v| o.acceptance.set_tolerance(v)),
         "With --baseline: how much worse than the baseline a mean throughput\n\
          may be, in percent (0 to below 100). [default: 10]"),

@@ -90,6 +90,11 @@ fn handled_mask() -> libc::sigset_t {
     }
 }
 
+/// Whether [`install`] has installed the handlers (the program; not the C API).
+pub fn installed() -> bool {
+    HOOK.get().is_some()
+}
+
 /// Install the handlers, which run `hook` (async-signal-safe), and ignore SIGXFSZ.
 pub fn install(hook: fn()) {
     if HOOK.set(hook).is_err() {
@@ -122,4 +127,11 @@ pub fn install(hook: fn()) {
     }
     // SAFETY: ignoring SIGXFSZ makes oversized writes fail with EFBIG instead.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+}
+
+/// End this process with SIGTERM, as the launcher or `timeout` would: the handlers
+/// installed by [`install`] remove the registered files, then the process dies of it.
+pub fn terminate_self() {
+    // SAFETY: raise has no preconditions.
+    unsafe { libc::raise(libc::SIGTERM) };
 }

@@ -1,6 +1,7 @@
 //! The shared vocabulary: [`Api`], [`Timer`], [`Phase`], [`Direction`] (spec §8), fill (§9).
 
 pub mod api;
+pub mod doing;
 pub mod fill;
 pub mod phase;
 pub mod timer;
