@@ -316,3 +316,117 @@ fn a_byte_order_mark_is_read_past_and_a_json_name_twice_refused() {
         ],
     );
 }
+
+/// The bytes of `text` that XML 1.0 forbids or a terminal obeys: C0 controls but tab and
+/// line feed, DEL.
+fn raw_controls(text: &[u8]) -> Vec<u8> {
+    text.iter()
+        .copied()
+        .filter(|&b| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f)
+        .collect()
+}
+
+#[test]
+fn control_characters_never_reach_the_page_or_a_message_raw() {
+    let hostile = "x\u{0}\u{1b}[2J\u{7}\r\n<tr>y\u{1}";
+    let d = edited("r.csv", "c.csv", |r| {
+        set(r, "command_line", &format!("h5perf {hostile}"), |_| true);
+        set(r, "hosts", &format!("{hostile}:2"), |_| true);
+        set(r, "slowest_host", hostile, |_| true);
+        set(r, "mpi_info", &format!("k={hostile}"), |_| true);
+    });
+    let o = alone(
+        &[
+            "--from",
+            "c.csv",
+            "--html",
+            "p.html",
+            "--expect",
+            "posix.write>=1B/s",
+        ],
+        d.path(),
+    );
+    assert!(o.success(), "{}", o.describe());
+    let page = fs::read(d.path().join("p.html")).unwrap();
+    assert_eq!(raw_controls(&page), b"", "control characters in the page");
+    let page = String::from_utf8(page).unwrap();
+    assert!(page.contains("h5perf x\u{fffd}\u{fffd}[2J\u{fffd}\u{fffd}\u{fffd}&lt;tr&gt;y\u{fffd}"));
+    // the verdict table has its own rows only
+    assert_eq!(raw_controls(o.stdout.as_bytes()), b"", "{}", o.describe());
+    let xmllint = require_tool("xmllint", "libxml2-utils");
+    let st = std::process::Command::new(xmllint)
+        .args(["--noout", "--nonet"])
+        .arg(d.path().join("p.html"))
+        .status()
+        .unwrap();
+    assert!(st.success(), "the page is not well-formed XML");
+
+    // messages: a criterion, a field and a file name with escape sequences and a bell
+    let d = edited("r.csv", "e.csv", |r| {
+        set(r, "api", "po\u{1b}[31msix\u{7}", |i| i == 2)
+    });
+    for (args, needle) in [
+        (
+            vec![
+                "--from",
+                "r.csv",
+                "--expect",
+                "posix.wr\u{1b}[2Jite>=1B/s\u{7}",
+            ],
+            "a criterion holds no control character (found \\u{1b})",
+        ),
+        (
+            vec!["--from", "e.csv", "--html", "p.html"],
+            "e.csv: line 3: unknown api 'po\\u{1b}[31msix\\u{7}'",
+        ),
+        (
+            vec!["--from", "gone\u{1b}[31m\u{7}.csv", "--html", "p.html"],
+            "gone\\u{1b}[31m\\u{7}.csv: No such file or directory",
+        ),
+    ] {
+        let o = alone(&args, d.path());
+        refused(&format!("{args:?}"), &o, &[needle]);
+        assert_eq!(raw_controls(o.stderr.as_bytes()), b"", "{}", o.describe());
+    }
+}
+
+#[test]
+fn csv_cells_that_spreadsheets_would_run_are_neutralised() {
+    let d = scratch_dir();
+    let mut args = RUN.to_vec();
+    args.extend(["--csv", "r.csv", "--json", "r.json", "-P", "1"]);
+    let o = mpirun_timeout(
+        1,
+        &args,
+        &[("HDF5_MPI_INFO", "@SUM(1+1)*cmd=x;-2+3=y")],
+        d.path(),
+        T,
+    );
+    assert!(o.success(), "{}", o.describe());
+    let text = fs::read_to_string(d.path().join("r.csv")).unwrap();
+    let rows = parse_csv(&text);
+    let c = rows[0].iter().position(|h| h == "mpi_info").unwrap();
+    for r in &rows[1..] {
+        assert_eq!(r[c], "'@SUM(1+1)*cmd=x;-2+3=y", "{r:?}");
+    }
+    // quoted in the file, so that the ' stays part of the cell
+    assert!(text.contains(",\"'@SUM(1+1)*cmd=x;-2+3=y\","));
+    // no text cell starts a formula
+    for r in &rows[1..] {
+        for (h, v) in rows[0].iter().zip(r) {
+            let numeric = v.parse::<f64>().is_ok();
+            assert!(
+                numeric || !v.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                "{h}: {v:?}"
+            );
+        }
+    }
+    // read back without the mark: the page of the CSV is the page of the JSON
+    for f in ["r.csv", "r.json"] {
+        let o = alone(&["--from", f, "--html", &format!("{f}.html")], d.path());
+        assert!(o.success(), "{}", o.describe());
+    }
+    let a = fs::read_to_string(d.path().join("r.csv.html")).unwrap();
+    assert_eq!(a, fs::read_to_string(d.path().join("r.json.html")).unwrap());
+    assert!(a.contains("@SUM(1+1)*cmd=x, -2+3=y"), "the hints as given");
+}

@@ -925,8 +925,7 @@ mod tests {
                 let _ = read_document(&text[..]);
                 let (m, p, recs) = run_set(&[2], &[4096], &[Api::Posix], true, &rates);
                 let json = export::to_json(&m, &p, &recs);
-                let cut = json.char_indices().map(|(i, _)| i).find(|&i| i >= cut.min(json.len())).unwrap_or(json.len());
-                let _ = read_document(json[..cut].as_bytes());
+                let _ = read_document(&json.as_bytes()[..cut.min(json.len())]);
             }
 
             /// Any f64 as a figure: read exactly when finite and not negative; the page of
