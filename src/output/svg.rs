@@ -158,7 +158,7 @@ const AXIS_RANGE: (f64, f64) = (1e-200, 1e200);
 /// A "nice" tick step for values up to `max` (about five ticks): 1, 2, 2.5 or 5 × 10^k.
 ///
 /// Total: 1 for a `max` that is not a positive number (0, negative, NaN, infinite); a finite
-/// positive `max` is first clamped to [`AXIS_RANGE`], so the step is always finite and > 0.
+/// positive `max` is first clamped to 1e-200 … 1e200, so the step is always finite and > 0.
 pub fn nice_step(max: f64) -> f64 {
     if max <= 0.0 || !max.is_finite() {
         return 1.0;
