@@ -28,7 +28,7 @@ pub const HDF5_BUILD_VERSION: &str = env!("H5PERF_HDF5_VERSION");
 
 /// The text world rank 0 prints on stderr for an error (one message, spec §10 fixed).
 pub fn error_message(e: &Error) -> String {
-    match e {
+    let text = match e {
         Error::Usage(m) => m.clone(),
         Error::Invalid(ms) => ms
             .iter()
@@ -42,7 +42,27 @@ pub fn error_message(e: &Error) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         other => format!("h5perf: {other}"),
+    };
+    terminal_safe(&text)
+}
+
+/// `text` with every control character but the line feed (between messages) and the tab
+/// written as its escape (`\u{1b}`): a name or value quoted in a message cannot move the
+/// cursor, ring the bell or end a line of its own.
+fn terminal_safe(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.to_string();
     }
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// Run h5perf with `args` on `MPI_COMM_WORLD`; exit status 0, 1, [`EXIT_CHECKS_FAILED`] or

@@ -231,6 +231,14 @@ impl Criterion {
             )));
         }
         let text = text.trim();
+        // a line end would split the verdict table, an escape sequence would drive the
+        // terminal: a criterion is printed as given
+        if let Some(c) = text.chars().find(|c| c.is_control()) {
+            return Err(ValueError::from(format!(
+                "a criterion holds no control character (found {})",
+                c.escape_default()
+            )));
+        }
         if text.is_empty() {
             return Err(ValueError::from(format!(
                 "empty criterion (expected {SHAPE})"
@@ -705,6 +713,11 @@ mod tests {
             "procs=x is not a whole number",
         );
         refused("mpiio.write>=2GB/s@procs=4294967296", "too large");
+        refused(
+            "posix.write>=1B/s\n| PASS",
+            "no control character (found \\n)",
+        );
+        refused("posix.wr\u{1b}[2Jite>=1B/s", "(found \\u{1b})");
         refused(
             "mpiio.write>=2GB/s@procs=2,procs=4",
             "procs= is given twice",

@@ -8,7 +8,8 @@ use crate::error::Error;
 /// keys at most `max_key` bytes, values `max_val` bytes.
 ///
 /// # Errors
-/// [`Error::Usage`] for an entry without `=`, an empty key or value, or one too long.
+/// [`Error::Usage`] for an entry without `=`, an empty key or value, one too long, a
+/// control character (a newline would forge a line of the text report), or a key given twice.
 pub fn parse_mpi_info_with_limits(
     s: &str,
     max_key: usize,
@@ -39,6 +40,18 @@ pub fn parse_mpi_info_with_limits(
         }
         if value.is_empty() {
             return Err(refuse("empty value".to_string()));
+        }
+        if let Some(c) = piece.chars().find(|c| c.is_control()) {
+            return Err(refuse(format!(
+                "it holds the control character {} (the report and the results files \
+                 would carry it)",
+                c.escape_default()
+            )));
+        }
+        if out.iter().any(|(k, _): &(String, String)| k == key) {
+            return Err(refuse(format!(
+                "the key {key} is given twice (the MPI library would keep only the last)"
+            )));
         }
         if key.len() > max_key {
             return Err(refuse(format!(
@@ -137,8 +150,25 @@ mod tests {
         assert_eq!(pairs("a=b; ;c=d"), vec![p("a", "b"), p("c", "d")]);
         assert_eq!(pairs(" \t ; ;\t"), vec![]);
         assert_eq!(pairs("z=1;a=2;"), vec![p("z", "1"), p("a", "2")]);
-        // Duplicates are passed on in order (MPI_Info_set keeps the last one).
-        assert_eq!(pairs("a=1;a=2"), vec![p("a", "1"), p("a", "2")]);
+    }
+
+    #[test]
+    fn a_key_twice_or_a_control_character_is_refused() {
+        // MPI_Info_set would keep the last: which one was meant is not known; the JSON
+        // results would hold the name twice, which its readers take differently
+        let m = refused("a=1;b=2;a=3");
+        assert!(
+            m.contains("'a=3'") && m.contains("the key a is given twice"),
+            "{m}"
+        );
+        let m = refused("a=1\n   Maximum Throughput: 88888.88 MB/s");
+        assert!(
+            m.contains("control character \\n") && !m.contains('\n'),
+            "{m}"
+        );
+        for c in ['\u{1b}', '\u{7}', '\r', '\u{0}', '\u{85}'] {
+            refused(&format!("k=v{c}w"));
+        }
     }
 
     #[test]

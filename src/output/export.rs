@@ -114,11 +114,18 @@ impl RunMeta {
         let me = hostname();
         let mut names = Vec::with_capacity(size as usize);
         for r in 0..size {
-            names.push(String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned());
+            // a host name is printed in the report: a control character in it is escaped
+            let name = String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned();
+            names.push(crate::config::values::printable(&name));
         }
         let here = crate::datadir::dir_or_current(dir);
         let resolved = std::fs::canonicalize(here).unwrap_or_else(|_| here.to_path_buf());
-        let data_dir = crate::error::path_text(resolved.as_os_str());
+        // the path as it is (JSON and CSV hold any character; the page replaces control
+        // characters); bytes that are not UTF-8 as `\xNN`
+        let data_dir = resolved.to_str().map_or_else(
+            || crate::error::path_text(resolved.as_os_str()),
+            str::to_string,
+        );
         let fs_type = crate::ffi::posix::c_path(&resolved)
             .ok()
             .and_then(|c| crate::ffi::storage::file_system_name(&c).ok())
@@ -645,6 +652,21 @@ fn field_names<'a>(p: &Params, param_names: &[&'a str], meta: &'a RunMeta) -> Ve
         .collect()
 }
 
+/// The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+/// Injection": `=`, `+`, `-`, `@`, tab, carriage return), and the quote that marks them.
+pub const FORMULA_LEADS: [char; 7] = ['=', '+', '-', '@', '\t', '\r', '\''];
+
+/// One CSV text field (a host name, a hint, a path): as [`csv_field`], but one starting with
+/// one of [`FORMULA_LEADS`] is written quoted, after a `'` (OWASP's advice), so that no
+/// spreadsheet runs it; a reader takes the `'` off again (`readback`).
+fn csv_text(out: &mut String, s: &str) {
+    if s.starts_with(FORMULA_LEADS) {
+        let _ = write!(out, "\"'{}\"", s.replace('"', "\"\""));
+    } else {
+        csv_field(out, s);
+    }
+}
+
 /// One CSV field (RFC 4180): quoted when needed, inner double quotes doubled.
 fn csv_field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
@@ -664,7 +686,10 @@ pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
             if i > 0 {
                 out.push(',');
             }
-            csv_field(&mut out, &v.text());
+            match v {
+                Value::Text(t) => csv_text(&mut out, t),
+                v => csv_field(&mut out, &v.text()),
+            }
         }
         out.push('\n');
     }
@@ -719,7 +744,7 @@ pub fn to_rank_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
                 k.phase().key(),
                 s.rank
             );
-            csv_field(&mut out, &s.host);
+            csv_text(&mut out, &s.host);
             let _ = writeln!(
                 out,
                 ",{},{bytes},{},{}",
@@ -1094,6 +1119,18 @@ mod tests {
             csv_field(&mut s, f);
             s.push('|');
         }
+        // formulas are not cells that run: quoted after a '
+        let mut f = String::new();
+        for t in [
+            "=1+2", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "'=x", "'a", "a=1", "", "h",
+        ] {
+            csv_text(&mut f, t);
+            f.push('|');
+        }
+        assert_eq!(
+            f,
+            "\"'=1+2\"|\"'+1\"|\"'-2\"|\"'@SUM(A1)\"|\"'\tx\"|\"'\rx\"|\"''=x\"|\"''a\"|a=1||h|"
+        );
         assert_eq!(
             s,
             "plain|\"a,b\"|\"say \"\"hi\"\"\"|\"two\nlines\"|\"cr\r\"||"

@@ -1,5 +1,6 @@
 //! A small JSON reader (RFC 8259) for `--json` results: members in order, numbers as written.
 
+use crate::config::values::printable;
 use crate::error::{Error, Result};
 
 /// A JSON value.
@@ -129,6 +130,7 @@ impl Parser<'_> {
     fn members(&mut self, depth: usize, close: u8) -> Result<Json> {
         self.i += 1;
         let (mut members, mut items) = (Vec::new(), Vec::new());
+        let mut names = std::collections::HashSet::new();
         if !self.eat(close) {
             loop {
                 if close == b']' {
@@ -139,6 +141,14 @@ impl Parser<'_> {
                         return Err(self.error("expected a member name"));
                     }
                     let k = self.string()?;
+                    if !names.insert(k.clone()) {
+                        // RFC 8259 §4: names SHOULD be unique, readers then differ (Python
+                        // takes the last): a document with a name twice is refused
+                        return Err(self.error(&format!(
+                            "the member name \"{}\" appears twice in one object",
+                            printable(&k)
+                        )));
+                    }
                     if !self.eat(b':') {
                         return Err(self.error("expected ':'"));
                     }

@@ -1,7 +1,10 @@
 //! Reading h5perf's own results files (also after the report on stdout) into a [`ResultSet`].
 
+use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
+use std::io::{BufRead, Read};
 
+use crate::config::values::printable;
 use crate::config::{Api, Params};
 use crate::error::{path_text, Error, Result};
 use crate::measure::{Phase, Record};
@@ -29,15 +32,64 @@ pub enum Document {
     Samples(Vec<RankSample>),
 }
 
-/// Read one results file.
+/// The largest results file read, bytes (256 MiB): a results file of a large sweep is a few
+/// MiB, a `--rank-csv` file of 256 ranks × 5 iterations × 1,000 measurements about 80 MiB.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// What `m` is, when it is not a regular file: `a FIFO`, `a directory`, ….
+fn kind_of(m: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    match () {
+        _ if t.is_dir() => "a directory",
+        _ if t.is_fifo() => "a FIFO",
+        _ if t.is_char_device() => "a character device",
+        _ if t.is_block_device() => "a block device",
+        _ if t.is_socket() => "a socket",
+        _ => "of another kind",
+    }
+}
+
+/// `name` opened for reading: a regular file of at most [`MAX_FILE_BYTES`], found so without
+/// blocking (opened with `O_NONBLOCK`, so a FIFO without a writer does not wait).
+fn open_regular(name: &OsStr) -> std::result::Result<std::fs::File, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(name)
+        .map_err(|e| crate::error::io_text(&e))?;
+    let m = f.metadata().map_err(|e| crate::error::io_text(&e))?;
+    if !m.is_file() {
+        return Err(format!(
+            "{}, not a regular file (results are read from regular files only)",
+            kind_of(&m)
+        ));
+    }
+    if m.len() > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    Ok(f)
+}
+
+fn too_large() -> String {
+    format!(
+        "larger than {} MiB, the most h5perf reads of a results file",
+        MAX_FILE_BYTES >> 20
+    )
+}
+
+/// Read one results file: a regular file of at most [`MAX_FILE_BYTES`], read as a stream
+/// (CSV rows one by one; a JSON document whole).
 ///
 /// # Errors
-/// `NAME: reason` when the file cannot be read or is not an h5perf results document.
+/// `NAME: reason` when the file cannot be opened, is not a regular file or is too large, or
+/// is not an h5perf results document (the reason names the line or record and the field).
 pub fn read_file(name: &OsStr) -> Result<Document> {
     let shown = path_text(name);
-    let text = std::fs::read_to_string(name)
-        .map_err(|e| bad(format!("{shown}: {}", crate::error::io_text(&e))))?;
-    parse_document(&text).map_err(|e| bad(format!("{shown}: {e}")))
+    let f = open_regular(name).map_err(|e| bad(format!("{shown}: {e}")))?;
+    let reader = std::io::BufReader::new(f.take(MAX_FILE_BYTES + 1));
+    read_document(reader).map_err(|e| bad(format!("{shown}: {e}")))
 }
 
 /// Read the results of one run from `names`: one results file and at most one `--rank-csv`.
@@ -76,7 +128,8 @@ pub fn read_results(names: &[OsString]) -> Result<ResultSet> {
         )));
     };
     if let Some((sname, s)) = samples {
-        if let Some(r) = s.iter().find(|r| set.cell(&r.key).is_none()) {
+        let keys: HashSet<CellKey> = set.cells.iter().map(|c| c.key).collect();
+        if let Some(r) = s.iter().find(|r| !keys.contains(&r.key)) {
             return Err(bad(format!(
                 "{sname} does not belong to {rname}: {rname} has no {}",
                 r.key
@@ -87,24 +140,154 @@ pub fn read_results(names: &[OsString]) -> Result<ResultSet> {
     Ok(set)
 }
 
-/// The document in `text`.
+/// The lines of a stream, one by one, counted, at most [`MAX_FILE_BYTES`] in all; a UTF-8
+/// byte-order mark at its start is skipped (spreadsheets write one).
+struct Lines<R> {
+    r: R,
+    /// The number of the last line read (from 1).
+    line: usize,
+    bytes: u64,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> Lines<R> {
+    fn new(r: R) -> Self {
+        Lines {
+            r,
+            line: 0,
+            bytes: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The next line with its line end, `None` at the end.
+    fn next(&mut self) -> Result<Option<String>> {
+        self.buf.clear();
+        let n = self
+            .r
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| bad(crate::error::io_text(&e)))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.bytes += n as u64;
+        self.line += 1;
+        if self.bytes > MAX_FILE_BYTES {
+            return Err(bad(too_large()));
+        }
+        let mut text = std::str::from_utf8(&self.buf)
+            .map_err(|_| bad(format!("line {}: not UTF-8 text", self.line)))?;
+        if self.line == 1 {
+            text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        }
+        Ok(Some(text.to_string()))
+    }
+
+    /// The rest of the stream after `first`, as one text.
+    fn rest(&mut self, first: String) -> Result<String> {
+        let mut text = first;
+        while let Some(l) = self.next()? {
+            text.push_str(&l);
+        }
+        Ok(text)
+    }
+
+    /// The next CSV record (RFC 4180: a quoted field may hold line ends) and the number of
+    /// its first line, `None` at the end.
+    fn record(&mut self) -> Result<Option<(usize, Vec<String>)>> {
+        let Some(mut rec) = self.next()? else {
+            return Ok(None);
+        };
+        let first = self.line;
+        // quotes come in pairs: the record ends at the first line end after an even count
+        let mut quotes = rec.matches('"').count();
+        if quotes % 2 == 1 {
+            // a quote misplaced on the first line is named as such
+            fields_so_far(&rec, first)?;
+        }
+        while quotes % 2 == 1 {
+            let Some(more) = self.next()? else {
+                return Err(bad(format!("line {first}: a quoted field is not closed")));
+            };
+            quotes += more.matches('"').count();
+            rec.push_str(&more);
+        }
+        let body = rec.strip_suffix('\n').unwrap_or(&rec);
+        let body = match rec.ends_with('\n') {
+            true => body.strip_suffix('\r').unwrap_or(body),
+            false => body,
+        };
+        fields(body, first).map(|f| Some((first, f)))
+    }
+}
+
+/// The fields of one CSV record `rec` (without its line end) that starts on line `line`.
 ///
 /// # Errors
-/// Not a results document, or a malformed one (the reason names the row or position).
+/// A quote inside an unquoted field, or (`a quoted field is not closed`) one left open.
+fn fields(rec: &str, line: usize) -> Result<Vec<String>> {
+    fields_so_far(rec, line)?
+        .ok_or_else(|| bad(format!("line {line}: a quoted field is not closed")))
+}
+
+/// The fields of `rec` as [`fields`], `None` when it ends inside a quoted field.
+fn fields_so_far(rec: &str, line: usize) -> Result<Option<Vec<String>>> {
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let (mut quoted, mut was_quoted) = (false, false);
+    let mut chars = rec.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') if field.is_empty() && !was_quoted => {
+                quoted = true;
+                was_quoted = true;
+            }
+            (false, '"') => return Err(bad(format!("line {line}: a quote inside a field"))),
+            (false, ',') => {
+                row.push(std::mem::take(&mut field));
+                was_quoted = false;
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if quoted {
+        return Ok(None);
+    }
+    row.push(field);
+    Ok(Some(row))
+}
+
+/// The document in `text`; errors as [`read_document`].
 pub fn parse_document(text: &str) -> Result<Document> {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
+    read_document(text.as_bytes())
+}
+
+/// The document read from `r` (what comes before it, such as a report, is skipped).
+///
+/// # Errors
+/// Not a results document, a malformed one (the reason names the line or record and the
+/// field), or more than [`MAX_FILE_BYTES`].
+pub fn read_document(r: impl BufRead) -> Result<Document> {
+    let mut lines = Lines::new(r);
+    while let Some(line) = lines.next()? {
         let l = line.trim_end_matches(['\n', '\r']);
         if l == "{" {
-            return results_from_json(&text[at..]).map(Document::Results);
+            return results_from_json(&lines.rest(line)?).map(Document::Results);
         }
         if l.starts_with("nprocs,xfer_size,buf_bytes,") {
-            return results_from_csv(&text[at..]).map(Document::Results);
+            let header = fields(l, lines.line)?;
+            return results_of_csv(header, &mut lines).map(Document::Results);
         }
         if l.starts_with("nprocs,xfer_size,api,iteration,") {
-            return samples_from_csv(&text[at..]).map(Document::Samples);
+            let header = fields(l, lines.line)?;
+            return samples_of_csv(&header, &mut lines).map(Document::Samples);
         }
-        at += line.len();
     }
     Err(bad(
         "not an h5perf results file (no line '{' of --json, no header of --csv or \
@@ -117,47 +300,9 @@ pub fn parse_document(text: &str) -> Result<Document> {
 /// # Errors
 /// A quote left open, or a quote inside an unquoted field.
 pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>> {
+    let mut lines = Lines::new(text.as_bytes());
     let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let (mut quoted, mut was_quoted) = (false, false);
-    let mut chars = text.chars().peekable();
-    let mut line = 1;
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (true, c) => {
-                line += usize::from(c == '\n');
-                field.push(c);
-            }
-            (false, '"') if field.is_empty() && !was_quoted => {
-                quoted = true;
-                was_quoted = true;
-            }
-            (false, '"') => return Err(bad(format!("line {line}: a quote inside a field"))),
-            (false, ',') => {
-                row.push(std::mem::take(&mut field));
-                was_quoted = false;
-            }
-            (false, '\r') if chars.peek() == Some(&'\n') => {}
-            (false, '\n') => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-                was_quoted = false;
-                line += 1;
-            }
-            (false, c) => field.push(c),
-        }
-    }
-    if quoted {
-        return Err(bad(format!("line {line}: a quoted field is not closed")));
-    }
-    if !field.is_empty() || !row.is_empty() || was_quoted {
-        row.push(field);
+    while let Some((_, row)) = lines.record()? {
         rows.push(row);
     }
     Ok(rows)
@@ -174,7 +319,24 @@ fn need(get: &Get<'_>, name: &str, at: &str) -> Result<String> {
 fn num<T: std::str::FromStr>(get: &Get<'_>, name: &str, at: &str) -> Result<T> {
     let t = need(get, name, at)?;
     t.parse()
-        .map_err(|_| bad(format!("{at}: {name} is not a number: '{t}'")))
+        .map_err(|_| bad(format!("{at}: {name} is not a number: '{}'", printable(&t))))
+}
+
+/// A figure (seconds, MiB/s): a finite number, not negative. `1e999`, `inf`, `NaN` or `-1`
+/// would be compared or drawn as if measured, and are refused.
+fn figure(get: &Get<'_>, name: &str, at: &str) -> Result<f64> {
+    let v: f64 = num(get, name, at)?;
+    if !v.is_finite() {
+        let t = need(get, name, at)?;
+        return Err(bad(format!(
+            "{at}: {name} is not a finite number: '{}'",
+            printable(&t)
+        )));
+    }
+    if v < 0.0 {
+        return Err(bad(format!("{at}: {name} is negative: {v}")));
+    }
+    Ok(v)
 }
 
 /// The (processes, transfer size, API, phase) of a record.
@@ -183,12 +345,12 @@ fn key_of(get: &Get<'_>, at: &str) -> Result<CellKey> {
     let api = Api::ALL
         .into_iter()
         .find(|a| a.name() == api)
-        .ok_or_else(|| bad(format!("{at}: unknown api '{api}'")))?;
+        .ok_or_else(|| bad(format!("{at}: unknown api '{}'", printable(&api))))?;
     let phase = need(get, "phase", at)?;
     let phase = Phase::ALL
         .into_iter()
         .find(|p| p.key() == phase)
-        .ok_or_else(|| bad(format!("{at}: unknown phase '{phase}'")))?;
+        .ok_or_else(|| bad(format!("{at}: unknown phase '{}'", printable(&phase))))?;
     Ok(CellKey::new(
         num(get, "nprocs", at)?,
         num(get, "xfer_size", at)?,
@@ -207,43 +369,42 @@ fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
         key: key_of(get, at)?,
         bytes: num(get, "bytes", at)?,
         iterations: num(get, "iterations", at)?,
-        min_time_s: num(get, "min_time_s", at)?,
-        avg_time_s: num(get, "avg_time_s", at)?,
-        max_time_s: num(get, "max_time_s", at)?,
-        std_time_s: num(get, "std_time_s", at)?,
-        max_mibps: num(get, "max_mibps", at)?,
-        avg_mibps: num(get, "avg_mibps", at)?,
-        min_mibps: num(get, "min_mibps", at)?,
-        std_mibps: num(get, "std_mibps", at)?,
+        min_time_s: figure(get, "min_time_s", at)?,
+        avg_time_s: figure(get, "avg_time_s", at)?,
+        max_time_s: figure(get, "max_time_s", at)?,
+        std_time_s: figure(get, "std_time_s", at)?,
+        max_mibps: figure(get, "max_mibps", at)?,
+        avg_mibps: figure(get, "avg_mibps", at)?,
+        min_mibps: figure(get, "min_mibps", at)?,
+        std_mibps: figure(get, "std_mibps", at)?,
         slowest,
     })
 }
 
-/// Refuse a second measurement of the same key.
-fn push_unique(cells: &mut Vec<Cell>, c: Cell, at: &str) -> Result<()> {
-    if cells.iter().any(|x| x.key == c.key) {
-        return Err(bad(format!("{at}: a second record of {}", c.key)));
-    }
-    cells.push(c);
-    Ok(())
+/// The cells read so far, a second measurement of one key refused (found by hashing).
+#[derive(Default)]
+struct Cells {
+    cells: Vec<Cell>,
+    seen: HashSet<CellKey>,
 }
 
-fn csv_table(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
-    let mut rows = parse_csv(text)?;
-    if rows.is_empty() {
-        return Err(bad("empty CSV"));
+impl Cells {
+    fn push(&mut self, c: Cell, at: &str) -> Result<()> {
+        if !self.seen.insert(c.key) {
+            return Err(bad(format!("{at}: a second record of {}", c.key)));
+        }
+        self.cells.push(c);
+        Ok(())
     }
-    let header = rows.remove(0);
-    Ok((header, rows))
 }
 
-/// Where CSV row `i` (from 0) is, and its field getter; errors when its length is wrong.
+/// The field getter of a CSV record `row` of line `line`; errors when its length is wrong.
 fn csv_row<'a>(
     header: &'a [String],
     row: &'a [String],
-    i: usize,
+    line: usize,
 ) -> Result<(String, impl Fn(&str) -> Option<String> + 'a)> {
-    let at = format!("row {}", i + 2);
+    let at = format!("line {line}");
     if row.len() != header.len() {
         return Err(bad(format!(
             "{at}: {} fields, the header has {}",
@@ -253,9 +414,18 @@ fn csv_row<'a>(
     }
     let get = |name: &str| {
         let c = header.iter().position(|h| h == name)?;
-        Some(row[c].clone()).filter(|v| !v.is_empty())
+        Some(unmarked(&row[c]).to_string()).filter(|v| !v.is_empty())
     };
     Ok((at, get))
+}
+
+/// A CSV text field without the `'` that h5perf writes before a formula-like one
+/// ([`export::FORMULA_LEADS`]); any other field as it is.
+fn unmarked(field: &str) -> &str {
+    match field.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(export::FORMULA_LEADS) => rest,
+        _ => field,
+    }
 }
 
 /// The results of a `--csv` document (its header first).
@@ -263,7 +433,15 @@ fn csv_row<'a>(
 /// # Errors
 /// A header, field or value missing or malformed, or two rows of one measurement.
 pub fn results_from_csv(text: &str) -> Result<ResultSet> {
-    let (header, rows) = csv_table(text)?;
+    let mut lines = Lines::new(text.as_bytes());
+    let Some((_, header)) = lines.record()? else {
+        return Err(bad("empty CSV"));
+    };
+    results_of_csv(header, &mut lines)
+}
+
+/// The results of a `--csv` document whose header is `header`, its rows read from `lines`.
+fn results_of_csv<R: BufRead>(header: Vec<String>, lines: &mut Lines<R>) -> Result<ResultSet> {
     let has = |name: &str| header.iter().any(|h| h == name);
     for f in [
         "nprocs",
@@ -289,9 +467,11 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
         )
         .filter(|f| has(f))
         .collect();
-    for (i, row) in rows.iter().enumerate() {
-        let (at, get) = csv_row(&header, row, i)?;
-        if i == 0 {
+    let mut cells = Cells::default();
+    let mut first = true;
+    while let Some((line, row)) = lines.record()? {
+        let (at, get) = csv_row(&header, &row, line)?;
+        if std::mem::take(&mut first) {
             set.run = RUN_FIELDS
                 .iter()
                 .map(|f| get(f).unwrap_or_default())
@@ -305,23 +485,32 @@ pub fn results_from_csv(text: &str) -> Result<ResultSet> {
                 .filter_map(|f| get(f).map(|v| (f.to_string(), v)))
                 .collect();
         }
-        push_unique(&mut set.cells, cell_of(&get, &at)?, &at)?;
+        cells.push(cell_of(&get, &at)?, &at)?;
     }
+    set.cells = cells.cells;
     Ok(set)
 }
 
 /// The samples of a `--rank-csv` document (its header first); errors as [`results_from_csv`].
 pub fn samples_from_csv(text: &str) -> Result<Vec<RankSample>> {
-    let (header, rows) = csv_table(text)?;
-    let mut out = Vec::with_capacity(rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        let (at, get) = csv_row(&header, row, i)?;
+    let mut lines = Lines::new(text.as_bytes());
+    let Some((_, header)) = lines.record()? else {
+        return Err(bad("empty CSV"));
+    };
+    samples_of_csv(&header, &mut lines)
+}
+
+/// The samples of a `--rank-csv` document whose header is `header`, read from `lines`.
+fn samples_of_csv<R: BufRead>(header: &[String], lines: &mut Lines<R>) -> Result<Vec<RankSample>> {
+    let mut out = Vec::new();
+    while let Some((line, row)) = lines.record()? {
+        let (at, get) = csv_row(header, &row, line)?;
         out.push(RankSample {
             key: key_of(&get, &at)?,
             iteration: num(&get, "iteration", &at)?,
             rank: num(&get, "rank", &at)?,
             host: get("host").unwrap_or_default(),
-            time_s: num(&get, "time_s", &at)?,
+            time_s: figure(&get, "time_s", &at)?,
         });
     }
     Ok(out)
@@ -334,6 +523,7 @@ pub fn results_from_json(text: &str) -> Result<ResultSet> {
         return Err(bad("the JSON has no \"records\" array"));
     };
     let mut set = ResultSet::default();
+    let mut cells = Cells::default();
     for f in RUN_FIELDS {
         let v = match (f, j.get(f)) {
             ("mpi_info", Some(Json::Obj(m))) => m
@@ -366,8 +556,9 @@ pub fn results_from_json(text: &str) -> Result<ResultSet> {
     for (i, r) in records.iter().enumerate() {
         let at = format!("record {}", i + 1);
         let get = |name: &str| r.get(name).and_then(Json::text).filter(|v| !v.is_empty());
-        push_unique(&mut set.cells, cell_of(&get, &at)?, &at)?;
+        cells.push(cell_of(&get, &at)?, &at)?;
     }
+    set.cells = cells.cells;
     Ok(set)
 }
 
@@ -518,12 +709,12 @@ mod tests {
         let (m, p, recs) = run_set(&[2], &[4096], &[Api::Posix], false, &rates);
         let csv = export::to_csv(&m, &p, &recs);
         let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
-        // a figure that is not a number (row 3)
+        // a figure that is not a number (line 3)
         lines[2] = lines[2].replacen(",posix,write,", ",posix,write,x", 1);
         let e = results_from_csv(&(lines.join("\n") + "\n"))
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("row 3: bytes is not a number"), "{e}");
+        assert!(e.starts_with("line 3: bytes is not a number"), "{e}");
         let dup = format!("{csv}{}\n", csv.lines().nth(1).unwrap());
         let e = results_from_csv(&dup).unwrap_err().to_string();
         assert!(
@@ -563,5 +754,214 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("line 2"));
+    }
+
+    /// `csv` with field `name` of data row `row` (from 0) set to `v`.
+    fn with_field(csv: &str, row: usize, name: &str, v: &str) -> String {
+        let mut rows = parse_csv(csv).unwrap();
+        let c = rows[0].iter().position(|h| h == name).unwrap();
+        rows[row + 1][c] = v.to_string();
+        rows.iter()
+            .map(|r| {
+                r.iter()
+                    .map(|f| match f.contains([',', '"', '\n', '\r']) {
+                        true => format!("\"{}\"", f.replace('"', "\"\"")),
+                        false => f.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+                    + "\n"
+            })
+            .collect()
+    }
+
+    #[test]
+    fn figures_that_are_not_finite_or_are_negative_are_refused_with_line_and_field() {
+        let (m, p, recs) = run_set(&[2], &[4096], &[Api::Posix], true, &rates);
+        let csv = export::to_csv(&m, &p, &recs);
+        for field in ["avg_mibps", "std_mibps", "max_mibps", "min_time_s"] {
+            for v in ["NaN", "nan", "inf", "-inf", "Infinity", "1e999", "-1e999"] {
+                let e = results_from_csv(&with_field(&csv, 2, field, v))
+                    .unwrap_err()
+                    .to_string();
+                assert_eq!(e, format!("line 4: {field} is not a finite number: '{v}'"));
+            }
+            let e = results_from_csv(&with_field(&csv, 0, field, "-0.5"))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(e, format!("line 2: {field} is negative: -0.5"));
+        }
+        // the largest and the smallest finite figures are figures
+        for v in ["1.7e308", "5e-324", "0"] {
+            let set = results_from_csv(&with_field(&csv, 1, "avg_mibps", v)).unwrap();
+            assert_eq!(set.cells[1].avg_mibps, v.parse::<f64>().unwrap());
+        }
+        // a report before the document counts in the line numbers
+        let e = parse_document(&format!(
+            "a report\n\n{}",
+            with_field(&csv, 0, "avg_mibps", "inf")
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("line 4: avg_mibps"), "{e}");
+        let json = export::to_json(&m, &p, &recs);
+        let at = json.find("\"avg_mibps\":").unwrap() + "\"avg_mibps\":".len();
+        let end = at + json[at..].find([',', '}']).unwrap();
+        let bad = format!("{}1e999{}", &json[..at], &json[end..]);
+        let e = results_from_json(&bad).unwrap_err().to_string();
+        assert_eq!(e, "record 1: avg_mibps is not a finite number: '1e999'");
+        let ranks = export::to_rank_csv(&m, &p, &recs);
+        let e = samples_from_csv(&with_field(&ranks, 3, "time_s", "1e999"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "line 5: time_s is not a finite number: '1e999'");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_a_name_twice_refused() {
+        let (m, p, recs) = run_set(&[2], &[4096], &[Api::Posix], true, &rates);
+        for text in [
+            export::to_csv(&m, &p, &recs),
+            export::to_json(&m, &p, &recs),
+        ] {
+            let plain = parse_document(&text).unwrap();
+            assert_eq!(parse_document(&format!("\u{feff}{text}")).unwrap(), plain);
+        }
+        let json = export::to_json(&m, &p, &recs).replacen(
+            "\"avg_mibps\":",
+            "\"avg_mibps\":1,\"avg_mibps\":",
+            1,
+        );
+        let e = results_from_json(&json).unwrap_err().to_string();
+        assert!(
+            e.contains("the member name \"avg_mibps\" appears twice in one object"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let st = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let e = read_file(fifo.as_os_str()).unwrap_err().to_string();
+        assert!(
+            e.ends_with(": a FIFO, not a regular file (results are read from regular files only)"),
+            "{e}"
+        );
+        for (dev, kind) in [("/dev/zero", "a character device"), ("/", "a directory")] {
+            let e = read_file(OsStr::new(dev)).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "{dev}: {kind}, not a regular file (results are read from regular files only)"
+                )
+            );
+        }
+        // a sparse file past the limit is refused before any read
+        let big = dir.path().join("big.csv");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_FILE_BYTES + 1).unwrap();
+        let e = read_file(big.as_os_str()).unwrap_err().to_string();
+        assert!(
+            e.ends_with(": larger than 256 MiB, the most h5perf reads of a results file"),
+            "{e}"
+        );
+        // a stream that says nothing of its size is cut at the limit
+        let endless = std::io::BufReader::new(std::io::repeat(b'x').take(MAX_FILE_BYTES + 10));
+        let e = read_document(endless).unwrap_err().to_string();
+        assert!(e.contains("larger than 256 MiB"), "{e}");
+    }
+
+    #[test]
+    fn second_records_are_found_by_hashing() {
+        // n distinct rows, then one repeated: linear time (a pairwise search was 27 s at 160k)
+        let rows = |n: u32| {
+            let (m, p, recs) = run_set(&[1], &[4096], &[Api::Posix], false, &rates);
+            let csv = export::to_csv(&m, &p, &recs);
+            let mut lines = csv.lines();
+            let header = lines.next().unwrap();
+            let row = lines.next().unwrap();
+            let rest = row.split_once(',').unwrap().1;
+            let mut t = format!("{header}\n");
+            for i in 1..=n {
+                t.push_str(&format!("{i},{rest}\n"));
+            }
+            t.push_str(&format!("{n},{rest}\n"));
+            t
+        };
+        let time = |n: u32| {
+            let t = rows(n);
+            let start = std::time::Instant::now();
+            let e = results_from_csv(&t).unwrap_err().to_string();
+            assert!(e.contains("a second record of"), "{e}");
+            assert!(e.starts_with(&format!("line {}:", n + 2)), "{e}");
+            start.elapsed().as_secs_f64()
+        };
+        let (small, large) = (time(5_000), time(80_000));
+        // linear: 16 times the rows in about 16 times the time; pairwise would be 256 times
+        assert!(
+            large < 64.0 * small.max(1e-3),
+            "{small} s for 5k, {large} s for 80k"
+        );
+    }
+
+    mod properties {
+        use super::super::super::html;
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A results CSV of 2 × 2 measurements, its header first.
+        fn csv() -> String {
+            let (m, p, recs) = run_set(&[2], &[4096, 8192], &[Api::Posix], true, &rates);
+            export::to_csv(&m, &p, &recs)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// Any bytes: an answer, no panic; a document read has no more cells than lines.
+            #[test]
+            fn any_bytes_are_read_or_refused(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
+                if let Ok(Document::Results(r)) = read_document(&bytes[..]) {
+                    prop_assert!(r.cells.len() <= bytes.iter().filter(|&&b| b == b'\n').count() + 1);
+                }
+            }
+
+            /// Any bytes after a real header and row (the CSV reader's states), and a JSON
+            /// document cut anywhere.
+            #[test]
+            fn any_bytes_after_a_header(tail in proptest::collection::vec(any::<u8>(), 0..2048), cut in 0usize..4000) {
+                let mut text = csv().into_bytes();
+                text.truncate(text.len() / 2);
+                text.extend(&tail);
+                let _ = read_document(&text[..]);
+                let (m, p, recs) = run_set(&[2], &[4096], &[Api::Posix], true, &rates);
+                let json = export::to_json(&m, &p, &recs);
+                let _ = read_document(&json.as_bytes()[..cut.min(json.len())]);
+            }
+
+            /// Any f64 as a figure: read exactly when finite and not negative; the page of
+            /// what is read is finished and bounded.
+            #[test]
+            fn any_number_as_a_figure(bits in any::<u64>(), field in 0usize..5, row in 0usize..4) {
+                let v = f64::from_bits(bits);
+                let name = ["avg_mibps", "max_mibps", "min_mibps", "std_mibps", "max_time_s"][field];
+                let text = with_field(&csv(), row, name, &format!("{v:e}"));
+                match results_from_csv(&text) {
+                    Ok(set) => {
+                        prop_assert!(v.is_finite() && v >= 0.0, "{v} accepted");
+                        let page = html::page(&set, None, &[]);
+                        prop_assert!(page.len() < 200_000, "{} bytes", page.len());
+                        prop_assert!(!page.contains("NaN") && !page.contains("inf"));
+                    }
+                    Err(e) => prop_assert!(!(v.is_finite() && v >= 0.0), "{v} refused: {e}"),
+                }
+            }
+        }
     }
 }

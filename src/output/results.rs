@@ -7,7 +7,7 @@ use crate::config::Api;
 use crate::measure::Phase;
 
 /// What identifies one measurement: (processes, transfer size, API, phase).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CellKey {
     /// Processes of the step.
     pub nprocs: u32,

@@ -102,11 +102,15 @@ pub struct Chart {
     pub bars: bool,
 }
 
-/// `s` with `&`, `<`, `>`, `"` and `'` escaped, for XML text and attribute values.
+/// `s` with `&`, `<`, `>`, `"` and `'` escaped, for XML text and attribute values; every
+/// control character (C0 with tab, line feed and carriage return, DEL, C1) and the
+/// non-characters U+FFFE and U+FFFF replaced by U+FFFD: XML 1.0 forbids most of them, and
+/// a line end or an escape sequence from a results file has no place in a cell.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if c.is_control() || c == '\u{fffe}' || c == '\u{ffff}' => o.push('\u{fffd}'),
             '&' => o.push_str("&amp;"),
             '<' => o.push_str("&lt;"),
             '>' => o.push_str("&gt;"),
@@ -128,8 +132,13 @@ fn text_at(o: &mut String, class: &str, x: f64, y: f64, body: &str) {
     );
 }
 
-/// A coordinate with one decimal (`12.5`, `40`).
+/// A coordinate with one decimal (`12.5`, `40`); clamped to ±[`COORD_LIMIT`], 0 for NaN.
 fn c(v: f64) -> String {
+    let v = if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(-COORD_LIMIT, COORD_LIMIT)
+    };
     let r = (v * 10.0).round() / 10.0;
     if r == r.trunc() {
         format!("{}", r as i64)
@@ -138,17 +147,53 @@ fn c(v: f64) -> String {
     }
 }
 
+/// The largest coordinate written: far outside any chart (a point off the chart is clipped by
+/// the viewer), small enough that every coordinate prints as a short integer.
+const COORD_LIMIT: f64 = 1e6;
+
+/// The smallest and largest top of a y axis: a value outside is drawn against this axis (its
+/// ticks stay finite and distinct, and `top / 5` neither underflows nor overflows).
+const AXIS_RANGE: (f64, f64) = (1e-200, 1e200);
+
 /// A "nice" tick step for values up to `max` (about five ticks): 1, 2, 2.5 or 5 × 10^k.
+///
+/// Total: 1 for a `max` that is not a positive number (0, negative, NaN, infinite); a finite
+/// positive `max` is first clamped to 1e-200 … 1e200, so the step is always finite and > 0.
 pub fn nice_step(max: f64) -> f64 {
     if max <= 0.0 || !max.is_finite() {
         return 1.0;
     }
-    let raw = max / 5.0;
+    let raw = max.clamp(AXIS_RANGE.0, AXIS_RANGE.1) / 5.0;
     let p = 10f64.powf(raw.log10().floor());
     let m = raw / p;
     let k = [1.0, 2.0, 2.5, 5.0].into_iter().find(|&k| m <= k);
     k.unwrap_or(10.0) * p
 }
+
+/// The y axis of values up to `top`: (tick step, number of steps above 0), the axis going from
+/// 0 to `step × steps`, the first nice value at or above `top` ([`nice_step`]).
+///
+/// Total: any `top` (NaN, infinite, 0, negative, subnormal) gives a finite step > 0 and at most
+/// [`MAX_STEPS`] steps, so the tick loop ends and every label is finite.
+pub fn y_axis(top: f64) -> (f64, u32) {
+    let step = nice_step(top);
+    let top = if top.is_finite() {
+        top.min(AXIS_RANGE.1)
+    } else {
+        0.0
+    };
+    let steps = (top / step).ceil();
+    // a nice step is at least top / 10 (above `AXIS_RANGE.0`), so steps ≤ 10 but for rounding
+    let steps = if steps.is_finite() && steps >= 1.0 {
+        (steps as u32).min(MAX_STEPS)
+    } else {
+        1
+    };
+    (step, steps)
+}
+
+/// The most steps of a y axis ([`y_axis`]); a nice step gives at most 10.
+pub const MAX_STEPS: u32 = 12;
 
 /// Bounds above this many times the largest value are not drawn to scale.
 const OFF_SCALE: f64 = 2.0;
@@ -243,8 +288,11 @@ pub fn render(chart: &Chart) -> String {
     let (mut lo, mut hi) = chart
         .x_ticks
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, _)| {
-            (a.min(*x), b.max(*x))
+        .map(|(x, _)| *x)
+        .filter(|x| x.is_finite())
+        .map(|x| x.clamp(-COORD_LIMIT, COORD_LIMIT))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
         });
     if !lo.is_finite() {
         (lo, hi) = (0.0, 1.0);
@@ -254,22 +302,24 @@ pub fn render(chart: &Chart) -> String {
     }
     let pad = (hi - lo) * 0.05;
     let (lo, hi) = (lo - pad, hi + pad);
+    // only finite values set the axis (a value that is not is drawn at its edge, by `c`)
     let data_top = chart
         .series
         .iter()
         .flat_map(|s| &s.points)
-        .map(|p| if chart.bars { p.hi.max(p.y) } else { p.y })
+        .flat_map(|p| [p.y, if chart.bars { p.hi } else { p.y }])
+        .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
     // a bound far above the data would squash it: such a bound is named at the top
-    let on_scale = |b: f64| data_top <= 0.0 || b <= OFF_SCALE * data_top;
+    let on_scale = |b: f64| b.is_finite() && (data_top <= 0.0 || b <= OFF_SCALE * data_top);
     let top = chart
         .bounds
         .iter()
         .map(|b| b.y)
         .filter(|b| on_scale(*b))
         .fold(data_top, f64::max);
-    let step = nice_step(top);
-    let ymax = ((top / step).ceil() * step).max(step);
+    let (step, steps) = y_axis(top);
+    let ymax = step * f64::from(steps);
     let px = |x: f64| x0 + (x - lo) / (hi - lo) * (x1 - x0);
     let py = |y: f64| y0 - y.max(0.0) / ymax * (y0 - y1);
 
@@ -288,12 +338,11 @@ pub fn render(chart: &Chart) -> String {
     let (cx0, cx1, cy0, cy1) = (c(x0), c(x1), c(y0), c(y1));
     let mut grid = String::new();
     let mut labels = String::new();
-    let mut v = 0.0;
-    while v <= ymax + step * 1e-9 {
+    for i in 0..=steps {
+        let v = step * f64::from(i);
         let y = py(v);
         let _ = write!(grid, "M{cx0} {}H{cx1}", c(y));
         text_at(&mut labels, "e", x0 - 4.0, y + 3.5, &tick_text(v, step));
-        v += step;
     }
     for (x, label) in &chart.x_ticks {
         text_at(&mut labels, "m", px(*x), y0 + 13.0, label);
@@ -508,6 +557,71 @@ mod tests {
         assert_eq!(c(40.0), "40");
         assert_eq!(c(-0.04), "0");
         assert_eq!(esc("\"x\""), "&quot;x&quot;");
+        assert_eq!(
+            esc("a\0b\nc\u{1b}[31md\u{7}\t\r\u{7f}\u{85}\u{ffff}é"),
+            "a\u{fffd}b\u{fffd}c\u{fffd}[31md\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}é"
+        );
+    }
+
+    /// A chart of one series with the values `ys` and one bound at `bound`.
+    fn chart_of(ys: &[f64], bound: f64) -> Chart {
+        let mut ch = chart(1);
+        ch.series[0].points = ys
+            .iter()
+            .enumerate()
+            .map(|(i, &y)| Point {
+                x: 12.0 + i as f64,
+                y,
+                lo: y,
+                hi: y,
+                title: String::new(),
+                mark: Mark::Plain,
+            })
+            .collect();
+        ch.bounds[0].y = bound;
+        ch
+    }
+
+    #[test]
+    fn the_axis_is_finite_and_bounded_for_any_value() {
+        let odd = [
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MAX,
+            1.7e308,
+            5e-324,
+            f64::MIN_POSITIVE,
+            1e-300,
+            0.0,
+            -0.0,
+            -5.0,
+            1e300,
+            123.0,
+        ];
+        for &v in &odd {
+            let (step, steps) = y_axis(v);
+            assert!(step.is_finite() && step > 0.0, "{v}: {step}");
+            assert!((1..=MAX_STEPS).contains(&steps), "{v}: {steps}");
+            assert!((step * f64::from(steps)).is_finite(), "{v}");
+            for &b in &odd {
+                let s = render(&chart_of(&[v, 1.0], b));
+                assert!(s.len() < 20_000, "{v} {b}: {} bytes", s.len());
+                assert!(!s.contains("NaN") && !s.contains("inf"), "{v} {b}: {s}");
+                // every y tick: at most MAX_STEPS + 1 grid lines
+                let grid = s.split("<path class=\"gr\" d=\"").nth(1).unwrap();
+                let grid = &grid[..grid.find('"').unwrap()];
+                assert!(
+                    grid.matches('H').count() <= MAX_STEPS as usize + 1,
+                    "{grid}"
+                );
+            }
+        }
+        // all figures zero and a bound that is infinite: an axis 0..1
+        let s = render(&chart_of(&[0.0, 0.0], f64::INFINITY));
+        assert!(s.contains(">1</text>"), "{s}");
+        assert_eq!(y_axis(180.0), (50.0, 4));
+        assert_eq!(y_axis(0.0), (1.0, 1));
     }
 
     /// The x extents (min, max) of every subpath `M… H…` of the bound paths of `svg`.

@@ -60,7 +60,7 @@ impl Direction {
 }
 
 /// A measured phase of a record, in the order the text report prints them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
     /// "Raw Data Write": only the transfer loops.
     RawWrite,
