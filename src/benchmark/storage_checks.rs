@@ -196,6 +196,11 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
 /// part begins means there is nothing to check. Errors: a refusal naming the offset,
 /// what the byte says, and the configuration the file holds ([`found_writers`]).
 fn check_writers(p: &Params, api: Api, file: &std::fs::File, base: u64, path: &str) -> Result<()> {
+    // a generated payload holds no rank bytes, and a stonewalled file may end before the
+    // last planned transfer: only sizes, names and shapes are checked then
+    if p.payload.on() || p.stonewall.millis.is_some() {
+        return Ok(());
+    }
     let (Some(&n), Some(&buf)) = (p.proc_counts().first(), p.buf_sizes().first()) else {
         return Ok(());
     };
