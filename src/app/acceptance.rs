@@ -235,7 +235,8 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
     }))
 }
 
-/// The verdict of `set`, `None` when there is nothing to check.
+/// The verdict of `set`, `None` when there is nothing to check; an invalid run
+/// (`--stonewall`, the `valid` parameter `false`) fails it ([`Verdict::mark_invalid`]).
 fn verdict_of(
     set: &ResultSet,
     criteria: &[Criterion],
@@ -283,7 +284,7 @@ const INVALID_REASON: &str =
     "a stonewalled write phase ended before its deadline: the volume is too small";
 
 /// After the run (collective): rank 0 writes the verdict table and the page; errors agreed.
-/// An invalid run ([`crate::output::export::run_valid`]) counts as one more failure.
+/// An invalid run (`--stonewall`) fails the verdict ([`verdict_of`]).
 pub(super) fn finish(
     comm: &Comm,
     prepared: &Prepared,
