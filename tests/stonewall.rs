@@ -497,3 +497,44 @@ fn read_only_wear_out_of_different_counts_is_refused() {
     );
     assert!(!o.stderr.contains("short transfer"), "{}", o.describe());
 }
+
+/// `-D v` files of a default process sweep (`-p 1 -P 2`: the last step, 1 process, left
+/// the data and counts files): the `--read-only` run of 2 processes is refused with the
+/// counts file's reason, not by a read past the end of the data file.
+#[test]
+fn read_only_of_another_process_count_names_the_counts_file() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let common = [
+        "-A",
+        "mpiio",
+        "-e",
+        "2M",
+        "-x",
+        "64K",
+        "-X",
+        "64K",
+        "-B",
+        "64K",
+        "-D",
+        "v",
+        "--stonewall=0.5",
+    ];
+    let mut args = common.to_vec();
+    args.push("-w");
+    let o = mpirun_timeout(2, &args, &[("HDF5_NOCLEANUP", "1")], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let mut args = common.to_vec();
+    args.push("--read-only");
+    let o = mpirun_timeout(2, &args, &[], d, T);
+    assert!(!o.success(), "{}", o.describe());
+    let all = format!("{}{}", o.stdout, o.stderr);
+    assert!(
+        all.contains(
+            "#pio_tmp_1.mpio.stonewall was written by another run (processes 1 (this run: 2))"
+        ),
+        "{}",
+        o.describe()
+    );
+    assert!(!all.contains("unexpected end of file"), "{}", o.describe());
+}
