@@ -591,6 +591,24 @@ mod tests {
         let one = Verdict::evaluate(&run, &[crit("posix.write>=1B/s")], None, None);
         assert_eq!(one.summary(), "0 of 1 criterion failed");
         assert_eq!(one.status(), Status::Pass);
+        // an invalid run (--stonewall): the verdict itself fails, with a row after the
+        // criteria's and the reason in its first line
+        let mut bad = one.clone();
+        bad.mark_invalid("too short");
+        bad.mark_invalid("too short");
+        assert_eq!((bad.failed(), bad.status()), (1, Status::Fail));
+        assert_eq!(bad.rows.len(), 2);
+        assert_eq!(
+            (bad.rows[1].status, bad.rows[1].measured.as_str()),
+            (Status::Fail, "INVALID")
+        );
+        let text = bad.text();
+        assert!(
+            text.starts_with(
+                "\nVerdict: FAIL (0 of 1 criterion failed; run INVALID (too short))\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
