@@ -129,7 +129,7 @@ fn assert_stopped_at_deadline(j: &J, api: &str, same_count: bool) {
         assert_eq!(r["stonewall_xfers_min_rank"], 1, "{api}");
         assert_eq!(max, planned, "{api}: the fast rank made all its transfers");
     }
-    assert_eq!(r["valid"], "true", "{api}");
+    assert_eq!(r["valid"], true, "{api}");
 }
 
 /// One launch per mode: `--stonewall=2` with rank 1 slowed by 200 ms in every write;
@@ -245,7 +245,7 @@ fn wear_out_gives_every_rank_the_same_count_and_verifies() {
             r["stonewall_xfers_min"], r["stonewall_xfers_max"],
             "every rank the same count: {r}"
         );
-        assert_eq!(r["valid"], "true");
+        assert_eq!(r["valid"], true, "{r}");
         if r["phase"] == "raw_write" {
             // rank 1 was stopped (0.5 s at 50 ms a transfer) and wore out to all 32
             assert!(num(r, "stonewall_wear_out_s") > 0.0, "{r}");
@@ -285,14 +285,10 @@ fn a_run_shorter_than_its_deadline_is_invalid_and_fails_expect() {
     assert!(o
         .stdout
         .contains("INVALID: 1 of 1 phase(s) ended before the deadline"));
-    assert!(
-        o.stdout.contains("Verdict: FAIL: run INVALID"),
-        "{}",
-        o.stdout
-    );
+    assert_invalid_verdict(&o.stdout);
     let j = json(d, "r.json");
     for r in j["records"].as_array().unwrap() {
-        assert_eq!(r["valid"], "false", "{r}");
+        assert_eq!(r["valid"], false, "{r}");
         assert_eq!(r["stonewall_short_phases"], 1, "{r}");
     }
     let csv = fs::read_to_string(d.join("r.csv")).unwrap();
@@ -305,23 +301,58 @@ fn a_run_shorter_than_its_deadline_is_invalid_and_fails_expect() {
     for row in &table[1..] {
         assert_eq!(row[at], "false", "{row:?}");
     }
-    assert_eq!(j["parameters"]["valid"], "false");
-    // the verdict rebuilt from the results fails too
-    for f in ["r.json", "r.csv"] {
-        let o = mpirun_timeout(
-            1,
-            &["--from", f, "--expect", "posix.write>=1B/s"],
-            &[],
-            d,
-            T,
-        );
-        assert_eq!(o.status, Some(3), "--from {f}: {}", o.describe());
+    assert_eq!(j["parameters"]["valid"], false, "a JSON boolean");
+    assert_eq!(j["parameters"]["stonewall_s"], 30, "a JSON number");
+    // the CSV keeps its text
+    let at = table[0].iter().position(|h| h == "stonewall_s").unwrap();
+    assert_eq!(table[1][at], "30");
+    // the verdict rebuilt from the results fails too (JSON and CSV read back), with a
+    // criterion or a baseline (the run against itself: no regression), and the page's
+    // verdict says FAIL
+    for (f, check) in [
+        ("r.json", ["--expect", "posix.write>=1B/s"]),
+        ("r.csv", ["--expect", "posix.write>=1B/s"]),
+        ("r.json", ["--baseline", "r.csv"]),
+    ] {
+        let mut args = vec!["--from", f, "--html", "p.html"];
+        args.extend(check);
+        let o = mpirun_timeout(1, &args, &[], d, T);
+        assert_eq!(o.status, Some(3), "--from {f} {check:?}: {}", o.describe());
+        assert_invalid_verdict(&o.stdout);
+        let page = fs::read_to_string(d.join("p.html")).unwrap();
+        let at = page
+            .find("<section id=\"verdict\">")
+            .expect("a verdict section");
         assert!(
-            o.stdout.contains("Verdict: FAIL: run INVALID"),
+            page[at..].contains("<span class=\"badge fail\">FAIL</span>"),
             "{}",
-            o.stdout
+            &page[at..]
         );
+        assert!(page[at..].contains("run INVALID"), "{}", &page[at..]);
     }
+    // in the run, with a baseline (the earlier results: no regression)
+    let mut args = args.to_vec();
+    args.truncate(7);
+    args.extend(["--baseline", "r.csv"]);
+    let o = mpirun_timeout(2, &args, &[], d, T);
+    assert_eq!(o.status, Some(3), "{}", o.describe());
+    assert_invalid_verdict(&o.stdout);
+}
+
+/// The report's one verdict of an invalid run: its first line says FAIL and why, a
+/// failed row names the invalidity, and no verdict line says PASS.
+fn assert_invalid_verdict(out: &str) {
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("Verdict:")).collect();
+    assert_eq!(lines.len(), 1, "one verdict line: {out}");
+    assert!(
+        lines[0].starts_with("Verdict: FAIL (") && lines[0].contains("run INVALID"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("FAIL") && l.contains("run valid (--stonewall)")),
+        "{out}"
+    );
 }
 
 /// The recorded counts: a stonewalled write run with `HDF5_NOCLEANUP=1` leaves the
@@ -380,10 +411,14 @@ fn read_only_reads_exactly_the_recorded_counts() {
     let mut got: Vec<u64> = extents(&read_traces(tdir.path()), "#pio_tmp_1.posix")
         .iter()
         .flat_map(|(_, reads)| {
-            reads.iter().map(|&(off, len)| {
-                assert_eq!(len, 65536);
-                off
-            })
+            // the one-byte reads of the up-front check of the kept files left aside
+            reads
+                .iter()
+                .filter(|&&(_, len)| len != 1)
+                .map(|&(off, len)| {
+                    assert_eq!(len, 65536);
+                    off
+                })
         })
         .collect();
     got.sort_unstable();
@@ -395,4 +430,111 @@ fn read_only_reads_exactly_the_recorded_counts() {
         "Transfers per rank: min {} (rank 1), max 32 (rank 0)",
         counts[1]
     )));
+}
+
+/// Files written with `-D v` under a deadline (`-w`, `HDF5_NOCLEANUP=1`, independent
+/// transfers, rank 1 slowed): rank 1 wrote fewer transfers than planned. Returns the
+/// common arguments of the write and the read-only runs.
+fn write_short_verified_files(d: &std::path::Path, apis: &'static str) -> Vec<&'static str> {
+    let build = scratch_dir();
+    let shim = slow_shim(build.path());
+    let common = vec![
+        "-A", apis, "-p", "2", "-e", "2M", "-x", "64K", "-X", "64K", "-B", "64K", "-D", "v",
+    ];
+    let mut args = common.clone();
+    args.extend(["-w", "--stonewall=0.5"]);
+    let mut env = slowed(&shim, "50").to_vec();
+    env.push(("HDF5_NOCLEANUP", "1"));
+    let o = mpirun_timeout(2, &args, &env, d, T);
+    assert!(o.success(), "{}", o.describe());
+    for api in apis.split(',') {
+        let name = format!(
+            "#pio_tmp_1.{}.stonewall",
+            match api {
+                "phdf5" => "h5",
+                "mpiio" => "mpio",
+                a => a,
+            }
+        );
+        let text = fs::read_to_string(d.join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(text.contains("counts 32 "), "rank 0 wrote all: {text}");
+        assert!(!text.contains("counts 32 32"), "rank 1 stopped: {text}");
+    }
+    common
+}
+
+/// `-D v` files of a stonewalled write are read back by `--read-only --stonewall`: the
+/// up-front check of the kept files reads each rank's last byte written (the counts
+/// file), not the last planned one (past the end of a short MPI-IO file; a 0 in the
+/// preallocated HDF5 dataset), and the read finds every byte right.
+#[test]
+fn read_only_verifies_files_written_short_with_verify() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let mut args = write_short_verified_files(d, "mpiio,phdf5");
+    args.extend(["--read-only", "--stonewall=60"]);
+    let o = mpirun_timeout(2, &args, &[], d, T);
+    assert!(o.success(), "{}", o.describe());
+    assert!(!o.stdout.contains("wrong"), "{}", o.stdout);
+    assert!(o.stdout.contains("Transfers per rank: min"), "{}", o.stdout);
+}
+
+/// `--read-only --stonewall --wear-out` of files whose ranks wrote different counts is
+/// refused up front with the reason (wear-out would read past what was written).
+#[test]
+fn read_only_wear_out_of_different_counts_is_refused() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let mut args = write_short_verified_files(d, "posix");
+    args.extend(["--read-only", "--stonewall=60", "--wear-out"]);
+    let o = mpirun_timeout(2, &args, &[], d, T);
+    assert!(!o.success(), "{}", o.describe());
+    assert!(
+        o.stderr
+            .contains("holds different transfer counts per rank (32 "),
+        "{}",
+        o.describe()
+    );
+    assert!(!o.stderr.contains("short transfer"), "{}", o.describe());
+}
+
+/// `-D v` files of a default process sweep (`-p 1 -P 2`: the last step, 1 process, left
+/// the data and counts files): the `--read-only` run of 2 processes is refused with the
+/// counts file's reason, not by a read past the end of the data file.
+#[test]
+fn read_only_of_another_process_count_names_the_counts_file() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let common = [
+        "-A",
+        "mpiio",
+        "-e",
+        "2M",
+        "-x",
+        "64K",
+        "-X",
+        "64K",
+        "-B",
+        "64K",
+        "-D",
+        "v",
+        "--stonewall=0.5",
+    ];
+    let mut args = common.to_vec();
+    args.push("-w");
+    let o = mpirun_timeout(2, &args, &[("HDF5_NOCLEANUP", "1")], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let mut args = common.to_vec();
+    args.push("--read-only");
+    let o = mpirun_timeout(2, &args, &[], d, T);
+    assert!(!o.success(), "{}", o.describe());
+    let all = format!("{}{}", o.stdout, o.stderr);
+    assert!(
+        all.contains(
+            "#pio_tmp_1.mpio.stonewall was written by another run (processes 1 (this run: 2))"
+        ),
+        "{}",
+        o.describe()
+    );
+    assert!(!all.contains("unexpected end of file"), "{}", o.describe());
 }

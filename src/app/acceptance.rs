@@ -235,7 +235,8 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
     }))
 }
 
-/// The verdict of `set`, `None` when there is nothing to check.
+/// The verdict of `set`, `None` when there is nothing to check; an invalid run
+/// (`--stonewall`, the `valid` parameter `false`) fails it ([`Verdict::mark_invalid`]).
 fn verdict_of(
     set: &ResultSet,
     criteria: &[Criterion],
@@ -256,7 +257,13 @@ fn verdict_of(
         )),
         _ => None,
     };
-    (!criteria.is_empty() || cmp.is_some()).then(|| Verdict::evaluate(set, criteria, cmp, judged))
+    let mut v = (!criteria.is_empty() || cmp.is_some())
+        .then(|| Verdict::evaluate(set, criteria, cmp, judged))?;
+    // --stonewall: a run whose write phase ended before the deadline is invalid
+    if html::run_validity(set) == Some(false) {
+        v.mark_invalid(INVALID_REASON);
+    }
+    Some(v)
 }
 
 /// The exit status of a verdict: 0 (PASS), [`EXIT_CHECKS_FAILED`] (FAIL) or
@@ -271,13 +278,13 @@ pub fn exit_status(failed: u64, undecided: u64) -> i32 {
     }
 }
 
-/// What the verdict adds for an invalid run (`--stonewall`, issue 28, IO500's
-/// `[INVALID]`): it fails.
-const INVALID_NOTE: &str =
-    "run INVALID (a stonewalled write phase ended before its deadline: the volume is too small)";
+/// Why an invalid run (`--stonewall`, issue 28, IO500's `[INVALID]`) fails its verdict
+/// ([`Verdict::mark_invalid`]).
+const INVALID_REASON: &str =
+    "a stonewalled write phase ended before its deadline: the volume is too small";
 
 /// After the run (collective): rank 0 writes the verdict table and the page; errors agreed.
-/// An invalid run ([`crate::output::export::run_valid`]) counts as one more failure.
+/// An invalid run (`--stonewall`) fails the verdict ([`verdict_of`]).
 pub(super) fn finish(
     comm: &Comm,
     prepared: &Prepared,
@@ -310,16 +317,6 @@ pub(super) fn finish(
             if verified {
                 out.write(&v.text());
                 done = out.status();
-            }
-            // --stonewall: a run whose write phase ended before the deadline is invalid
-            if !crate::output::export::run_valid(records) {
-                checks.failed += 1;
-                checks.summary.push_str("; ");
-                checks.summary.push_str(INVALID_NOTE);
-                if verified {
-                    out.write(&format!("Verdict: FAIL: {INVALID_NOTE}\n"));
-                    done = out.status();
-                }
             }
         }
         if let (Ok(()), Some(sink)) = (&done, &prepared.html) {
@@ -366,22 +363,13 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         .map(|h| Sink::document(h, "--html"))
         .transpose()?;
     let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance(), a.within);
-    // --stonewall: the run read back was invalid
-    let invalid = html::run_validity(&set) == Some(false);
     if let Some(v) = &verdict {
         write_stdout(&v.text())?;
-        if invalid {
-            write_stdout(&format!("Verdict: FAIL: {INVALID_NOTE}\n"))?;
-        }
     }
     if let Some(sink) = sink {
         sink.replace(&html::page(&set, verdict.as_ref(), &a.expect))?;
     }
     match verdict {
-        Some(v) if invalid => {
-            eprintln!("h5perf: verdict FAIL: {}; {INVALID_NOTE}", v.summary());
-            Ok(EXIT_CHECKS_FAILED)
-        }
         Some(v) if v.failed() > 0 || v.undecided() > 0 => {
             eprintln!("h5perf: verdict {}: {}", v.status().word(), v.summary());
             Ok(exit_status(v.failed() as u64, v.undecided() as u64))

@@ -790,7 +790,7 @@ impl ApiRun<'_> {
                 let equal = c.counts.windows(2).all(|w| w[0] == w[1]);
                 if self.drv.collective_transfers(&self.ctx) && !equal {
                     return Err(format!(
-                        "--read-only: the counts file {name} holds different counts per rank,                          which collective reads (-C) cannot read; write with --wear-out"
+                        "--read-only: the counts file {name} holds different counts per rank, which collective reads (-C) cannot read; write with --wear-out"
                     ));
                 }
                 Ok(c)

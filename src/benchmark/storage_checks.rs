@@ -15,6 +15,7 @@ use crate::ffi::hdf5::{Dataset, H5File, Plist, Quiet};
 use crate::ffi::mpi::{Comm, Op};
 use crate::ffi::posix::{self, Fd, OpenMode};
 use crate::ffi::storage::{self as kernel, DirectIoAlignment, DROP_CACHES};
+use crate::measure::Counts;
 use crate::output::export::hostname;
 
 /// The machine-dependent checks of the storage options on `comm`, before any report or
@@ -101,6 +102,28 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                     "--read-only: {path} is not a regular file"
                 )));
             }
+            // --stonewall: the transfers each rank wrote (the counts file beside the data
+            // file); unreadable or unfit counts are refused when the file is read
+            let written = if p.stonewall.millis.is_some() {
+                recorded_counts(&name)
+            } else {
+                None
+            };
+            if let (true, Some(c)) = (p.stonewall.wear_out, &written) {
+                if c.windows(2).any(|w| w[0] != w[1]) {
+                    let list: Vec<String> = c.iter().map(u64::to_string).collect();
+                    return Err(refused(format!(
+                        "--read-only --wear-out: {path} holds different transfer counts per \
+                         rank ({}, in rank order, from its counts file): wear-out would read \
+                         past what the ranks with fewer wrote; read without --wear-out, or \
+                         write the files with --wear-out",
+                        list.join(" ")
+                    )));
+                }
+            }
+            // without fitting counts the read phase refuses the file: nothing to check here
+            let unchecked = p.stonewall.millis.is_some() && written.is_none();
+            let written = written.as_deref();
             if api != Api::Phdf5 {
                 for &n in &counts {
                     let want = dataset(n).saturating_mul(p.num_dsets);
@@ -122,7 +145,9 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                     let e = posix::fail_named("open", e.raw_os_error().unwrap_or(0), path.clone());
                     refused(format!("--read-only: {e}"))
                 })?;
-                check_writers(p, api, &file, 0, &path)?;
+                if !unchecked {
+                    check_writers(p, api, &file, 0, &path, written)?;
+                }
                 continue;
             }
             let c = posix::c_path(&name)?;
@@ -174,13 +199,13 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                         )));
                     }
                 }
-                if let (Some(base), 1) = (contiguous, d) {
+                if let (Some(base), 1, false) = (contiguous, d, unchecked) {
                     let file = std::fs::File::open(&file_name).map_err(|e| {
                         let e =
                             posix::fail_named("open", e.raw_os_error().unwrap_or(0), path.clone());
                         refused(format!("--read-only: {e}"))
                     })?;
-                    check_writers(p, api, &file, base, &path)?;
+                    check_writers(p, api, &file, base, &path, written)?;
                 }
             }
         }
@@ -193,12 +218,21 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
 /// first transfer size hold that rank's byte (`rank + 1`, spec §7). A few bytes are
 /// read (`pread`), before any timer. Only files written with `-D v` hold the ranks'
 /// bytes (without it the transfer buffer is not filled: zeros): a 0 where rank 0's
-/// part begins means there is nothing to check. Errors: a refusal naming the offset,
-/// what the byte says, and the configuration the file holds ([`found_writers`]).
-fn check_writers(p: &Params, api: Api, file: &std::fs::File, base: u64, path: &str) -> Result<()> {
-    // a generated payload holds no rank bytes, and a stonewalled file may end before the
-    // last planned transfer: only sizes, names and shapes are checked then
-    if p.payload.on() || p.stonewall.millis.is_some() {
+/// part begins means there is nothing to check. With `written` (`--stonewall`: the
+/// transfers each rank made, from the counts file) a rank's last piece is that of its
+/// last transfer written in the first dataset, and a rank that wrote none is skipped.
+/// Errors: a refusal naming the offset, what the byte says, and the configuration the
+/// file holds ([`found_writers`]).
+fn check_writers(
+    p: &Params,
+    api: Api,
+    file: &std::fs::File,
+    base: u64,
+    path: &str,
+    written: Option<&[u64]>,
+) -> Result<()> {
+    // a generated payload holds no rank bytes (`-D v` checks it byte for byte)
+    if p.payload.on() {
         return Ok(());
     }
     let (Some(&n), Some(&buf)) = (p.proc_counts().first(), p.buf_sizes().first()) else {
@@ -214,12 +248,22 @@ fn check_writers(p: &Params, api: Api, file: &std::fs::File, base: u64, path: &s
         })?;
         Ok(b[0])
     };
-    if byte_at(pattern(p, n, 0, buf, api).piece(0, 0).file_off)? == 0 {
+    // counts of another process count: the read phase refuses them (not this run's)
+    if written.is_some_and(|c| c.len() != n as usize) {
+        return Ok(());
+    }
+    // the transfers rank r wrote in the first dataset
+    let made = |r: u32, t: u64| match written {
+        Some(c) => c.get(r as usize).map_or(t, |&x| x.min(t)),
+        None => t,
+    };
+    let pat0 = pattern(p, n, 0, buf, api);
+    if made(0, pat0.transfers()) == 0 || byte_at(pat0.piece(0, 0).file_off)? == 0 {
         return Ok(());
     }
     for r in 0..n {
         let pat = pattern(p, n, r, buf, api);
-        let (t, k) = (pat.transfers(), pat.pieces_per_transfer());
+        let (t, k) = (made(r, pat.transfers()), pat.pieces_per_transfer());
         if t == 0 || k == 0 {
             continue;
         }
@@ -244,6 +288,16 @@ fn check_writers(p: &Params, api: Api, file: &std::fs::File, base: u64, path: &s
         }
     }
     Ok(())
+}
+
+/// `--read-only --stonewall`: the transfer counts recorded beside the data file `name`
+/// (`NAME.stonewall`, [`Counts`]); `None` when the file is missing or not a counts
+/// file (the read phase then refuses with the reason).
+fn recorded_counts(name: &Path) -> Option<Vec<u64>> {
+    let mut cname = name.as_os_str().to_owned();
+    cname.push(Counts::SUFFIX);
+    let text = std::fs::read_to_string(PathBuf::from(cname)).ok()?;
+    Counts::parse(&text).ok().map(|c| c.counts)
 }
 
 /// What the first dataset holds, from a few of its bytes: the number of processes that

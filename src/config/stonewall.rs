@@ -129,6 +129,19 @@ mod tests {
             assert_eq!(o.millis, Some(ms), "{t}");
             assert_eq!(o.seconds_text().as_deref(), Some(shown), "{t}");
         }
+        // the results files write the seconds as a number (the f64's shortest form):
+        // the same text for every value with at most three decimals
+        for ms in (1..20_000).chain([604_799_999, 604_800_000]) {
+            let o = StonewallOptions {
+                millis: Some(ms),
+                wear_out: false,
+            };
+            assert_eq!(
+                format!("{}", ms as f64 / 1000.0),
+                o.seconds_text().unwrap(),
+                "{ms} ms"
+            );
+        }
         for t in ["", "0", "0.000", "-1", "1.", "x", "1.0001", "604801", "1e3"] {
             let mut o = StonewallOptions::default();
             assert!(o.set_seconds(t).is_err(), "{t}");

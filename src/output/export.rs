@@ -373,11 +373,16 @@ fn param_fields(p: &Params, records: &[Record]) -> (Vec<&'static str>, Vec<Value
     let mut names = FIELDS[FIRST_PARAM..FIRST_META].to_vec();
     for (k, v) in p.result_fields() {
         names.push(k);
-        values.push(text(v));
+        // --stonewall's seconds are a JSON number: the same text in CSV (at most three
+        // decimals, so the shortest form of the f64 is the text given)
+        match (k, p.stonewall.millis) {
+            ("stonewall_s", Some(ms)) => values.push(Float(ms as f64 / 1000.0)),
+            _ => values.push(text(v)),
+        }
     }
     if p.stonewall.millis.is_some() {
         names.push("valid");
-        values.push(text(run_valid(records).to_string()));
+        values.push(Value::Bool(run_valid(records)));
     }
     (names, values)
 }

@@ -364,7 +364,12 @@ fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
     );
     let head = "<table><tr><th>Result</th><th>Check</th><th>Measured</th><th>Bound</th><th>Where</th></tr>\n";
     out.push_str(head);
-    let shown = v.rows.len().min(v.criteria + 1 + SHOWN_REGRESSIONS);
+    // the criteria, the validity row, the baseline's row and the first regressions
+    let valid_row = usize::from(v.invalid.is_some());
+    let shown = v
+        .rows
+        .len()
+        .min(v.criteria + valid_row + 1 + SHOWN_REGRESSIONS);
     for (i, r) in v.rows.iter().enumerate() {
         if i == shown {
             let _ = write!(

@@ -70,6 +70,10 @@ pub struct Verdict {
     pub within: Option<Reproducibility>,
     /// The measurements that fail a criterion or are a regression (for the page).
     pub flagged: Vec<CellKey>,
+    /// `--stonewall`: the run is invalid (a write phase ended before its deadline), with
+    /// the reason: one more failed check, its row after the criteria's
+    /// ([`Verdict::mark_invalid`]).
+    pub invalid: Option<String>,
 }
 
 /// `v` with two decimals, or three significant digits below 0.01 (never in exponent form).
@@ -195,7 +199,28 @@ impl Verdict {
             baseline,
             within,
             flagged,
+            invalid: None,
         }
+    }
+
+    /// Mark the run invalid (`--stonewall`, issue 28, IO500's `[INVALID]`) for `reason`:
+    /// a failed row after the criteria's, counted by [`Verdict::failed`] and named by
+    /// [`Verdict::summary`], so the verdict's own status is FAIL.
+    pub fn mark_invalid(&mut self, reason: &str) {
+        if self.invalid.is_some() {
+            return;
+        }
+        self.rows.insert(
+            self.criteria,
+            Row {
+                status: Status::Fail,
+                check: "run valid (--stonewall)".to_string(),
+                measured: "INVALID".to_string(),
+                bound: "every write phase lasts its deadline".to_string(),
+                place: reason.to_string(),
+            },
+        );
+        self.invalid = Some(reason.to_string());
     }
 
     /// Regressions against the baseline (one-sided rule; 0 with `--within`).
@@ -209,7 +234,10 @@ impl Verdict {
     /// Failed checks: failed criteria plus regressions, or with `--within` the
     /// measurements beyond the band and a failed overall judgement.
     pub fn failed(&self) -> usize {
-        self.criteria_failed + self.regressions() + self.within.as_ref().map_or(0, |w| w.failed())
+        self.criteria_failed
+            + self.regressions()
+            + self.within.as_ref().map_or(0, |w| w.failed())
+            + usize::from(self.invalid.is_some())
     }
 
     /// Checks the noise leaves undecided (`--within` only).
@@ -250,6 +278,9 @@ impl Verdict {
                 b.compared.len(),
                 if b.compared.len() == 1 { "" } else { "s" }
             ));
+        }
+        if let Some(why) = &self.invalid {
+            parts.push(format!("run INVALID ({why})"));
         }
         parts.join("; ")
     }
@@ -560,6 +591,24 @@ mod tests {
         let one = Verdict::evaluate(&run, &[crit("posix.write>=1B/s")], None, None);
         assert_eq!(one.summary(), "0 of 1 criterion failed");
         assert_eq!(one.status(), Status::Pass);
+        // an invalid run (--stonewall): the verdict itself fails, with a row after the
+        // criteria's and the reason in its first line
+        let mut bad = one.clone();
+        bad.mark_invalid("too short");
+        bad.mark_invalid("too short");
+        assert_eq!((bad.failed(), bad.status()), (1, Status::Fail));
+        assert_eq!(bad.rows.len(), 2);
+        assert_eq!(
+            (bad.rows[1].status, bad.rows[1].measured.as_str()),
+            (Status::Fail, "INVALID")
+        );
+        let text = bad.text();
+        assert!(
+            text.starts_with(
+                "\nVerdict: FAIL (0 of 1 criterion failed; run INVALID (too short))\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
