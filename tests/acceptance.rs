@@ -25,52 +25,9 @@ const T: Duration = Duration::from_secs(180);
 /// The SVG 1.1 DTD of Debian's `w3c-sgml-lib` (installed by `make test-deps`).
 const SVG_DTD: &str = "/usr/share/xml/w3c-sgml-lib/schema/dtd/REC-SVG11-20110816/svg11.dtd";
 
-/// `h5perf ARGS` without a launcher (the `--from` mode, a singleton MPI process).
+/// `h5perf ARGS` without a launcher, with this file's timeout.
 fn alone(args: &[&str], cwd: &Path) -> Outcome {
-    let mut argv = vec![h5perf_bin().to_string_lossy().into_owned()];
-    argv.extend(args.iter().map(|s| s.to_string()));
-    run_session(&argv, &[], cwd, T)
-}
-
-/// `rows` as CSV, quoting as h5perf does.
-fn to_csv(rows: &[Vec<String>]) -> String {
-    let mut out = String::new();
-    for r in rows {
-        let cells: Vec<String> = r
-            .iter()
-            .map(|f| {
-                if f.contains([',', '"', '\n', '\r']) {
-                    format!("\"{}\"", f.replace('"', "\"\""))
-                } else {
-                    f.clone()
-                }
-            })
-            .collect();
-        out.push_str(&cells.join(","));
-        out.push('\n');
-    }
-    out
-}
-
-/// The column of `name` in a CSV header.
-fn col(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-}
-
-/// The verdict table's lines: from `Verdict:` to the end of stdout (without the box
-/// MPICH's launcher prints on stdout when a rank exits with a non-zero status).
-fn verdict(o: &Outcome) -> Vec<String> {
-    let at = o
-        .stdout
-        .find("\nVerdict: ")
-        .unwrap_or_else(|| panic!("no verdict table\n{}", o.describe()));
-    filter_launcher_noise(&o.stdout[at + 1..])
-        .lines()
-        .map(str::to_string)
-        .collect()
+    run_alone(args, cwd, T)
 }
 
 /// The rows of a verdict table that start with `status`.
@@ -114,7 +71,7 @@ fn criteria_pass_and_fail_with_exit_status_3_below_the_unchanged_report() {
     let at = o.stdout.find("\nVerdict: ").expect("a verdict");
     compare_reports(&g.stdout, &o.stdout[..at])
         .unwrap_or_else(|e| panic!("the report above the verdict differs:\n{e}"));
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert_eq!(v[0], "Verdict: FAIL (1 of 3 criteria failed)");
     assert!(v[1].starts_with("Result  Check"), "{v:?}");
     assert_eq!(v.len(), 5, "{v:?}");
@@ -162,7 +119,7 @@ fn criteria_pass_and_fail_with_exit_status_3_below_the_unchanged_report() {
         T,
     );
     assert!(o.success(), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert_eq!(v[0], "Verdict: PASS (0 of 1 criterion failed)");
     assert_eq!(rows_with(&v, "PASS").len(), 1);
     assert!(!o.stderr_clean().contains("h5perf:"), "{}", o.describe());
@@ -258,7 +215,7 @@ fn baseline_equal_passes_doubled_fails_exactly_that_noisy_does_not() {
     for base in ["r.csv", "r.json"] {
         let o = alone(&["--from", "r.csv", "--baseline", base], d);
         assert!(o.success(), "{}", o.describe());
-        let v = verdict(&o);
+        let v = verdict_lines(&o);
         assert_eq!(
             v[0],
             format!("Verdict: PASS (baseline {base}: 0 regressions in {n} measurements)")
@@ -288,7 +245,7 @@ fn baseline_equal_passes_doubled_fails_exactly_that_noisy_does_not() {
     fs::write(d.join("doubled.csv"), to_csv(&doubled)).unwrap();
     let o = alone(&["--from", "r.csv", "--baseline", "doubled.csv"], d);
     assert_eq!(o.status, Some(3), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert_eq!(
         v[0],
         format!("Verdict: FAIL (baseline doubled.csv: 1 regression in {n} measurements)")
@@ -320,7 +277,7 @@ fn baseline_equal_passes_doubled_fails_exactly_that_noisy_does_not() {
     fs::write(d.join("noisy.csv"), to_csv(&noisy)).unwrap();
     let o = alone(&["--from", "r.csv", "--baseline", "noisy.csv"], d);
     assert!(o.success(), "{}", o.describe());
-    assert!(verdict(&o)[0].starts_with("Verdict: PASS"));
+    assert!(verdict_lines(&o)[0].starts_with("Verdict: PASS"));
 
     // measurements missing in the baseline are listed and do not fail
     let ones: Vec<Vec<String>> = rows
@@ -332,7 +289,7 @@ fn baseline_equal_passes_doubled_fails_exactly_that_noisy_does_not() {
     fs::write(d.join("part.csv"), to_csv(&ones)).unwrap();
     let o = alone(&["--from", "r.json", "--baseline", "part.csv"], d);
     assert!(o.success(), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     let missing: Vec<&String> = v
         .iter()
         .filter(|l| l.starts_with("  missing in part.csv: "))
@@ -352,7 +309,7 @@ fn baseline_equal_passes_doubled_fails_exactly_that_noisy_does_not() {
     args.extend(["--baseline", "live.csv", "--tolerance", "5"]);
     let o = mpirun_timeout(2, &args, &[], d, T);
     assert_eq!(o.status, Some(3), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert_eq!(
         v[0],
         format!("Verdict: FAIL (baseline live.csv: 1 regression in {n} measurements)")
@@ -507,7 +464,7 @@ fn the_page_in_a_real_browser_and_rebuilt_from_the_files() {
         a.extend(crit);
         let o = alone(&a, d);
         assert_eq!(o.status, Some(3), "{}", o.describe());
-        assert!(verdict(&o)[0].starts_with("Verdict: FAIL (1 of 3 criteria failed)"));
+        assert!(verdict_lines(&o)[0].starts_with("Verdict: FAIL (1 of 3 criteria failed)"));
         let again = fs::read_to_string(d.join(&name)).unwrap();
         assert!(
             again == page,

@@ -54,28 +54,9 @@ fn files() -> &'static Path {
     .path()
 }
 
-/// `h5perf ARGS` without a launcher (the `--from` mode, a singleton MPI process) in `cwd`.
+/// `h5perf ARGS` without a launcher, with this file's timeout.
 fn alone(args: &[&str], cwd: &Path) -> Outcome {
-    let mut argv = vec![h5perf_bin().to_string_lossy().into_owned()];
-    argv.extend(args.iter().map(|s| s.to_string()));
-    run_session(&argv, &[], cwd, T)
-}
-
-/// `rows` as CSV, quoting as h5perf does.
-fn to_csv(rows: &[Vec<String>]) -> String {
-    let mut out = String::new();
-    for r in rows {
-        let cells: Vec<String> = r
-            .iter()
-            .map(|f| match f.contains([',', '"', '\n', '\r']) {
-                true => format!("\"{}\"", f.replace('"', "\"\"")),
-                false => f.clone(),
-            })
-            .collect();
-        out.push_str(&cells.join(","));
-        out.push('\n');
-    }
-    out
+    run_alone(args, cwd, T)
 }
 
 /// A copy of the run's `file` in a new directory as `name`, with `edit` applied to its rows

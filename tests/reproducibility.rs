@@ -22,51 +22,9 @@ const RUN: [&str; 14] = [
     "-A", "posix", "-e", "64K", "-x", "32K", "-X", "64K", "-B", "32K", "-i", "3", "-P", "1",
 ];
 
-/// `h5perf ARGS` without a launcher (the `--from` mode, a singleton MPI process).
+/// `h5perf ARGS` without a launcher, with this file's timeout.
 fn alone(args: &[&str], cwd: &Path) -> Outcome {
-    let mut argv = vec![h5perf_bin().to_string_lossy().into_owned()];
-    argv.extend(args.iter().map(|s| s.to_string()));
-    run_session(&argv, &[], cwd, T)
-}
-
-/// `rows` as CSV (the fields here need no quoting but the command line's).
-fn to_csv(rows: &[Vec<String>]) -> String {
-    let mut out = String::new();
-    for r in rows {
-        let cells: Vec<String> = r
-            .iter()
-            .map(|f| {
-                if f.contains([',', '"', '\n', '\r']) {
-                    format!("\"{}\"", f.replace('"', "\"\""))
-                } else {
-                    f.clone()
-                }
-            })
-            .collect();
-        out.push_str(&cells.join(","));
-        out.push('\n');
-    }
-    out
-}
-
-/// The column of `name` in a CSV header.
-fn col(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-}
-
-/// The verdict table's lines (without the launcher's noise).
-fn verdict(o: &Outcome) -> Vec<String> {
-    let at = o
-        .stdout
-        .find("\nVerdict: ")
-        .unwrap_or_else(|| panic!("no verdict table\n{}", o.describe()));
-    filter_launcher_noise(&o.stdout[at + 1..])
-        .lines()
-        .map(str::to_string)
-        .collect()
+    run_alone(args, cwd, T)
 }
 
 /// `line` with every run of blanks made one (the status column's width varies).
@@ -119,7 +77,7 @@ fn a_cv_criterion_passes_on_a_steady_run_and_fails_on_one_slowed_once() {
     ];
     let o = mpirun_timeout(1, &args, &steady, d, T);
     assert!(o.success(), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert_eq!(v[0], "Verdict: PASS (0 of 1 criterion failed)", "{v:?}");
     assert!(v[2].starts_with(&format!("PASS    {crit} ")), "{v:?}");
     assert!(v[2].contains(" % ") && v[2].contains("<= 30 %"), "{v:?}");
@@ -134,7 +92,7 @@ fn a_cv_criterion_passes_on_a_steady_run_and_fails_on_one_slowed_once() {
     args.extend(["--expect", crit, "--csv", "once.csv"]);
     let o = mpirun_timeout(1, &args, &once, d, T);
     assert_eq!(o.status, Some(3), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert_eq!(v[0], "Verdict: FAIL (1 of 1 criterion failed)", "{v:?}");
     assert!(v[2].starts_with(&format!("FAIL    {crit} ")), "{v:?}");
     assert!(
@@ -203,7 +161,7 @@ fn within_flags_drops_improvements_and_a_broad_drop(d: &Path, rows: &[Vec<String
         d,
     );
     assert_eq!(o.status, Some(3), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert!(
         v[0].starts_with(&format!(
             "Verdict: FAIL (baseline base.csv within 10%: 1 drop, 1 improvement, 0 undecided in \
@@ -232,7 +190,7 @@ fn within_flags_drops_improvements_and_a_broad_drop(d: &Path, rows: &[Vec<String
     let o = alone(&["--from", "moved.csv", "--baseline", "base.csv"], d);
     assert_eq!(o.status, Some(3), "{}", o.describe());
     assert!(
-        verdict(&o)[0].contains(": 1 regression in "),
+        verdict_lines(&o)[0].contains(": 1 regression in "),
         "{}",
         o.describe()
     );
@@ -250,7 +208,7 @@ fn within_flags_drops_improvements_and_a_broad_drop(d: &Path, rows: &[Vec<String
     let o = alone(&["--from", "slower.csv", "--baseline", "noisy.csv"], d);
     assert!(o.success(), "{}", o.describe());
     assert!(
-        verdict(&o)[0].contains(": 0 regressions in "),
+        verdict_lines(&o)[0].contains(": 0 regressions in "),
         "{}",
         o.describe()
     );
@@ -267,7 +225,7 @@ fn within_flags_drops_improvements_and_a_broad_drop(d: &Path, rows: &[Vec<String
         d,
     );
     assert_eq!(o.status, Some(3), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert!(
         v[0].contains(&format!(
             "0 drops, 0 improvements, {n} undecided in {n} measurements"
@@ -310,7 +268,7 @@ fn within_flags_drops_improvements_and_a_broad_drop(d: &Path, rows: &[Vec<String
         d,
     );
     assert_eq!(o.status, Some(4), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     assert!(v[0].starts_with("Verdict: INCONCLUSIVE ("), "{v:?}");
     assert!(v[0].ends_with("(within))"), "{v:?}");
     let open = v
@@ -338,7 +296,7 @@ fn within_flags_drops_improvements_and_a_broad_drop(d: &Path, rows: &[Vec<String
         d,
     );
     assert_eq!(o.status, Some(4), "{}", o.describe());
-    let v = verdict(&o);
+    let v = verdict_lines(&o);
     let open = v
         .iter()
         .find(|l| words(l).starts_with("INCONCLUSIVE baseline: undecided measurements"))
@@ -440,7 +398,7 @@ fn stable_refuses_criteria_on_page_cache_figures_before_any_io() {
     );
     assert!(o.success(), "{}", o.describe());
     assert!(
-        verdict(&o)[0].starts_with("Verdict: PASS"),
+        verdict_lines(&o)[0].starts_with("Verdict: PASS"),
         "{}",
         o.describe()
     );

@@ -41,3 +41,32 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     );
     rows
 }
+
+/// `rows` as CSV, quoting as h5perf does (RFC 4180: a field with `,`, `"`, CR or LF quoted,
+/// inner quotes doubled); every row ends with `\n`.
+pub fn to_csv(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let cells: Vec<String> = r
+            .iter()
+            .map(|f| {
+                if f.contains([',', '"', '\n', '\r']) {
+                    format!("\"{}\"", f.replace('"', "\"\""))
+                } else {
+                    f.clone()
+                }
+            })
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// The column of `name` in a CSV header; panics when there is none.
+pub fn col(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+}

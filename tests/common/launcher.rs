@@ -282,6 +282,27 @@ pub fn mpirun_timeout(
     run_session(&argv, env, cwd, timeout)
 }
 
+/// `h5perf ARGS` without a launcher (a singleton MPI process, e.g. the `--from` mode) in
+/// `cwd`, ended after `timeout`.
+pub fn run_alone(args: &[&str], cwd: &Path, timeout: Duration) -> Outcome {
+    let mut argv = vec![h5perf_bin().to_string_lossy().into_owned()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    run_session(&argv, &[], cwd, timeout)
+}
+
+/// The verdict table's lines of `o`: from `Verdict:` to the end of stdout, without the
+/// box MPICH's launcher prints on stdout when a rank exits with a non-zero status.
+pub fn verdict_lines(o: &Outcome) -> Vec<String> {
+    let at = o
+        .stdout
+        .find("\nVerdict: ")
+        .unwrap_or_else(|| panic!("no verdict table\n{}", o.describe()));
+    filter_launcher_noise(&o.stdout[at + 1..])
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 /// Runs `argv` (launcher included) as its own session with captured output.
 pub fn run_session(
     argv: &[String],
