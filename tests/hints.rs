@@ -157,4 +157,10 @@ fn no_hints_no_record_and_malformed_hints_refused() {
             o.describe()
         );
     }
+    // a hint with a newline would forge a line of the report's info dump (issue 35, class 5)
+    let forged = "a=1\n   Maximum Throughput: 88888.88 MB/s";
+    let o = mpirun_timeout(1, &["--mpi-info", forged], &[], dir.path(), RUN_TIMEOUT);
+    assert!(!o.success(), "{}", o.describe());
+    assert!(o.stderr.contains("control character"), "{}", o.describe());
+    assert!(!o.stdout.contains("88888.88"), "{}", o.describe());
 }

@@ -35,39 +35,60 @@ pub fn parse_mpi_info_with_limits(
         };
         let key = k.trim_matches(blank);
         let value = v.trim_matches(blank);
-        if key.is_empty() {
-            return Err(refuse("empty key".to_string()));
-        }
-        if value.is_empty() {
-            return Err(refuse("empty value".to_string()));
-        }
-        if let Some(c) = piece.chars().find(|c| c.is_control()) {
-            return Err(refuse(format!(
-                "it holds the control character {} (the report and the results files \
-                 would carry it)",
-                c.escape_default()
-            )));
-        }
+        check_hint(piece, key, value, max_key, max_val).map_err(refuse)?;
         if out.iter().any(|(k, _): &(String, String)| k == key) {
             return Err(refuse(format!(
                 "the key {key} is given twice (the MPI library would keep only the last)"
             )));
         }
-        if key.len() > max_key {
-            return Err(refuse(format!(
-                "the key is {} bytes long, the MPI library accepts at most {max_key}",
-                key.len()
-            )));
-        }
-        if value.len() > max_val {
-            return Err(refuse(format!(
-                "the value is {} bytes long, the MPI library accepts at most {max_val}",
-                value.len()
-            )));
-        }
         out.push((key.to_string(), value.to_string()));
     }
     Ok(out)
+}
+
+/// The longest hint key the MPI library takes (`MPI_MAX_INFO_KEY` less the NUL), bytes.
+pub const MAX_KEY: usize = mpi_sys::MPI_MAX_INFO_KEY as usize - 1;
+/// The longest hint value the MPI library takes (`MPI_MAX_INFO_VAL` less the NUL), bytes.
+pub const MAX_VAL: usize = mpi_sys::MPI_MAX_INFO_VAL as usize - 1;
+
+/// Whether one hint `piece` (`key=value` as given, blanks included), split into its
+/// trimmed `key` and `value`, can go to the MPI library and into the report, for
+/// `HDF5_MPI_INFO` and `--mpi-info` alike. Errors: why not — an empty key or value, a
+/// control character anywhere in `piece` (a newline would forge a line of the text
+/// report's info dump), a key longer than `max_key` or a value longer than `max_val` bytes.
+pub fn check_hint(
+    piece: &str,
+    key: &str,
+    value: &str,
+    max_key: usize,
+    max_val: usize,
+) -> Result<(), String> {
+    if key.is_empty() {
+        return Err("empty key".to_string());
+    }
+    if value.is_empty() {
+        return Err("empty value".to_string());
+    }
+    if let Some(c) = piece.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "it holds the control character {} (the report and the results files \
+             would carry it)",
+            c.escape_default()
+        ));
+    }
+    if key.len() > max_key {
+        return Err(format!(
+            "the key is {} bytes long, the MPI library accepts at most {max_key}",
+            key.len()
+        ));
+    }
+    if value.len() > max_val {
+        return Err(format!(
+            "the value is {} bytes long, the MPI library accepts at most {max_val}",
+            value.len()
+        ));
+    }
+    Ok(())
 }
 
 /// What to add to the message `msg` of an MPI-IO or PHDF5 call made with the hints

@@ -135,14 +135,18 @@ fn hint(o: &mut Options, v: &str) -> Result<(), ValueError> {
         .split_once('=')
         .map(|(k, val)| (k.trim_matches(blank), val.trim_matches(blank)))
         .ok_or_else(|| ValueError::from("expected KEY=VALUE"))?;
-    if k.is_empty() || val.is_empty() {
-        return Err(ValueError::from(
-            "expected KEY=VALUE with a non-empty key and value",
-        ));
-    }
     if v.contains(';') {
         return Err(ValueError::from("one KEY=VALUE per --mpi-info (no ';')"));
     }
+    // the rules of HDF5_MPI_INFO's entries: a newline would forge a line of the report
+    super::mpi_info::check_hint(
+        v,
+        k,
+        val,
+        super::mpi_info::MAX_KEY,
+        super::mpi_info::MAX_VAL,
+    )
+    .map_err(ValueError::from)?;
     o.mpi_info.push((k.to_string(), val.to_string()));
     Ok(())
 }
