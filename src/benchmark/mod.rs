@@ -4,9 +4,11 @@
 //! fill-behaviour experiment, nor the other way round.
 
 pub mod driver;
+mod explain;
 mod file_watch;
 pub mod payload;
 pub mod run;
+mod stonewall;
 pub mod storage;
 pub mod storage_checks;
 mod verify;

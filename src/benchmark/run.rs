@@ -8,12 +8,13 @@ use super::driver::interface::Wall;
 use super::driver::{
     self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, ReadCheck,
 };
+use super::explain::{explain, Why};
 use super::file_watch::FileWatch;
 use super::payload::{first_position, Pool, Stamps};
+use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
 use super::verify::{find_mismatch, find_payload_mismatch, report_mismatches, Mismatch};
-use crate::agreement::{agree, agree_value, agree_with, Beacon};
-use crate::config::mpi_info::hint_note;
+use crate::agreement::{agree, agree_with, Beacon};
 use crate::config::{Api, Params, Reorder};
 use crate::datadir::cleanup::{self, Slot};
 use crate::datadir::{data_file_name, leftovers, RunEnv};
@@ -21,8 +22,7 @@ use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
 use crate::measure::{
-    ApiResults, Counts, Direction, IterStat, Measures, PhaseWall, RankWall, Record, Times,
-    WallFigures, COUNT,
+    ApiResults, Counts, Direction, IterStat, Measures, Record, Times, WallFigures, COUNT,
 };
 use crate::output::report;
 use crate::output::sink::Sink;
@@ -130,6 +130,14 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// What a failed file operation's message is completed from ([`explain`]).
+    fn why(&self) -> Why<'_> {
+        Why {
+            hints: self.info.pairs(),
+            dir: self.dir,
+        }
+    }
+
     /// One process-count step on `comm` (`n` processes): every transfer size, and for
     /// each every API, with one transfer buffer per transfer size.
     fn step(
@@ -536,7 +544,7 @@ impl<'a> ApiRun<'a> {
             Wall::new(g0, s, limit)
         });
         let opened = self.drv.open(&self.ctx, cpath, phase);
-        let opened = explain(self.run, self.api, phase, true, opened);
+        let opened = explain(&self.run.why(), self.api, phase, true, opened);
         settle_open(&mut *self.drv, comm, opened)?;
         let g1 = wtime();
         self.t[open] += g1 - g0;
@@ -575,7 +583,7 @@ impl<'a> ApiRun<'a> {
         let g3 = wtime();
         self.t[gross] += g3 - g0 - untimed;
         self.t[close] += g3 - g2;
-        let res = explain(self.run, self.api, phase, false, res.and(cres));
+        let res = explain(&self.run.why(), self.api, phase, false, res.and(cres));
         settle_beacon(&self.ctx, agree(comm, res))
     }
 
@@ -632,10 +640,11 @@ impl<'a> ApiRun<'a> {
         settle(drv.begin_phase(ctx, phase), sync)?;
         // the previous dataset's result, agreed with the next dataset's preparation
         let mut carried = Ok(());
+        let why = run.why();
         for d in 0..ctx.p.num_dsets {
             let began = drv.begin_dataset(ctx, d, phase);
             let before = explain(
-                run,
+                &why,
                 api,
                 phase,
                 false,
@@ -704,7 +713,7 @@ impl<'a> ApiRun<'a> {
                 raise(&done);
                 carried = done;
             } else {
-                settle(explain(run, api, phase, false, done), false)?;
+                settle(explain(&why, api, phase, false, done), false)?;
             }
         }
         carried.and(drv.end_phase())
@@ -720,231 +729,39 @@ impl ApiRun<'_> {
         let (Some(w), Some(figs)) = (self.wall.take(), self.figures.as_mut()) else {
             return Ok(None);
         };
-        let comm = self.ctx.comm;
-        let me = RankWall {
-            xfers: w.done,
-            bytes: moved_bytes(&self.ctx.pattern, w.done),
-            stopped: w.stopped,
-            stop_s: w.stop_at - w.start,
-            wear_out_s: w.wear_out,
-        };
-        let ph = agree_wall(comm, self.rank, &me)?;
         let fig = &mut figs[usize::from(phase == Access::Read)];
-        fig.add(self.iteration, &ph);
-        let all = all_counts(comm, w.done)?;
-        let pat = &self.ctx.pattern;
-        let bytes: Vec<u64> = all.iter().map(|&c| moved_bytes(pat, c)).collect();
-        fig.add_ranks(self.iteration, &bytes);
+        let (comm, pat) = (self.ctx.comm, &self.ctx.pattern);
+        let (bytes, all) = stonewall::phase_figures(comm, self.rank, pat, &w, fig, self.iteration)?;
         if phase == Access::Write {
             self.written = all;
-            self.read_limit = self
-                .written
-                .get(self.step.reader_of as usize)
-                .copied()
-                .unwrap_or(u64::MAX);
+            self.read_limit = self.limit_of(&self.written, u64::MAX);
         }
-        Ok(Some(ph.bytes))
-    }
-}
-
-impl ApiRun<'_> {
-    /// The counts file's content for this configuration with `counts`.
-    fn counts(&self, counts: Vec<u64>) -> Counts {
-        let (xfer, processes) = match self.write_pattern {
-            Pattern::D1(q) => (q.buf, q.nprocs),
-            Pattern::D2(q) => (q.buf, q.nprocs),
-        };
-        Counts {
-            api: self.api.name().to_string(),
-            processes: u32::try_from(processes).unwrap_or(u32::MAX),
-            xfer_size: xfer,
-            datasets: self.run.p.num_dsets,
-            transfers_per_dataset: self.write_pattern.transfers(),
-            counts,
-        }
+        Ok(Some(bytes))
     }
 
-    /// `--read-only --stonewall`: read the counts file beside the data file `cpath`
-    /// (rank 0, sent to all), check it against this run and learn how many transfers
-    /// this rank reads. Collective; errors agreed. With collective transfers every
-    /// rank must have the same count (else the collective reads could not match).
-    fn load_counts(&mut self, cpath: &CString) -> Result<()> {
-        let comm = self.ctx.comm;
-        let text = match self.rank {
-            0 => read_counts(cpath),
-            _ => Ok(String::new()),
-        };
-        let text = agree_value(comm, text)?;
-        let text = comm.bcast_bytes(0, text.as_bytes())?;
-        let name = counts_name(cpath);
-        let want = self.counts(Vec::new());
-        let c = Counts::parse(&String::from_utf8_lossy(&text))
-            .map_err(|e| format!("--read-only: the counts file {name}: {e}"))
-            .and_then(|c| match c.mismatch(&want) {
-                Some(m) => Err(format!(
-                    "--read-only: the counts file {name} was written by another run ({m})"
-                )),
-                None => Ok(c),
-            })
-            .and_then(|c| {
-                let equal = c.counts.windows(2).all(|w| w[0] == w[1]);
-                if self.drv.collective_transfers(&self.ctx) && !equal {
-                    return Err(format!(
-                        "--read-only: the counts file {name} holds different counts per rank, which collective reads (-C) cannot read; write with --wear-out"
-                    ));
-                }
-                Ok(c)
-            })
-            .map_err(|m| Error::Invalid(vec![m]));
-        let c = agree_value(comm, c)?;
-        self.read_limit = c
-            .counts
+    /// The transfers of the rank whose part this rank reads among `counts` (`missing`
+    /// when there is no such entry).
+    fn limit_of(&self, counts: &[u64], missing: u64) -> u64 {
+        counts
             .get(self.step.reader_of as usize)
             .copied()
-            .unwrap_or(0);
+            .unwrap_or(missing)
+    }
+
+    /// The counts file's content for this configuration with `counts`.
+    fn counts(&self, counts: Vec<u64>) -> Counts {
+        stonewall::counts_of(self.api, &self.write_pattern, self.run.p.num_dsets, counts)
+    }
+
+    /// `--read-only --stonewall`: the counts file beside the data file `cpath`, checked
+    /// ([`stonewall::load_counts`]); this rank then reads as many transfers as the rank
+    /// whose part it reads wrote. Collective; errors agreed.
+    fn load_counts(&mut self, cpath: &CString) -> Result<()> {
+        let want = self.counts(Vec::new());
+        let collective = self.drv.collective_transfers(&self.ctx);
+        let c = stonewall::load_counts(self.ctx.comm, self.rank, cpath, &want, collective)?;
+        self.read_limit = self.limit_of(&c.counts, 0);
         Ok(())
-    }
-}
-
-/// The name of the counts file of the data file `cpath`, as text.
-fn counts_name(cpath: &CString) -> String {
-    format!("{}{}", cpath.to_string_lossy(), Counts::SUFFIX)
-}
-
-/// The counts file's path beside the data file `cpath` (its bytes as given).
-fn counts_path(cpath: &CString) -> std::path::PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    let mut bytes = cpath.to_bytes().to_vec();
-    bytes.extend_from_slice(Counts::SUFFIX.as_bytes());
-    std::ffi::OsStr::from_bytes(&bytes).into()
-}
-
-/// Write the counts file of the data file `cpath` (rank 0, outside every timer).
-fn write_counts(cpath: &CString, c: &Counts) -> Result<()> {
-    std::fs::write(counts_path(cpath), c.text()).map_err(|e| {
-        Error::DataDir(format!(
-            "cannot write the counts file {}: {e}",
-            counts_name(cpath)
-        ))
-    })
-}
-
-/// Read the counts file of the data file `cpath` (rank 0).
-fn read_counts(cpath: &CString) -> Result<String> {
-    std::fs::read_to_string(counts_path(cpath)).map_err(|e| {
-        Error::Invalid(vec![format!(
-            "--read-only --stonewall: no counts file {} ({e}): write the files with \
-             --stonewall and HDF5_NOCLEANUP=1 first",
-            counts_name(cpath)
-        )])
-    })
-}
-
-/// The figures of one stonewalled phase over all ranks (collective, outside the timers):
-/// two `MPI_Allreduce` of maxima and one sum.
-fn agree_wall(comm: &Comm, rank: u32, me: &RankWall) -> Result<PhaseWall> {
-    let x = me.xfers as f64;
-    let v = [
-        x,
-        -x,
-        me.stop_s,
-        -me.stop_s,
-        me.wear_out_s,
-        f64::from(u8::from(me.stopped)),
-    ];
-    let mut mx = [0.0; 6];
-    comm.allreduce_f64(&v, &mut mx, Op::Max)?;
-    let (most, fewest) = (mx[0], -mx[1]);
-    let r = f64::from(rank);
-    let who = [
-        if x == most { -r } else { f64::NEG_INFINITY },
-        if x == fewest { -r } else { f64::NEG_INFINITY },
-    ];
-    let mut first = [0.0; 2];
-    comm.allreduce_f64(&who, &mut first, Op::Max)?;
-    let bytes = comm.allreduce_u64(me.bytes, Op::Sum)?;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    Ok(PhaseWall {
-        min: (fewest as u64, (-first[1]) as u32),
-        max: (most as u64, (-first[0]) as u32),
-        bytes,
-        first_stop_s: -mx[3],
-        last_stop_s: mx[2],
-        wear_out_s: mx[4],
-        stopped: mx[5] > 0.0,
-    })
-}
-
-/// The bytes that the first `xfers` transfers of a rank's phase move: its datasets are
-/// filled in order, each transfer `buf_bytes` except a shorter last one of a dataset
-/// (2D, spec §6.1).
-fn moved_bytes(pat: &Pattern, xfers: u64) -> u64 {
-    let nprocs = match pat {
-        Pattern::D1(q) => q.nprocs,
-        Pattern::D2(q) => q.nprocs,
-    };
-    let per_rank = pat.dataset_bytes() / nprocs.max(1);
-    let t = pat.transfers().max(1);
-    (xfers / t) * per_rank + ((xfers % t) * pat.buf_bytes()).min(per_rank)
-}
-
-/// Every rank's `mine` on every rank, in rank order (`MPI_Gather` to rank 0, then
-/// `MPI_Bcast`; exact below 2^53).
-fn all_counts(comm: &Comm, mine: u64) -> Result<Vec<u64>> {
-    let gathered = comm.gather_f64(0, &[mine as f64])?;
-    let bytes: Vec<u8> = gathered
-        .iter()
-        .flat_map(|&c| (c as u64).to_le_bytes())
-        .collect();
-    let got = comm.bcast_bytes(0, &bytes)?;
-    Ok(got
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect())
-}
-
-/// `res` of a phase of an API's file (`opening`: its open), its own error completed with
-/// what to fix ([`hint_note`], or a full file system), outside the timers.
-#[inline]
-fn explain(run: &Run<'_>, api: Api, phase: Access, opening: bool, res: Result<()>) -> Result<()> {
-    match res {
-        Ok(()) => Ok(()),
-        Err(e) => Err(explain_error(run, api, phase, opening, e)),
-    }
-}
-
-/// The error part of [`explain`], out of line.
-#[cold]
-#[inline(never)]
-fn explain_error(run: &Run<'_>, api: Api, phase: Access, opening: bool, e: Error) -> Error {
-    if matches!(e, Error::Remote(_) | Error::Fatal(_) | Error::Stopped) {
-        return e;
-    }
-    let text = e.to_string();
-    let pairs = run.info.pairs();
-    let mut note = match api {
-        Api::Posix => None,
-        _ => hint_note(&text, pairs, opening),
-    }
-    .unwrap_or_default();
-    if phase == Access::Write && !opening && !(text.clone() + &note).contains("No space left") {
-        let dir = crate::datadir::dir_or_current(run.dir);
-        let free = crate::ffi::posix::c_path(dir)
-            .ok()
-            .and_then(|c| crate::ffi::storage::available_bytes(&c).ok());
-        if free == Some(0) {
-            note.push_str(&format!(
-                " (No space left on device: the file system of the data directory {} is full)",
-                path_text(dir.as_os_str())
-            ));
-        }
-    }
-    if note.is_empty() {
-        return e;
-    }
-    Error::Explained {
-        cause: Box::new(e),
-        note,
     }
 }
 
