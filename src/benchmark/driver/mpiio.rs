@@ -16,7 +16,7 @@
 
 use std::ffi::CString;
 
-use super::interface::{each_read, each_write, Access, Ctx, Driver, Transfers};
+use super::interface::{each_read, each_transfer, each_write, Access, Ctx, Driver, Transfers};
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{self, mode, Datatype, File};
 use crate::pattern::{Pattern, Steps};
@@ -126,6 +126,28 @@ impl MpiioDriver {
 
     /// The 1D contiguous pattern's transfers: `(file, blkT, buf / blk, offset of
     /// transfer 0, step)`, or `None` for the other patterns.
+    /// The write loop with `--payload` (transfer k's bytes from the payload's stamps,
+    /// on the general path) or `--stonewall` ([`each_write`]); out of line, so that the
+    /// default loop of [`Driver::write`] keeps its registers (`make bench-instr`).
+    #[inline(never)]
+    fn instrumented_writes(
+        &mut self,
+        ctx: &Ctx<'_>,
+        x: &mut Transfers<'_>,
+        buf: &[u8],
+    ) -> Result<()> {
+        if let Some(mut src) = x.source.take() {
+            return each_write(ctx, x, |k| self.transfer(ctx, k, Dir::Write(src.at(k))));
+        }
+        match self.contiguous_1d(ctx) {
+            Some((f, t, nb, first, step)) if x.n > 0 => {
+                let w = f.writes(buf, nb, t, ctx.p.collective)?;
+                each_write(ctx, x, |k| w.at(mpi::to_offset(first + k * step)?))
+            }
+            _ => each_write(ctx, x, |k| self.transfer(ctx, k, Dir::Write(buf))),
+        }
+    }
+
     fn contiguous_1d(&self, ctx: &Ctx<'_>) -> Option<(&File, &Datatype, i32, u64, u64)> {
         match (&self.file, &self.types, &ctx.pattern) {
             (Some(f), Some(Types::D1 { blk_t, nblocks, .. }), Pattern::D1(p)) if !p.interleaved => {
@@ -246,22 +268,24 @@ impl Driver for MpiioDriver {
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()> {
-        if let Some(mut src) = x.source.take() {
-            // --payload: transfer k's bytes from src.at(k), on the general path
-            return each_write(ctx, x, |k| self.transfer(ctx, k, Dir::Write(src.at(k))));
+        if x.source.is_some() || x.wall.is_some() {
+            return self.instrumented_writes(ctx, x, buf);
         }
         match self.contiguous_1d(ctx) {
             // one call per transfer at evenly spaced offsets, nothing else
             Some((f, t, nb, first, step)) if x.n > 0 => {
                 let w = f.writes(buf, nb, t, ctx.p.collective)?;
-                each_write(
+                each_transfer(
                     ctx,
-                    x,
+                    x.n,
+                    x.keep_going,
                     #[inline(always)]
                     |k| w.at(mpi::to_offset(first + k * step)?),
                 )
             }
-            _ => each_write(ctx, x, |k| self.transfer(ctx, k, Dir::Write(buf))),
+            _ => each_transfer(ctx, x.n, x.keep_going, |k| {
+                self.transfer(ctx, k, Dir::Write(buf))
+            }),
         }
     }
 
