@@ -3,7 +3,8 @@
 //! `gzip -6` and hold no two equal 4 KiB blocks, `compress=50` lands within 40-60 % with
 //! zstd, runs without `--seed` differ and the printed seed repeats a run byte for byte,
 //! `-D v` passes for every API and pattern and, when one byte of a kept file is changed,
-//! a `--read-only -D v` run fails naming the file offset and the rank that wrote it; the
+//! a `--read-only -D v` run fails naming the file offset and the rank that wrote it, and
+//! with another seed it is refused before any read (the stamp of rank 0's first block); the
 //! refusals (`--read-only` without the seed, `--seed` without a payload) come before any
 //! I/O. Small files (1-2 MiB), two processes.
 
@@ -174,7 +175,17 @@ fn incompressible_files_defeat_compression_and_deduplication_and_verify() {
         })
         .collect();
     let o = run(&other, &[], dir.path());
-    assert!(!o.success(), "another seed verified\n{}", o.describe());
+    // refused before any read: not 19 error lines per transfer for the whole file
+    o.assert_refused_without_output("another seed");
+    let m = o.single_message("another seed");
+    assert!(
+        m.contains(
+            "#pio_tmp_1.posix was not written with --payload=incompressible --seed=4243 by a \
+             run of 2 process(es) with these sizes: the 8 bytes at dataset offset 0, where \
+             rank 0's part begins, are not that seed's stamp"
+        ),
+        "{m}"
+    );
 }
 
 #[test]

@@ -47,6 +47,13 @@ fn stamp(a: u64, seed: u64) -> [u8; STAMP] {
     mix(a ^ seed).to_le_bytes()
 }
 
+/// The stamp that begins the bytes at logical position `a` for `seed`, when `a` is the
+/// start of a 4 KiB block (`None` otherwise): what a reader can check of a file without
+/// the pool (`--read-only`'s check of the seed).
+pub fn block_stamp(a: u64, seed: u64) -> Option<[u8; STAMP]> {
+    a.is_multiple_of(BLOCK).then(|| stamp(a, seed))
+}
+
 /// The seeded bytes of one (processes, transfer size), and the buffer size they are
 /// handed out in.
 pub struct Pool {

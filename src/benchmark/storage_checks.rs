@@ -4,6 +4,7 @@
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
+use super::payload;
 use super::run::pattern;
 use super::storage::Node;
 use crate::agreement::refuse_first;
@@ -146,7 +147,7 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                     refused(format!("--read-only: {e}"))
                 })?;
                 if !unchecked {
-                    check_writers(p, api, &file, 0, &path, written)?;
+                    check_writers(p, api, &file, 0, &path, f, written)?;
                 }
                 continue;
             }
@@ -205,7 +206,7 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
                             posix::fail_named("open", e.raw_os_error().unwrap_or(0), path.clone());
                         refused(format!("--read-only: {e}"))
                     })?;
-                    check_writers(p, api, &file, base, &path, written)?;
+                    check_writers(p, api, &file, base, &path, f, written)?;
                 }
             }
         }
@@ -222,32 +223,39 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
 /// transfers each rank made, from the counts file) a rank's last piece is that of its
 /// last transfer written in the first dataset, and a rank that wrote none is skipped.
 /// Errors: a refusal naming the offset, what the byte says, and the configuration the
-/// file holds ([`found_writers`]).
+/// file holds ([`found_writers`]). A generated payload holds no rank bytes:
+/// [`check_stamp`] instead. `index`: the file's number (1-based, `-F`).
 fn check_writers(
     p: &Params,
     api: Api,
     file: &std::fs::File,
     base: u64,
     path: &str,
+    index: u64,
     written: Option<&[u64]>,
 ) -> Result<()> {
-    // a generated payload holds no rank bytes (`-D v` checks it byte for byte)
-    if p.payload.on() {
-        return Ok(());
-    }
     let (Some(&n), Some(&buf)) = (p.proc_counts().first(), p.buf_sizes().first()) else {
         return Ok(());
     };
-    let byte_at = |off: u64| -> Result<u8> {
-        let mut b = [0u8; 1];
-        std::os::unix::fs::FileExt::read_exact_at(file, &mut b, base + off).map_err(|e| {
+    let bytes_at = |off: u64, b: &mut [u8]| -> Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(file, b, base + off).map_err(|e| {
             refused(format!(
                 "--read-only: {}",
                 posix::fail_named("pread", e.raw_os_error().unwrap_or(0), path.to_string())
             ))
-        })?;
+        })
+    };
+    let byte_at = |off: u64| -> Result<u8> {
+        let mut b = [0u8; 1];
+        bytes_at(off, &mut b)?;
         Ok(b[0])
     };
+    if p.payload.on() {
+        if written.is_some_and(|c| c.first() == Some(&0)) {
+            return Ok(());
+        }
+        return check_stamp(p, &pattern(p, n, 0, buf, api), n, index, path, &bytes_at);
+    }
     // counts of another process count: the read phase refuses them (not this run's)
     if written.is_some_and(|c| c.len() != n as usize) {
         return Ok(());
@@ -288,6 +296,46 @@ fn check_writers(
         }
     }
     Ok(())
+}
+
+/// `--read-only --payload`: rank 0's first transfer of the first dataset of file `index`
+/// (pattern `pat0`, `n` processes) begins with the stamp of its logical position for
+/// `--seed` ([`payload::block_stamp`]; checked when that position is 4 KiB-aligned and
+/// the first piece holds the 8 bytes of a stamp). Without this, `-D v` on files of another
+/// seed printed up to 19 lines per transfer (spec §7.3's format) for the whole file.
+/// Errors: a refusal naming the offset and the seed the stamp was expected for.
+fn check_stamp(
+    p: &Params,
+    pat0: &crate::pattern::Pattern,
+    n: u32,
+    index: u64,
+    path: &str,
+    bytes_at: &dyn Fn(u64, &mut [u8]) -> Result<()>,
+) -> Result<()> {
+    let share = pat0.transfers() * pat0.buf_bytes();
+    let at = payload::first_position(index, p.num_dsets, 0, u64::from(n), 0, share);
+    let first = pat0.piece(0, 0);
+    let Some(want) = payload::block_stamp(at, p.seed) else {
+        return Ok(());
+    };
+    if pat0.transfers() == 0 || first.len < want.len() as u64 {
+        return Ok(());
+    }
+    let mut got = [0u8; 8];
+    bytes_at(first.file_off, &mut got)?;
+    if got == want {
+        return Ok(());
+    }
+    Err(refused(format!(
+        "--read-only: {path} was not written with --payload={} --seed={} by a run of {n} \
+         process(es) with these sizes: the 8 bytes at dataset offset {}, where rank 0's part \
+         begins, are not that seed's stamp; give the writing run's --payload and --seed (its \
+         parameter block and results files show them), or write the files first with the \
+         same options and HDF5_NOCLEANUP=1, without --read-only",
+        p.payload.kind.name(),
+        p.seed,
+        first.file_off
+    )))
 }
 
 /// `--read-only --stonewall`: the transfer counts recorded beside the data file `name`
