@@ -496,6 +496,28 @@ fn read_only_wear_out_of_different_counts_is_refused() {
         o.describe()
     );
     assert!(!o.stderr.contains("short transfer"), "{}", o.describe());
+
+    // a later write without --stonewall replaces the data: the counts file goes with it,
+    // and --read-only --stonewall no longer trusts counts of the earlier run
+    let mut args = args[..args.len() - 3].to_vec();
+    args.push("-w");
+    let o = mpirun_timeout(2, &args, &[("HDF5_NOCLEANUP", "1")], d, T);
+    assert!(o.success(), "{}", o.describe());
+    assert!(d.join("#pio_tmp_1.posix").exists(), "the data file is kept");
+    assert!(
+        !d.join("#pio_tmp_1.posix.stonewall").exists(),
+        "the stale counts file is removed"
+    );
+    args.pop();
+    args.extend(["--read-only", "--stonewall=60"]);
+    let o = mpirun_timeout(2, &args, &[], d, T);
+    assert!(!o.success(), "{}", o.describe());
+    assert!(
+        o.stderr
+            .contains("--read-only --stonewall: no counts file #pio_tmp_1.posix.stonewall"),
+        "{}",
+        o.describe()
+    );
 }
 
 /// `-D v` files of a default process sweep (`-p 1 -P 2`: the last step, 1 process, left

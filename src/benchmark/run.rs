@@ -499,9 +499,10 @@ impl<'a> ApiRun<'a> {
                 _ => p.num_dsets * self.write_pattern.dataset_bytes(),
             };
             self.watch.after_write(comm, cpath, data)?;
-            if p.stonewall.millis.is_some() && self.run.env.nocleanup {
-                let res = match rank {
-                    0 => write_counts(cpath, &self.counts(self.written.clone())),
+            if self.run.env.nocleanup {
+                let res = match (rank, p.stonewall.millis) {
+                    (0, Some(_)) => write_counts(cpath, &self.counts(self.written.clone())),
+                    (0, None) => stonewall::remove_counts(cpath),
                     _ => Ok(()),
                 };
                 agree(comm, res)?;

@@ -121,6 +121,20 @@ pub(super) fn write_counts(cpath: &CString, c: &Counts) -> Result<()> {
     })
 }
 
+/// Remove the counts file of the data file `cpath` if there is one (rank 0, after a
+/// write phase without `--stonewall` kept the file): the counts of an earlier
+/// `--stonewall` run no longer describe the data, and `--read-only --stonewall` would
+/// trust them. Errors: the file exists and cannot be removed.
+pub(super) fn remove_counts(cpath: &CString) -> Result<()> {
+    match std::fs::remove_file(counts_path(cpath)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::DataDir(format!(
+            "cannot remove the stale counts file {}: {e}",
+            counts_name(cpath)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Read the counts file of the data file `cpath` (rank 0).
 pub(super) fn read_counts(cpath: &CString) -> Result<String> {
     std::fs::read_to_string(counts_path(cpath)).map_err(|e| {
