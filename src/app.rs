@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::stderr_is_terminal;
+use crate::ffi::signals::write_stderr;
 use crate::measure::Record;
 use crate::output::sink::{write_stdout, Sink};
 use crate::output::{distinct, export, report};
@@ -145,7 +146,15 @@ fn launched_as_rank_zero() -> bool {
 fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     let rank = world.rank()?;
     // HDF5_MPI_INFO is read before the options, as in the C tool (spec §1.1)
-    let info_pairs = mpi_info_from_env()?;
+    let info = mpi_info_from_env()?;
+    if let Some(w) = info
+        .as_ref()
+        .and_then(|i| mpi_info::repeated_warning(&i.repeated, &i.pairs))
+        .filter(|_| rank == 0)
+    {
+        write_stderr(w.as_bytes());
+    }
+    let info_pairs = info.map(|i| i.pairs);
     let opts = match cli::parse(args)? {
         Command::Help => {
             if rank == 0 {
@@ -189,8 +198,8 @@ fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     Ok(code)
 }
 
-/// `HDF5_MPI_INFO` as key/value pairs (spec §2.4); `None` when unset; errors when malformed.
-pub fn mpi_info_from_env() -> Result<Option<Vec<(String, String)>>> {
+/// `HDF5_MPI_INFO`'s hints (spec §2.4); `None` when unset; errors when malformed.
+pub fn mpi_info_from_env() -> Result<Option<mpi_info::MpiInfo>> {
     match std::env::var("HDF5_MPI_INFO") {
         Ok(v) => Ok(Some(mpi_info::parse_mpi_info_with_limits(
             &v,
@@ -255,17 +264,17 @@ pub fn run_on(
 }
 
 /// The hints of `HDF5_MPI_INFO` (`env`), then those of `--mpi-info` (`given`, checked by
-/// the option table like `HDF5_MPI_INFO`'s), which the MPI library applies in that order
-/// (a key given twice takes the later value).
+/// the option table like `HDF5_MPI_INFO`'s), set in that order as `MPI_Info_set` does
+/// (a key given twice keeps its place and takes the later value).
 fn with_option_hints(
     env: Option<&[(String, String)]>,
     given: &[(String, String)],
 ) -> Vec<(String, String)> {
-    env.unwrap_or_default()
-        .iter()
-        .chain(given)
-        .cloned()
-        .collect()
+    let mut all = env.unwrap_or_default().to_vec();
+    for (k, v) in given {
+        mpi_info::set_hint(&mut all, k, v);
+    }
+    all
 }
 
 /// The `--timeout` watchdog of this rank ([`watchdog`]), or none without the option.
