@@ -254,8 +254,11 @@ pub fn run_on(
         merged = with_option_hints(info_pairs, &opts.mpi_info);
         Some(&merged[..])
     };
-    let _watchdog = start_watchdog(comm, &params)?;
+    let watchdog = start_watchdog(comm, &params)?;
     let place = claim_data_dir(comm, &params, opts, caller)?;
+    if let Some(w) = &watchdog {
+        w.meet_in(&place.dir);
+    }
     doing::set(Doing::Opening);
     let mut outputs = open_outputs(comm, &params, &place, info_pairs, caller, accept.is_some())?;
     let outcome = run_steps(comm, &params, &place, &mut outputs, caller)?;
@@ -291,7 +294,16 @@ fn start_watchdog(comm: &Comm, params: &Params) -> Result<Option<watchdog::Watch
                 .into(),
         ]));
     }
-    let started = watchdog::Watchdog::start(comm.rank()?, seconds)
+    // every rank's host, for the message that names the ranks that had not arrived
+    let me = crate::datadir::host::hostname();
+    let mut hosts = Vec::new();
+    for r in 0..comm.size()? {
+        let name = comm.bcast_bytes(r, me.as_bytes())?;
+        hosts.push(crate::config::values::printable(&String::from_utf8_lossy(
+            &name,
+        )));
+    }
+    let started = watchdog::Watchdog::start(comm.rank()?, hosts, seconds)
         .map_err(|e| Error::Other(format!("--timeout: cannot start its thread: {e}")));
     agree_value(comm, started).map(Some)
 }
