@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::ffi::hdf5;
 use crate::ffi::mpi::{self, Comm, Info, Op, Universe};
 use crate::ffi::posix::stderr_is_terminal;
+use crate::ffi::signals::write_stderr;
 use crate::measure::Record;
 use crate::output::sink::{write_stdout, Sink};
 use crate::output::{distinct, export, report};
@@ -145,7 +146,15 @@ fn launched_as_rank_zero() -> bool {
 fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     let rank = world.rank()?;
     // HDF5_MPI_INFO is read before the options, as in the C tool (spec §1.1)
-    let info_pairs = mpi_info_from_env()?;
+    let info = mpi_info_from_env()?;
+    if let Some(w) = info
+        .as_ref()
+        .and_then(|i| mpi_info::repeated_warning(&i.repeated, &i.pairs))
+        .filter(|_| rank == 0)
+    {
+        write_stderr(w.as_bytes());
+    }
+    let info_pairs = info.map(|i| i.pairs);
     let opts = match cli::parse(args)? {
         Command::Help => {
             if rank == 0 {
@@ -189,8 +198,8 @@ fn program(world: &Comm, args: &[OsString]) -> Result<i32> {
     Ok(code)
 }
 
-/// `HDF5_MPI_INFO` as key/value pairs (spec §2.4); `None` when unset; errors when malformed.
-pub fn mpi_info_from_env() -> Result<Option<Vec<(String, String)>>> {
+/// `HDF5_MPI_INFO`'s hints (spec §2.4); `None` when unset; errors when malformed.
+pub fn mpi_info_from_env() -> Result<Option<mpi_info::MpiInfo>> {
     match std::env::var("HDF5_MPI_INFO") {
         Ok(v) => Ok(Some(mpi_info::parse_mpi_info_with_limits(
             &v,
@@ -245,8 +254,11 @@ pub fn run_on(
         merged = with_option_hints(info_pairs, &opts.mpi_info);
         Some(&merged[..])
     };
-    let _watchdog = start_watchdog(comm, &params)?;
+    let watchdog = start_watchdog(comm, &params)?;
     let place = claim_data_dir(comm, &params, opts, caller)?;
+    if let Some(w) = &watchdog {
+        w.meet_in(&place.dir);
+    }
     doing::set(Doing::Opening);
     let mut outputs = open_outputs(comm, &params, &place, info_pairs, caller, accept.is_some())?;
     let outcome = run_steps(comm, &params, &place, &mut outputs, caller)?;
@@ -255,17 +267,17 @@ pub fn run_on(
 }
 
 /// The hints of `HDF5_MPI_INFO` (`env`), then those of `--mpi-info` (`given`, checked by
-/// the option table like `HDF5_MPI_INFO`'s), which the MPI library applies in that order
-/// (a key given twice takes the later value).
+/// the option table like `HDF5_MPI_INFO`'s), set in that order as `MPI_Info_set` does
+/// (a key given twice keeps its place and takes the later value).
 fn with_option_hints(
     env: Option<&[(String, String)]>,
     given: &[(String, String)],
 ) -> Vec<(String, String)> {
-    env.unwrap_or_default()
-        .iter()
-        .chain(given)
-        .cloned()
-        .collect()
+    let mut all = env.unwrap_or_default().to_vec();
+    for (k, v) in given {
+        mpi_info::set_hint(&mut all, k, v);
+    }
+    all
 }
 
 /// The `--timeout` watchdog of this rank ([`watchdog`]), or none without the option.
@@ -282,7 +294,16 @@ fn start_watchdog(comm: &Comm, params: &Params) -> Result<Option<watchdog::Watch
                 .into(),
         ]));
     }
-    let started = watchdog::Watchdog::start(comm.rank()?, seconds)
+    // every rank's host, for the message that names the ranks that had not arrived
+    let me = crate::datadir::host::hostname();
+    let mut hosts = Vec::new();
+    for r in 0..comm.size()? {
+        let name = comm.bcast_bytes(r, me.as_bytes())?;
+        hosts.push(crate::config::values::printable(&String::from_utf8_lossy(
+            &name,
+        )));
+    }
+    let started = watchdog::Watchdog::start(comm.rank()?, hosts, seconds)
         .map_err(|e| Error::Other(format!("--timeout: cannot start its thread: {e}")));
     agree_value(comm, started).map(Some)
 }

@@ -164,3 +164,46 @@ fn no_hints_no_record_and_malformed_hints_refused() {
     assert!(o.stderr.contains("control character"), "{}", o.describe());
     assert!(!o.stdout.contains("88888.88"), "{}", o.describe());
 }
+
+/// A key given twice in `HDF5_MPI_INFO` works as with the C tool, whose `MPI_Info_set`
+/// calls let the last value replace the first (spec §2.4; it was refused before): the
+/// key keeps its first place with its last value in the report's dump and the results,
+/// the MPI library gets that value, and rank 0 alone warns once on stderr. A key of
+/// `--mpi-info` already in `HDF5_MPI_INFO` replaces its value the same way.
+#[test]
+fn a_key_given_twice_takes_its_last_value_with_a_warning() {
+    let dir = scratch_dir();
+    let (o, j) = run_json(
+        &["--mpi-info", "romio_no_indep_rw=true"],
+        &[(
+            "HDF5_MPI_INFO",
+            "cb_nodes=1000;romio_no_indep_rw=false; cb_nodes = 1",
+        )],
+        dir.path(),
+    );
+    assert!(
+        o.stdout
+            .contains("object has 2 items\ncb_nodes=1\nromio_no_indep_rw=true\n"),
+        "{}",
+        o.describe()
+    );
+    assert_eq!(
+        j["records"][0]["mpi_info"],
+        "cb_nodes=1;romio_no_indep_rw=true"
+    );
+    for api in ["mpiio", "phdf5"] {
+        let key = format!("mpi_hints_in_effect_{api}");
+        let ps = pairs(j[&key].as_str().unwrap_or_else(|| panic!("{key}\n{j}")));
+        assert_eq!(value_of(&ps, "cb_nodes"), Some("1"), "{key}: {ps:?}");
+    }
+    let warnings: Vec<&str> = o.stderr.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "h5perf: warning: HDF5_MPI_INFO gives a key more than once; the last value \
+          holds, as MPI_Info_set does: cb_nodes=1"
+        ],
+        "{}",
+        o.describe()
+    );
+}

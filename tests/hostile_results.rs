@@ -185,7 +185,7 @@ fn bad_baseline_figures_are_refused_with_file_line_and_field() {
         assert!(m.ends_with(&format!("{field} {why}")), "{case}: {m}");
         assert!(!o.stdout.contains("PASS"), "{case}\n{}", o.describe());
     }
-    // the JSON baseline: record and field
+    // the JSON baseline: line, record and field
     let json = fs::read_to_string(files().join("r.json")).unwrap();
     let at = json.find("\"std_mibps\":").unwrap() + "\"std_mibps\":".len();
     let end = at + json[at..].find([',', '}']).unwrap();
@@ -197,10 +197,14 @@ fn bad_baseline_figures_are_refused_with_file_line_and_field() {
     )
     .unwrap();
     let o = alone(&["--from", "r.csv", "--baseline", "base.json"], d.path());
+    // the line where record 1 starts (the document's first line is 1)
+    let line = 1 + json[..at].matches('\n').count();
     refused(
         "json baseline",
         &o,
-        &["base.json: record 1: std_mibps is not a finite number: '-1e999'"],
+        &[&format!(
+            "base.json: line {line} (record 1): std_mibps is not a finite number: '-1e999'"
+        )],
     );
 }
 
@@ -412,4 +416,109 @@ fn csv_cells_that_spreadsheets_would_run_are_neutralised() {
     let a = fs::read_to_string(d.path().join("r.csv.html")).unwrap();
     assert_eq!(a, fs::read_to_string(d.path().join("r.json.html")).unwrap());
     assert!(a.contains("@SUM(1+1)*cmd=x, -2+3=y"), "the hints as given");
+}
+
+/// `h5perf ARGS` alone in `cwd`: its exit status, its stderr, and its peak resident
+/// memory (KiB): the largest `VmHWM` (the kernel's high-water mark of the resident set)
+/// of `/proc/PID/status` read while it runs, every 10 ms (the reading of a results file
+/// lasts seconds; what it holds stays held until the verdict).
+fn alone_with_peak(args: &[&str], cwd: &Path) -> (Option<i32>, String, u64) {
+    let mut cmd = std::process::Command::new(h5perf_bin());
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in OMPI_ENV {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    let status = format!("/proc/{}/status", child.id());
+    let start = std::time::Instant::now();
+    let mut peak = 0;
+    let code = loop {
+        let hwm = fs::read_to_string(&status).ok().and_then(|t| {
+            let l = t.lines().find(|l| l.starts_with("VmHWM:"))?;
+            l.split_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+        peak = peak.max(hwm.unwrap_or(0));
+        if let Some(st) = child.try_wait().unwrap() {
+            break st.code();
+        }
+        if start.elapsed() > T {
+            let _ = child.kill();
+            panic!("h5perf {args:?} still running after {T:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    (code, reader.join().unwrap(), peak)
+}
+
+/// Class 4, streaming: a `--json` results file of 60,000 records (about 80 MB) is read
+/// record by record: the peak memory of `--from` stays far below the file's size (the
+/// whole-document reader held the text and its tree, about 6 times the file); a record
+/// with a figure of `1e999` deep in such a file is refused with the line where the record
+/// starts, its number and the field.
+#[test]
+fn a_large_json_is_read_as_a_stream_and_a_bad_record_named_by_its_line() {
+    use std::fmt::Write as _;
+    let json = fs::read_to_string(files().join("r.json")).unwrap();
+    let open = "\"records\": [\n";
+    let at = json.find(open).unwrap() + open.len();
+    let head = &json[..at];
+    let record = json[at..].lines().next().unwrap().trim_end_matches(',');
+    let (indent, rest) = record.split_once("{\"nprocs\":").unwrap();
+    let rest = rest.split_once(',').unwrap().1;
+    let n = 60_000;
+    let mut text = String::with_capacity(n * (record.len() + 8) + head.len());
+    text.push_str(head);
+    for i in 1..=n {
+        let end = if i < n { ",\n" } else { "\n" };
+        let _ = write!(text, "{indent}{{\"nprocs\":{i},{rest}{end}");
+    }
+    text.push_str("  ]\n}\n");
+    let d = scratch_dir();
+    fs::write(d.path().join("big.json"), &text).unwrap();
+    let (code, err, peak_kib) = alone_with_peak(
+        &["--from", "big.json", "--expect", "posix.raw_write>=1B/s"],
+        d.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let file_kib = text.len() as u64 / 1024;
+    // the reader keeps one small cell per record (about 250 bytes): less than the file
+    // itself, with the MPI library, the verdict and the allocator (reading the document
+    // whole held its text and its tree, 6 times the file: 1.3 GB for 207 MB)
+    assert!(
+        peak_kib < file_kib,
+        "peak {peak_kib} KiB for a file of {file_kib} KiB"
+    );
+    // a bad figure in record 45,000: named by its line (the document's first line is 1)
+    let k = 45_000;
+    let line = head.matches('\n').count() + k;
+    let bad: String = text
+        .lines()
+        .take(line + 10)
+        .enumerate()
+        .map(|(i, l)| match i + 1 == line {
+            true => l.replacen("\"avg_mibps\":", "\"avg_mibps\":1e999,\"x\":", 1) + "\n",
+            false => format!("{l}\n"),
+        })
+        .collect();
+    fs::write(d.path().join("bad.json"), bad).unwrap();
+    let o = alone(
+        &["--from", "bad.json", "--expect", "posix.raw_write>=1B/s"],
+        d.path(),
+    );
+    refused(
+        "a bad record deep in a large file",
+        &o,
+        &[&format!(
+            "bad.json: line {line} (record {k}): avg_mibps is not a finite number: '1e999'"
+        )],
+    );
 }

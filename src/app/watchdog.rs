@@ -1,22 +1,28 @@
-//! `--timeout SECONDS` (issue 35): a run that takes longer ends on every rank.
+//! `--timeout SECONDS` (issue 35): a run that takes longer ends on every rank, with one
+//! message that names the ranks that had not arrived.
 //!
 //! Each rank starts a watchdog thread when the run starts; the main thread never waits
 //! for it and makes no call for it but two atomic stores at stage boundaries
-//! ([`crate::terms::doing`], outside every timer). At the deadline the watchdog prints
-//! `h5perf: rank R: --timeout of S s exceeded in STAGE (P processes, transfer size X)`
-//! and ends its process with SIGTERM, whose handlers remove the rank's files: the
-//! launcher then ends the job with a non-zero status. A rank that is stalled (stopped,
-//! or waiting for a device) prints nothing at the deadline: the ranks without such a
-//! line are the ones that had not arrived, and the stage named by the others is where
-//! they waited. If such a rank runs again before it is killed (Open MPI sends SIGCONT
-//! before SIGTERM), its watchdog (which wakes every half second) has seen the gap and says
-//! so: `stalled past the --timeout ... this rank had not arrived`. The
-//! results files hold what the finished steps wrote, marked `"complete": false`.
-//! MPI is not called from the watchdog thread (the MPI library is initialised for
-//! one thread). Without `--timeout` no thread is started.
+//! ([`crate::terms::doing`], outside every timer). MPI is not called from the watchdog
+//! thread (the MPI library is initialised for one thread), so at the deadline the ranks
+//! meet in the data directory, which every rank of an MPI-IO run shares: each rank still
+//! running writes `#h5perf-timeout.R` (its stage and step), waits up to [`GRACE`] for
+//! the others' files, and the lowest rank with a file prints one line,
+//! `h5perf: --timeout of S s exceeded: rank 1 (host H) had not arrived (...); rank 0 waited
+//! in STAGE (P process(es), transfer size X); ending the job`, removes the files and ends
+//! its process with SIGTERM, whose handlers remove the rank's data files; the others end
+//! after it (when it has removed their files, or after [`GRACE`] more, when they print
+//! the line themselves). A rank with no file was not run at the deadline (stopped, a
+//! frozen node): it had not arrived. If such a rank runs again before it is killed (Open
+//! MPI sends SIGCONT before SIGTERM) its watchdog has seen the gap and ends it silently.
+//! Before the data directory is known (the checks) each rank prints its own line. The
+//! launcher then ends the job with a non-zero status; the results files hold what the
+//! finished steps wrote, marked `"complete": false`. Without `--timeout` no thread is
+//! started.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::ffi::signals::{terminate_self, write_stderr};
@@ -25,45 +31,74 @@ use crate::terms::doing;
 /// The watchdog of one rank; stopped (and joined) on drop.
 pub struct Watchdog {
     done: Arc<AtomicBool>,
+    /// Where the ranks meet at the deadline, once known.
+    dir: Arc<Mutex<Option<PathBuf>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// Who and where: this rank, the host of every rank (by rank), the time given.
+struct Job {
+    rank: u32,
+    hosts: Vec<String>,
+    seconds: u64,
+}
+
 impl Watchdog {
-    /// Start the watchdog of rank `rank` for `seconds` from now.
+    /// Start the watchdog of rank `rank` for `seconds` from now; `hosts`: the host name
+    /// of every rank of the run, by rank.
     ///
     /// Errors: the thread cannot be started (`std::thread::Builder::spawn`).
-    pub fn start(rank: u32, seconds: u64) -> std::io::Result<Watchdog> {
+    pub fn start(rank: u32, hosts: Vec<String>, seconds: u64) -> std::io::Result<Watchdog> {
         let done = Arc::new(AtomicBool::new(false));
-        let seen = Arc::clone(&done);
+        let dir = Arc::new(Mutex::new(None::<PathBuf>));
+        let (seen, place) = (Arc::clone(&done), Arc::clone(&dir));
+        let job = Job {
+            rank,
+            hosts,
+            seconds,
+        };
         let deadline = Instant::now() + Duration::from_secs(seconds);
         let thread = std::thread::Builder::new()
             .name("h5perf-timeout".into())
             .spawn(move || {
                 // woken every TICK: a longer gap means the process was stopped
-                let mut stalled = Duration::ZERO;
                 let mut last = Instant::now();
-                loop {
+                let late = loop {
                     if seen.load(Ordering::SeqCst) {
                         return;
                     }
                     let now = Instant::now();
                     let gap = now.saturating_duration_since(last);
-                    if gap >= STALLED {
-                        stalled = stalled.max(gap);
-                    }
                     last = now;
                     if now >= deadline {
-                        break;
+                        // not run across the deadline: named by the ranks that were
+                        break gap >= STALLED;
                     }
                     std::thread::park_timeout((deadline - now).min(TICK));
+                };
+                if late {
+                    terminate_self();
+                    return;
                 }
-                write_stderr(message(rank, seconds, stalled).as_bytes());
+                let dir: Option<PathBuf> = place.lock().map(|d| d.clone()).unwrap_or(None);
+                match dir {
+                    Some(d) => meet(&job, &d, &seen),
+                    None => write_stderr(alone_message(job.rank, job.seconds).as_bytes()),
+                }
                 terminate_self();
             })?;
         Ok(Watchdog {
             done,
+            dir,
             thread: Some(thread),
         })
+    }
+
+    /// The data directory (shared by the ranks) where the ranks meet at the deadline.
+    pub fn meet_in(&self, dir: &Path) {
+        if let Ok(mut d) = self.dir.lock() {
+            *d = Some(crate::datadir::dir_or_current(dir).to_path_buf());
+        }
     }
 }
 
@@ -74,23 +109,140 @@ const TICK: Duration = Duration::from_millis(500);
 /// frozen node) or not run at all for that long: its rank is one that had not arrived.
 const STALLED: Duration = Duration::from_secs(2);
 
-/// The line a rank prints at the deadline; `stalled`: the longest time the process
-/// was not run (zero: it always ran).
-pub fn message(rank: u32, seconds: u64, stalled: Duration) -> String {
+/// How long the ranks wait for each other's files at the deadline, and then for the
+/// rank that prints the message.
+pub const GRACE: Duration = Duration::from_secs(3);
+
+/// How often a waiting rank looks at the files.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The file of rank `rank` at the deadline.
+fn file_of(dir: &Path, rank: u32) -> PathBuf {
+    dir.join(format!("#h5perf-timeout.{rank}"))
+}
+
+/// One rank's part at the deadline in `dir`: its file, the wait for the others, and the
+/// message if it is the lowest rank that arrived (or the one that printed it is gone).
+fn meet(job: &Job, dir: &Path, done: &AtomicBool) {
+    let size = u32::try_from(job.hosts.len()).unwrap_or(u32::MAX);
+    let mine = file_of(dir, job.rank);
+    let tmp = dir.join(format!("#h5perf-timeout.{}.tmp", job.rank));
+    let (stage, procs, xfer) = doing::now();
+    let text = format!("{procs} {xfer} {}\n", stage.words());
+    if std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, &mine))
+        .is_err()
+    {
+        let _ = std::fs::remove_file(&tmp);
+        write_stderr(alone_message(job.rank, job.seconds).as_bytes());
+        return;
+    }
+    let arrived = || -> Vec<Option<String>> {
+        (0..size)
+            .map(|r| std::fs::read_to_string(file_of(dir, r)).ok())
+            .collect()
+    };
+    let start = Instant::now();
+    let mut seen = arrived();
+    while seen.iter().any(Option::is_none)
+        && start.elapsed() < GRACE
+        && !done.load(Ordering::SeqCst)
+    {
+        std::thread::sleep(POLL);
+        seen = arrived();
+    }
+    let first = seen.iter().position(Option::is_some);
+    if first != usize::try_from(job.rank).ok() {
+        // the lowest rank prints and removes the files; if it is gone, this rank does
+        let start = Instant::now();
+        while mine.exists() && start.elapsed() < GRACE {
+            std::thread::sleep(POLL);
+        }
+        if !mine.exists() {
+            return;
+        }
+        seen = arrived();
+    }
+    write_stderr(summary(job, &seen).as_bytes());
+    for r in 0..size {
+        let _ = std::fs::remove_file(file_of(dir, r));
+    }
+}
+
+/// `rank 3 (host H)`, or `ranks 1 (host H), 3 (host I)`; at most 16 named.
+fn ranks_text(ranks: &[u32], hosts: &[String]) -> String {
+    const SHOWN: usize = 16;
+    let one = |r: &u32| match hosts.get(*r as usize) {
+        Some(h) => format!("{r} (host {h})"),
+        None => r.to_string(),
+    };
+    let mut named: Vec<String> = ranks.iter().take(SHOWN).map(one).collect();
+    if ranks.len() > SHOWN {
+        named.push(format!("and {} more", ranks.len() - SHOWN));
+    }
+    let word = if ranks.len() == 1 { "rank" } else { "ranks" };
+    format!("{word} {}", named.join(", "))
+}
+
+/// The one line at the deadline, from the ranks' files `seen` (by rank; `None`: no file,
+/// the rank had not arrived). A file holds `PROCS XFER STAGE WORDS`.
+fn summary(job: &Job, seen: &[Option<String>]) -> String {
+    let missing: Vec<u32> = (0..)
+        .zip(seen)
+        .filter(|(_, s)| s.is_none())
+        .map(|(r, _)| r)
+        .collect();
+    // the ranks that arrived, grouped by where they were
+    let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+    for (r, s) in (0..).zip(seen) {
+        let Some(s) = s else { continue };
+        let mut parts = s.trim_end().splitn(3, ' ');
+        let (procs, xfer, words) = (
+            parts.next().unwrap_or("0"),
+            parts.next().unwrap_or("0"),
+            parts.next().unwrap_or("an unknown stage"),
+        );
+        let step = if procs == "0" {
+            String::new()
+        } else {
+            format!(" ({procs} process(es), transfer size {xfer})")
+        };
+        let place = format!("{words}{step}");
+        match groups.iter_mut().find(|(p, _)| *p == place) {
+            Some((_, rs)) => rs.push(r),
+            None => groups.push((place, vec![r])),
+        }
+    }
+    let places: Vec<String> = groups
+        .iter()
+        .map(|(place, rs)| format!("{} in {place}", ranks_text(rs, &[])))
+        .collect();
+    let s = job.seconds;
+    if missing.is_empty() {
+        return format!(
+            "h5perf: --timeout of {s} s exceeded: every rank was running ({}): too slow \
+             for the time given, or waiting for the storage; ending the job\n",
+            places.join("; ")
+        );
+    }
+    let verb = if missing.len() == 1 { "was" } else { "were" };
+    format!(
+        "h5perf: --timeout of {s} s exceeded: {} had not arrived (not running at the \
+         deadline: stopped, or {verb} on a frozen node); {} waited; ending the job\n",
+        ranks_text(&missing, &job.hosts),
+        places.join("; ")
+    )
+}
+
+/// The line of a rank that cannot meet the others (before the data directory is known,
+/// or its file cannot be written): where this rank is.
+pub fn alone_message(rank: u32, seconds: u64) -> String {
     let (stage, procs, xfer) = doing::now();
     let step = if procs > 0 {
         format!(" ({procs} process(es), transfer size {xfer})")
     } else {
         String::new()
     };
-    if stalled >= STALLED {
-        return format!(
-            "h5perf: rank {rank}: stalled past the --timeout of {seconds} s (not run for {} \
-             s) in {}{step}: this rank had not arrived; ending it\n",
-            stalled.as_secs(),
-            stage.words()
-        );
-    }
     format!(
         "h5perf: rank {rank}: --timeout of {seconds} s exceeded in {}{step}: ending this \
          rank; a rank without this line had not arrived there\n",
@@ -112,18 +264,68 @@ impl Drop for Watchdog {
 mod tests {
     use super::*;
 
+    fn job() -> Job {
+        Job {
+            rank: 0,
+            hosts: vec!["n0".into(), "n1".into(), "n2".into()],
+            seconds: 10,
+        }
+    }
+
     #[test]
-    fn on_time_and_late_lines() {
-        let on_time = message(3, 10, Duration::from_millis(5));
-        assert!(on_time.starts_with("h5perf: rank 3: --timeout of 10 s exceeded in "));
-        assert!(on_time.ends_with("had not arrived there\n"), "{on_time}");
-        let late = message(1, 10, Duration::from_secs(7));
-        assert!(
-            late.starts_with(
-                "h5perf: rank 1: stalled past the --timeout of 10 s (not run for 7 s) in "
-            ),
-            "{late}"
+    fn one_line_names_the_ranks_that_had_not_arrived() {
+        let w = |s: &str| Some(s.to_string());
+        let m = summary(
+            &job(),
+            &[
+                w("2 1024 the write phase\n"),
+                None,
+                w("2 1024 the write phase\n"),
+            ],
         );
-        assert_eq!(late.lines().count(), 1);
+        assert_eq!(
+            m,
+            "h5perf: --timeout of 10 s exceeded: rank 1 (host n1) had not arrived (not \
+             running at the deadline: stopped, or was on a frozen node); ranks 0, 2 in the \
+             write phase (2 process(es), transfer size 1024) waited; ending the job\n"
+        );
+        let m = summary(&job(), &[w("0 0 the checks\n"), None, None]);
+        assert!(
+            m.contains("ranks 1 (host n1), 2 (host n2) had not arrived"),
+            "{m}"
+        );
+        assert!(m.contains("rank 0 in the checks waited"), "{m}");
+        let m = summary(&job(), &[w("1 8 a\n"), w("1 8 b\n"), w("1 8 a\n")]);
+        assert!(
+            m.contains(
+                "every rank was running (ranks 0, 2 in a (1 process(es), transfer \
+                        size 8); rank 1 in b (1 process(es), transfer size 8))"
+            ),
+            "{m}"
+        );
+        assert_eq!(m.lines().count(), 1);
+        let many: Vec<u32> = (0..40).collect();
+        assert!(ranks_text(&many, &[]).ends_with("15, and 24 more"));
+    }
+
+    #[test]
+    fn a_rank_alone_names_itself() {
+        let m = alone_message(3, 10);
+        assert!(m.starts_with("h5perf: rank 3: --timeout of 10 s exceeded in "));
+        assert!(m.ends_with("had not arrived there\n"), "{m}");
+    }
+
+    /// Three ranks meet in a directory: the lowest prints, every file is removed; the
+    /// rank whose file never comes is named.
+    #[test]
+    fn ranks_meet_in_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let done = AtomicBool::new(false);
+        std::fs::write(file_of(dir.path(), 2), "1 4 the read phase\n").unwrap();
+        let started = Instant::now();
+        meet(&job(), dir.path(), &done);
+        // rank 1 never came: the wait was the grace period, bounded
+        assert!(started.elapsed() >= GRACE && started.elapsed() < GRACE * 4);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -54,7 +54,7 @@ pub unsafe extern "C" fn h5perf_run(
             let comm = Comm::dup_of(comm)?;
             // a panic from here on aborts the job: the other ranks could not be freed
             let _armed = app::panics::armed(comm.rank()?);
-            let pairs = app::mpi_info_from_env()?;
+            let pairs = app::mpi_info_from_env()?.map(|i| i.pairs);
             let caller = app::Caller {
                 report: c.report_stdout,
                 command_line: c.command_line(),

@@ -4,19 +4,49 @@
 use super::values::printable;
 use crate::error::Error;
 
-/// Parse the value of `HDF5_MPI_INFO` (spec §2.4) into `(key, value)` pairs, in order;
-/// keys at most `max_key` bytes, values `max_val` bytes.
+/// The hints of `HDF5_MPI_INFO` as the MPI library holds them after the C tool's
+/// `MPI_Info_set` calls (spec §2.4).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MpiInfo {
+    /// `(key, value)` pairs, one per key, in the order of each key's first entry; a key
+    /// given twice has its last value (`MPI_Info_set` replaces the value of a key already
+    /// set, MPI-4.0 §10.1).
+    pub pairs: Vec<(String, String)>,
+    /// The keys given more than once, in the order of their first repetition (each once).
+    pub repeated: Vec<String>,
+}
+
+/// Set `key` to `value` in `pairs` as `MPI_Info_set` does (MPI-4.0 §10.1): a key already
+/// present keeps its place and takes the new value, a new key is appended. Returns
+/// whether the key was already present.
+pub fn set_hint(pairs: &mut Vec<(String, String)>, key: &str, value: &str) -> bool {
+    match pairs.iter_mut().find(|(k, _)| k == key) {
+        Some((_, v)) => {
+            *v = value.to_string();
+            true
+        }
+        None => {
+            pairs.push((key.to_string(), value.to_string()));
+            false
+        }
+    }
+}
+
+/// Parse the value of `HDF5_MPI_INFO` (spec §2.4) into its hints; keys at most
+/// `max_key` bytes, values `max_val` bytes. A key given twice is accepted as the C tool
+/// accepts it (its last value holds, see [`MpiInfo`]) and listed in
+/// [`MpiInfo::repeated`] for a warning.
 ///
 /// # Errors
-/// [`Error::Usage`] for an entry without `=`, an empty key or value, one too long, a
-/// control character (a newline would forge a line of the text report), or a key given twice.
+/// [`Error::Usage`] for an entry without `=`, an empty key or value, one too long, or a
+/// control character (a newline would forge a line of the text report).
 pub fn parse_mpi_info_with_limits(
     s: &str,
     max_key: usize,
     max_val: usize,
-) -> Result<Vec<(String, String)>, Error> {
+) -> Result<MpiInfo, Error> {
     let blank: &[char] = &[' ', '\t'];
-    let mut out = Vec::new();
+    let mut out = MpiInfo::default();
     for raw in s.split(';') {
         let piece = raw.trim_matches(blank);
         if piece.is_empty() {
@@ -36,14 +66,29 @@ pub fn parse_mpi_info_with_limits(
         let key = k.trim_matches(blank);
         let value = v.trim_matches(blank);
         check_hint(piece, key, value, max_key, max_val).map_err(refuse)?;
-        if out.iter().any(|(k, _): &(String, String)| k == key) {
-            return Err(refuse(format!(
-                "the key {key} is given twice (the MPI library would keep only the last)"
-            )));
+        if set_hint(&mut out.pairs, key, value) && !out.repeated.iter().any(|k| k == key) {
+            out.repeated.push(key.to_string());
         }
-        out.push((key.to_string(), value.to_string()));
     }
     Ok(out)
+}
+
+/// The warning for the keys `repeated` in `HDF5_MPI_INFO` (none when empty), whose
+/// values in `pairs` are the ones used: one line, `h5perf: warning: ...`.
+pub fn repeated_warning(repeated: &[String], pairs: &[(String, String)]) -> Option<String> {
+    if repeated.is_empty() {
+        return None;
+    }
+    let used: Vec<String> = repeated
+        .iter()
+        .filter_map(|k| pairs.iter().find(|(pk, _)| pk == k))
+        .map(|(k, v)| format!("{}={}", printable(k), printable(v)))
+        .collect();
+    Some(format!(
+        "h5perf: warning: HDF5_MPI_INFO gives a key more than once; the last value holds, \
+         as MPI_Info_set does: {}\n",
+        used.join(", ")
+    ))
 }
 
 /// The longest hint key the MPI library takes (`MPI_MAX_INFO_KEY` less the NUL), bytes.
@@ -132,7 +177,7 @@ mod tests {
     /// The limits of Open MPI: `MPI_MAX_INFO_KEY` 36 and `MPI_MAX_INFO_VAL` 256, each
     /// with its terminating NUL.
     fn parse_mpi_info(s: &str) -> Result<Vec<(String, String)>, Error> {
-        parse_mpi_info_with_limits(s, 35, 255)
+        parse_mpi_info_with_limits(s, 35, 255).map(|i| i.pairs)
     }
 
     fn pairs(s: &str) -> Vec<(String, String)> {
@@ -174,14 +219,26 @@ mod tests {
     }
 
     #[test]
-    fn a_key_twice_or_a_control_character_is_refused() {
-        // MPI_Info_set would keep the last: which one was meant is not known; the JSON
-        // results would hold the name twice, which its readers take differently
-        let m = refused("a=1;b=2;a=3");
-        assert!(
-            m.contains("'a=3'") && m.contains("the key a is given twice"),
-            "{m}"
-        );
+    fn a_key_twice_keeps_its_place_and_takes_the_last_value() {
+        // the C tool calls MPI_Info_set for each entry: the last value replaces the first
+        let i = parse_mpi_info_with_limits("a=1;b=2;a=3; b = 4 ;a=5;c=6", 35, 255).unwrap();
+        assert_eq!(i.pairs, vec![p("a", "5"), p("b", "4"), p("c", "6")]);
+        assert_eq!(i.repeated, vec!["a".to_string(), "b".to_string()]);
+        let w = repeated_warning(&i.repeated, &i.pairs).unwrap();
+        assert!(w.starts_with("h5perf: warning: HDF5_MPI_INFO gives a key more than once"));
+        assert!(w.ends_with(": a=5, b=4\n"), "{w}");
+        assert_eq!(w.lines().count(), 1);
+        let once = parse_mpi_info_with_limits("a=1;b=2", 35, 255).unwrap();
+        assert!(once.repeated.is_empty());
+        assert_eq!(repeated_warning(&once.repeated, &once.pairs), None);
+        let mut ps = vec![p("x", "1")];
+        assert!(!set_hint(&mut ps, "y", "2"));
+        assert!(set_hint(&mut ps, "x", "3"));
+        assert_eq!(ps, vec![p("x", "3"), p("y", "2")]);
+    }
+
+    #[test]
+    fn a_control_character_is_refused() {
         let m = refused("a=1\n   Maximum Throughput: 88888.88 MB/s");
         assert!(
             m.contains("control character \\n") && !m.contains('\n'),
@@ -232,7 +289,10 @@ mod tests {
         // MPICH-like limits through the explicit variant.
         let long = format!("{}=1", "k".repeat(200));
         assert_eq!(
-            parse_mpi_info_with_limits(&long, 254, 1023).unwrap().len(),
+            parse_mpi_info_with_limits(&long, 254, 1023)
+                .unwrap()
+                .pairs
+                .len(),
             1
         );
         assert!(parse_mpi_info_with_limits("ab=1", 1, 10).is_err());

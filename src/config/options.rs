@@ -585,9 +585,10 @@ pub static DEFS: [Def; 51] = [
         "HDF5 alignment threshold: only objects of at least this size\n\
          are aligned to -a. [default: 1]"),
     def!(_ "timeout" 2, value(ValueKind::Int, |o, v| put(&mut o.timeout, whole_count(v).map(Some))),
-        "End the run on every rank after N seconds: each rank still running\n\
-         prints the stage it is in and ends (SIGTERM, its files removed);\n\
-         a stalled rank prints nothing. Exit status not 0; the results files\n\
+        "End the run on every rank after N seconds: one line names the ranks\n\
+         that had not arrived (stopped, a frozen node) and where the others\n\
+         waited; every rank ends (SIGTERM, its files removed). Exit status\n\
+         not 0; the results files\n\
          keep the finished steps, marked incomplete. Without it a batch\n\
          system's time limit is the guard. [default: none]"),
     def!(_ "tolerance" 2, value(ValueKind::Percent, |o, v| o.acceptance.set_tolerance(v)),

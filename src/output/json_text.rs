@@ -1,4 +1,7 @@
-//! A small JSON reader (RFC 8259) for `--json` results: members in order, numbers as written.
+//! A small JSON reader (RFC 8259) for `--json` results: members in order, numbers as written;
+//! a stream, so that the records of a large document are read one at a time.
+
+use std::io::BufRead;
 
 use crate::config::values::printable;
 use crate::error::{Error, Result};
@@ -44,56 +47,198 @@ impl Json {
 /// # Errors
 /// What is wrong and where (`line 3, column 7: expected ':'`).
 pub fn parse(text: &str) -> Result<Json> {
-    let mut p = Parser { text, i: 0 };
+    let mut p = Parser::new(text.as_bytes(), 1, u64::MAX);
     let v = p.value(0)?;
+    p.end()?;
+    Ok(v)
+}
+
+/// Parse, from `r`, one JSON document that is an object, as a stream: each element of its
+/// array member `streamed` goes to `each` with the number of the line where it starts, and
+/// is not kept (the member is returned as an empty array). Memory: the other members and
+/// one element at a time. `first_line`: the number of `r`'s first line; at most `limit`
+/// bytes are read (more is the error `too_large`).
+///
+/// # Errors
+/// What is wrong and where (`line 3, column 7: expected ':'`), `each`'s error, a read
+/// error, or `too_large` past the limit.
+pub fn parse_object_streaming<R: BufRead>(
+    r: R,
+    first_line: usize,
+    limit: u64,
+    too_large: &str,
+    streamed: &str,
+    mut each: impl FnMut(usize, Json) -> Result<()>,
+) -> Result<Json> {
+    let mut p = Parser::new(r, first_line, limit);
+    p.too_large = too_large.to_string();
     p.blank();
-    if p.i < text.len() {
-        return Err(p.error("text after the end of the JSON document"));
+    if p.peek() != Some(b'{') {
+        return Err(p.error("expected '{'"));
     }
+    let mut element = |p: &mut Parser<R>, name: &str| -> Result<Option<Json>> {
+        p.blank();
+        if name != streamed || p.peek() != Some(b'[') {
+            return p.value(1).map(Some);
+        }
+        p.bump();
+        if !p.eat(b']') {
+            loop {
+                p.blank();
+                let line = p.line;
+                let v = p.value(2)?;
+                each(line, v)?;
+                if p.eat(b']') {
+                    break;
+                }
+                if !p.eat(b',') {
+                    return Err(p.error("expected ',' or ']'"));
+                }
+            }
+        }
+        Ok(Some(Json::Arr(Vec::new())))
+    };
+    let v = p.members(0, b'}', &mut element)?;
+    p.end()?;
     Ok(v)
 }
 
 /// Nesting deeper than this is refused (h5perf writes depth 3).
 const MAX_DEPTH: usize = 64;
 
-struct Parser<'a> {
-    text: &'a str,
-    i: usize,
+/// How an object's member value is read: `None` for the value itself ([`Parser::value`]).
+type Member<'a, R> = dyn FnMut(&mut Parser<R>, &str) -> Result<Option<Json>> + 'a;
+
+/// A JSON reader over a byte stream, counting lines and columns (bytes) for its messages.
+struct Parser<R> {
+    r: R,
+    /// The line (from 1) and column (from 1, in bytes) of the next byte.
+    line: usize,
+    col: usize,
+    /// Bytes taken so far, and the most that may be.
+    taken: u64,
+    limit: u64,
+    /// Why the stream ended early (a read error, the limit), said instead of a syntax error.
+    cut: Option<String>,
+    /// The message past the limit.
+    too_large: String,
 }
 
-impl Parser<'_> {
-    fn error(&self, what: &str) -> Error {
-        let before = &self.text.as_bytes()[..self.i.min(self.text.len())];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-        Error::Results(format!("line {line}, column {col}: {what}"))
+impl<R: BufRead> Parser<R> {
+    fn new(r: R, line: usize, limit: u64) -> Self {
+        Parser {
+            r,
+            line,
+            col: 1,
+            taken: 0,
+            limit,
+            cut: None,
+            too_large: "too large".to_string(),
+        }
     }
 
-    fn peek(&self) -> Option<u8> {
-        self.text.as_bytes().get(self.i).copied()
+    fn error(&self, what: &str) -> Error {
+        self.error_at(self.line, self.col, what)
+    }
+
+    /// `what` is wrong at `line`, `column` (or the stream was cut: why).
+    fn error_at(&self, line: usize, column: usize, what: &str) -> Error {
+        match &self.cut {
+            Some(why) => Error::Results(why.clone()),
+            None => Error::Results(format!("line {line}, column {column}: {what}")),
+        }
+    }
+
+    /// The bytes buffered ahead (empty at the end, after a read error or at the limit).
+    fn ahead(&mut self) -> &[u8] {
+        if self.cut.is_some() {
+            return &[];
+        }
+        let state = loop {
+            match self.r.fill_buf() {
+                Ok(b) => break Ok(b.len()),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => break Err(crate::error::io_text(&e)),
+            }
+        };
+        match state {
+            Err(why) => {
+                self.cut = Some(why);
+                return &[];
+            }
+            Ok(0) => return &[],
+            Ok(_) if self.taken >= self.limit => {
+                self.cut = Some(self.too_large.clone());
+                return &[];
+            }
+            Ok(_) => {}
+        }
+        let room = usize::try_from(self.limit - self.taken).unwrap_or(usize::MAX);
+        match self.r.fill_buf() {
+            Ok(b) => &b[..b.len().min(room)],
+            Err(_) => &[],
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.ahead().first().copied()
+    }
+
+    /// Take `n` bytes known to be ahead, none of them a line end.
+    fn skip(&mut self, n: usize) {
+        self.r.consume(n);
+        self.taken += n as u64;
+        self.col += n;
+    }
+
+    /// Take the next byte.
+    fn bump(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.r.consume(1);
+        self.taken += 1;
+        if b == b'\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Some(b)
     }
 
     /// Skip blanks, then take `b` if it is next.
     fn eat(&mut self, b: u8) -> bool {
         self.blank();
         let next = self.peek() == Some(b);
-        self.i += usize::from(next);
+        if next {
+            self.bump();
+        }
         next
     }
 
     fn blank(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.i += 1;
+            self.bump();
         }
     }
 
-    /// At least one digit, skipped.
-    fn digits(&mut self) -> Result<()> {
-        let from = self.i;
-        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
-            self.i += 1;
+    /// Only blanks up to the end of the stream.
+    fn end(&mut self) -> Result<()> {
+        self.blank();
+        match self.peek() {
+            Some(_) => Err(self.error("text after the end of the JSON document")),
+            None if self.cut.is_some() => Err(self.error("")),
+            None => Ok(()),
         }
-        if self.i > from {
+    }
+
+    /// At least one digit, taken into `out`.
+    fn digits(&mut self, out: &mut String) -> Result<()> {
+        let from = out.len();
+        while let Some(b) = self.peek().filter(u8::is_ascii_digit) {
+            self.bump();
+            out.push(char::from(b));
+        }
+        if out.len() > from {
             Ok(())
         } else {
             Err(self.error("malformed number"))
@@ -105,20 +250,26 @@ impl Parser<'_> {
         if depth > MAX_DEPTH {
             return Err(self.error("nested too deeply"));
         }
-        let rest = &self.text[self.i..];
-        for (word, v) in [
-            ("true", Json::Bool(true)),
-            ("false", Json::Bool(false)),
-            ("null", Json::Null),
+        let word = |w: &'static [u8], v: Json| (w, v);
+        for (w, v) in [
+            word(b"true", Json::Bool(true)),
+            word(b"false", Json::Bool(false)),
+            word(b"null", Json::Null),
         ] {
-            if rest.starts_with(word) {
-                self.i += word.len();
+            if self.peek() == Some(w[0]) {
+                let (line, col) = (self.line, self.col);
+                for &b in w {
+                    if self.peek() != Some(b) {
+                        return Err(self.error_at(line, col, "expected a value"));
+                    }
+                    self.bump();
+                }
                 return Ok(v);
             }
         }
         match self.peek() {
-            Some(b'{') => self.members(depth, b'}'),
-            Some(b'[') => self.members(depth, b']'),
+            Some(b'{') => self.members(depth, b'}', &mut |_, _| Ok(None)),
+            Some(b'[') => self.members(depth, b']', &mut |_, _| Ok(None)),
             Some(b'"') => self.string().map(Json::Str),
             Some(b'-' | b'0'..=b'9') => self.number(),
             Some(_) => Err(self.error("expected a value")),
@@ -126,9 +277,10 @@ impl Parser<'_> {
         }
     }
 
-    /// An object (`close` is `}`) or an array (`]`), from its opening bracket.
-    fn members(&mut self, depth: usize, close: u8) -> Result<Json> {
-        self.i += 1;
+    /// An object (`close` is `}`) or an array (`]`), from its opening bracket; an
+    /// object's member values are read by `member` (or as values when it says `None`).
+    fn members(&mut self, depth: usize, close: u8, member: &mut Member<'_, R>) -> Result<Json> {
+        self.bump();
         let (mut members, mut items) = (Vec::new(), Vec::new());
         let mut names = std::collections::HashSet::new();
         if !self.eat(close) {
@@ -152,7 +304,11 @@ impl Parser<'_> {
                     if !self.eat(b':') {
                         return Err(self.error("expected ':'"));
                     }
-                    members.push((k, self.value(depth + 1)?));
+                    let v = match member(self, &k)? {
+                        Some(v) => v,
+                        None => self.value(depth + 1)?,
+                    };
+                    members.push((k, v));
                 }
                 if self.eat(close) {
                     break;
@@ -171,43 +327,57 @@ impl Parser<'_> {
     }
 
     fn number(&mut self) -> Result<Json> {
-        let start = self.i;
-        self.i += usize::from(self.peek() == Some(b'-'));
+        let mut out = String::new();
+        if self.peek() == Some(b'-') {
+            self.bump();
+            out.push('-');
+        }
         if self.peek() == Some(b'0') {
-            self.i += 1;
+            self.bump();
+            out.push('0');
         } else {
-            self.digits()?;
+            self.digits(&mut out)?;
         }
         if self.peek() == Some(b'.') {
-            self.i += 1;
-            self.digits()?;
+            self.bump();
+            out.push('.');
+            self.digits(&mut out)?;
         }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.i += 1;
-            self.i += usize::from(matches!(self.peek(), Some(b'+' | b'-')));
-            self.digits()?;
+        if let Some(e @ (b'e' | b'E')) = self.peek() {
+            self.bump();
+            out.push(char::from(e));
+            if let Some(s @ (b'+' | b'-')) = self.peek() {
+                self.bump();
+                out.push(char::from(s));
+            }
+            self.digits(&mut out)?;
         }
-        Ok(Json::Num(self.text[start..self.i].to_string()))
+        Ok(Json::Num(out))
     }
 
     fn hex4(&mut self) -> Result<u32> {
-        let h = self
-            .text
-            .get(self.i..self.i + 4)
-            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
-            .ok_or_else(|| self.error("malformed \\u escape"))?;
-        self.i += 4;
-        u32::from_str_radix(h, 16).map_err(|_| self.error("malformed \\u escape"))
+        let mut v = 0;
+        for _ in 0..4 {
+            let d = self
+                .peek()
+                .and_then(|b| char::from(b).to_digit(16))
+                .ok_or_else(|| self.error("malformed \\u escape"))?;
+            self.bump();
+            v = v * 16 + d;
+        }
+        Ok(v)
     }
 
     /// A `\u` escape after its `\u`: one code point, or a surrogate pair.
     fn unicode(&mut self) -> Result<char> {
         let hi = self.hex4()?;
         let c = if (0xD800..0xDC00).contains(&hi) {
-            if !self.text[self.i..].starts_with("\\u") {
-                return Err(self.error("unpaired surrogate"));
+            for b in [b'\\', b'u'] {
+                if self.peek() != Some(b) {
+                    return Err(self.error("unpaired surrogate"));
+                }
+                self.bump();
             }
-            self.i += 2;
             let lo = self.hex4()?;
             if !(0xDC00..0xE000).contains(&lo) {
                 return Err(self.error("unpaired surrogate"));
@@ -220,32 +390,36 @@ impl Parser<'_> {
     }
 
     fn string(&mut self) -> Result<String> {
-        self.i += 1;
-        let mut out = String::new();
+        let (line, col) = (self.line, self.col);
+        self.bump();
+        let mut out: Vec<u8> = Vec::new();
         loop {
-            let start = self.i;
-            while self
-                .peek()
-                .is_some_and(|b| b != b'"' && b != b'\\' && b >= 0x20)
-            {
-                self.i += 1;
+            // the plain bytes buffered ahead at once
+            let ahead = self.ahead();
+            let n = ahead
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .unwrap_or(ahead.len());
+            out.extend_from_slice(&ahead[..n]);
+            self.skip(n);
+            if n > 0 {
+                continue;
             }
-            out.push_str(&self.text[start..self.i]);
             let Some(b) = self.peek() else {
                 return Err(self.error("unterminated string"));
             };
-            self.i += 1;
             if b == b'"' {
-                return Ok(out);
+                self.bump();
+                return String::from_utf8(out)
+                    .map_err(|_| self.error_at(line, col, "a string that is not UTF-8"));
             }
             if b != b'\\' {
-                self.i -= 1;
                 return Err(self.error("control character in a string"));
             }
+            self.bump();
             let e = self
-                .peek()
+                .bump()
                 .ok_or_else(|| self.error("unterminated string"))?;
-            self.i += 1;
             let c = match e {
                 b'"' | b'\\' | b'/' => char::from(e),
                 b'b' => '\u{8}',
@@ -256,7 +430,8 @@ impl Parser<'_> {
                 b'u' => self.unicode()?,
                 _ => return Err(self.error("unknown escape")),
             };
-            out.push(c);
+            let mut utf8 = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
         }
     }
 }
@@ -324,5 +499,44 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("nested too deeply"));
+    }
+
+    #[test]
+    fn a_member_array_streams_one_element_at_a_time_with_its_line() {
+        let text = "{\"a\": 1,\n \"records\": [\n  {\"x\":1},\n  {\"x\":2}\n ],\n \"b\": [3]}\n";
+        let stream = |r: &[u8], first: usize, limit: u64| {
+            let mut seen = Vec::new();
+            parse_object_streaming(r, first, limit, "too large", "records", |l, v| {
+                seen.push((l, v.get("x").and_then(Json::text).unwrap()));
+                Ok(())
+            })
+            .map(|j| (j, seen))
+        };
+        let (j, seen) = stream(text.as_bytes(), 1, u64::MAX).unwrap();
+        assert_eq!(seen, [(3, "1".to_string()), (4, "2".to_string())]);
+        assert_eq!(j.get("records"), Some(&Json::Arr(Vec::new())));
+        assert_eq!(j.get("b"), Some(&Json::Arr(vec![Json::Num("3".into())])));
+        // lines count from the stream's first line
+        let (_, seen) = stream(text.as_bytes(), 10, u64::MAX).unwrap();
+        assert_eq!(seen[0].0, 12);
+        // the limit cuts the stream, whatever was being read
+        for limit in [0, 10, 40, text.len() as u64 - 1] {
+            let e = stream(text.as_bytes(), 1, limit).unwrap_err().to_string();
+            assert_eq!(e, "too large", "limit {limit}");
+        }
+        assert!(stream(text.as_bytes(), 1, text.len() as u64).is_ok());
+        // an element's error stops the reading and is the answer
+        let e = parse_object_streaming(text.as_bytes(), 1, u64::MAX, "", "records", |l, _| {
+            Err(Error::Results(format!("line {l}: no")))
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "line 3: no");
+        // not an object; a string that is not UTF-8, named where it starts
+        let e = stream(b"[1]", 1, u64::MAX).unwrap_err().to_string();
+        assert_eq!(e, "line 1, column 1: expected '{'");
+        let e = stream(b"{\n \"a\": \"\xff\"}", 1, u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "line 2, column 7: a string that is not UTF-8");
     }
 }

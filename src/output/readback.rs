@@ -183,15 +183,6 @@ impl<R: BufRead> Lines<R> {
         Ok(Some(text.to_string()))
     }
 
-    /// The rest of the stream after `first`, as one text.
-    fn rest(&mut self, first: String) -> Result<String> {
-        let mut text = first;
-        while let Some(l) = self.next()? {
-            text.push_str(&l);
-        }
-        Ok(text)
-    }
-
     /// The next CSV record (RFC 4180: a quoted field may hold line ends) and the number of
     /// its first line, `None` at the end.
     fn record(&mut self) -> Result<Option<(usize, Vec<String>)>> {
@@ -278,7 +269,12 @@ pub fn read_document(r: impl BufRead) -> Result<Document> {
     while let Some(line) = lines.next()? {
         let l = line.trim_end_matches(['\n', '\r']);
         if l == "{" {
-            return results_from_json(&lines.rest(line)?).map(Document::Results);
+            // the document from this line on, read as a stream
+            let before = lines.bytes.saturating_sub(line.len() as u64);
+            let from = lines.line;
+            let rest = line.as_bytes().chain(&mut lines.r);
+            return results_of_json(rest, from, MAX_FILE_BYTES.saturating_sub(before))
+                .map(Document::Results);
         }
         if l.starts_with("nprocs,xfer_size,buf_bytes,") {
             let header = fields(l, lines.line)?;
@@ -518,12 +514,36 @@ fn samples_of_csv<R: BufRead>(header: &[String], lines: &mut Lines<R>) -> Result
 
 /// The results of a `--json` document; errors: a bad document or record.
 pub fn results_from_json(text: &str) -> Result<ResultSet> {
-    let j = json_text::parse(text)?;
-    let Some(Json::Arr(records)) = j.get("records") else {
-        return Err(bad("the JSON has no \"records\" array"));
-    };
-    let mut set = ResultSet::default();
+    results_of_json(text.as_bytes(), 1, MAX_FILE_BYTES)
+}
+
+/// The results of a `--json` document read from `r` as a stream (its records one at a
+/// time, so memory holds the cells, not the text), whose first line is line `first_line`
+/// of its file; at most `limit` bytes.
+///
+/// # Errors
+/// A bad document (`line L, column C: ...`), a bad record (`line L (record N): ...`, the
+/// line where the record starts), or more than `limit` bytes.
+fn results_of_json<R: BufRead>(r: R, first_line: usize, limit: u64) -> Result<ResultSet> {
     let mut cells = Cells::default();
+    let mut n = 0usize;
+    let j = json_text::parse_object_streaming(
+        r,
+        first_line,
+        limit,
+        &too_large(),
+        "records",
+        |line, rec| {
+            n += 1;
+            let at = format!("line {line} (record {n})");
+            let get = |name: &str| rec.get(name).and_then(Json::text).filter(|v| !v.is_empty());
+            cells.push(cell_of(&get, &at)?, &at)
+        },
+    )?;
+    if !matches!(j.get("records"), Some(Json::Arr(_))) {
+        return Err(bad("the JSON has no \"records\" array"));
+    }
+    let mut set = ResultSet::default();
     for f in RUN_FIELDS {
         let v = match (f, j.get(f)) {
             ("mpi_info", Some(Json::Obj(m))) => m
@@ -552,11 +572,6 @@ pub fn results_from_json(text: &str) -> Result<ResultSet> {
             .iter()
             .map(|(k, v)| (k.clone(), v.text().unwrap_or_default()))
             .collect();
-    }
-    for (i, r) in records.iter().enumerate() {
-        let at = format!("record {}", i + 1);
-        let get = |name: &str| r.get(name).and_then(Json::text).filter(|v| !v.is_empty());
-        cells.push(cell_of(&get, &at)?, &at)?;
     }
     set.cells = cells.cells;
     Ok(set)
@@ -745,7 +760,14 @@ mod tests {
         let json =
             export::to_json(&m, &p, &recs).replace("\"phase\":\"write\"", "\"phase\":\"wr\"");
         let e = results_from_json(&json).unwrap_err().to_string();
-        assert!(e.starts_with("record 2: unknown phase 'wr'"), "{e}");
+        // the line where the record starts (line 1 is the '{')
+        let line = 1 + json[..json.find("\"phase\":\"wr\"").unwrap()]
+            .matches('\n')
+            .count();
+        assert!(
+            e.starts_with(&format!("line {line} (record 2): unknown phase 'wr'")),
+            "{e}"
+        );
         assert!(results_from_json("{\"a\":1}")
             .unwrap_err()
             .to_string()
@@ -809,7 +831,11 @@ mod tests {
         let end = at + json[at..].find([',', '}']).unwrap();
         let bad = format!("{}1e999{}", &json[..at], &json[end..]);
         let e = results_from_json(&bad).unwrap_err().to_string();
-        assert_eq!(e, "record 1: avg_mibps is not a finite number: '1e999'");
+        let line = 1 + json[..at].matches('\n').count();
+        assert_eq!(
+            e,
+            format!("line {line} (record 1): avg_mibps is not a finite number: '1e999'")
+        );
         let ranks = export::to_rank_csv(&m, &p, &recs);
         let e = samples_from_csv(&with_field(&ranks, 3, "time_s", "1e999"))
             .unwrap_err()
