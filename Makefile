@@ -34,10 +34,14 @@
 #                   share/man/man1/h5perf.1
 #   uninstall       removes exactly those eight files
 #   bench           h5perf's timed-loop instructions per transfer (callgrind, bench/instr),
-#                   its timed-loop overhead against a plain C pwrite/pread loop, and
-#                   its storage options (--fsync, --direct, --drop-caches) against dd
+#                   its timed-loop overhead against a plain C pwrite/pread loop,
+#                   its storage options (--fsync, --direct, --drop-caches) against dd,
+#                   and the payloads on a compressing file system (bench-payload)
 #   bench-instr     only the instruction counts (deterministic, valgrind; about 30 s);
 #                   BENCH_INSTR_ARGS="--payload=incompressible --seed=1" adds options
+#   bench-payload   only the payloads on btrfs (compress-force=zstd, a loop device the
+#                   bench makes and removes; root): bytes on disk and write throughput of
+#                   the default payload, incompressible and compress=50
 #   clean
 # Variables:
 #   MPI               MPI flavour: openmpi (default) or mpich. In a site build it is found
@@ -139,8 +143,10 @@ endif
 # Tools the tests use besides the build dependencies (chromium: the HTML page in a real
 # browser; libxml2-utils and w3c-sgml-lib: xmllint and the SVG 1.1 DTD, tests/acceptance.rs;
 # passwd: useradd, for the unprivileged test user of tests/data_files.rs; util-linux:
-# setpriv, prlimit; python3: the ctypes test of libh5perf.so).
-TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip
+# setpriv, prlimit, losetup; python3: the ctypes test of libh5perf.so; zstd, gzip,
+# btrfs-progs and btrfs-compsize: the payload's compression, tests/payload.rs and
+# bench/payload).
+TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip btrfs-progs btrfs-compsize
 
 # The flavours `make test` runs when no MPI=... is given (CI runs `make test`): both,
 # one after the other, each against its own HDF5 (libhdf5-openmpi-dev, libhdf5-mpich-dev),
@@ -198,7 +204,7 @@ HDF5_2_TARBALL ?=
 # C_TEST_VALGRIND=no leaves out the valgrind part of c-test (test-hdf5-1.14 does; it says so).
 C_TEST_VALGRIND ?= yes
 
-.PHONY: deps test-deps build run test test-hdf5-1.14 test-hdf5-1.14-build test-hdf5-2 test-hdf5-2-build test-site test-site-build check-layers c-test test-valgrind install uninstall bench bench-instr clean
+.PHONY: deps test-deps build run test test-hdf5-1.14 test-hdf5-1.14-build test-hdf5-2 test-hdf5-2-build test-site test-site-build check-layers c-test test-valgrind install uninstall bench bench-instr bench-payload bench-deps clean
 
 # Debian's packages are installed only in the Debian configuration (no MPICC, MPIEXEC
 # or HDF5_DIR given) on a machine with apt-get.
@@ -235,7 +241,7 @@ endif
 	@CARGO="$(CARGO)" scripts/check-deps
 
 # The test tools: installed with apt-get in the Debian configuration, else checked.
-TEST_TOOLS := valgrind strace man python3 ldd readelf pkg-config setsid zstd gzip
+TEST_TOOLS := valgrind strace man python3 ldd readelf pkg-config setsid zstd gzip mkfs.btrfs compsize losetup
 test-deps: deps
 ifneq ($(DEBIAN_INSTALL),)
 	$(call apt_install_missing,$(TEST_PACKAGES))
@@ -480,16 +486,37 @@ uninstall:
 # of the plainest C loop (bench/instr: deterministic, goals there), h5perf's POSIX raw
 # throughput against that C loop (bench/run: goals and knobs there), its storage
 # options against dd on this machine's disk (bench/storage), then the cost of gathering
-# every rank's times after each iteration at 1-4 ranks (bench/gather). Not part of
+# every rank's times after each iteration at 1-4 ranks (bench/gather), then the on-disk
+# size and write throughput of each --payload on btrfs with compress-force=zstd
+# (bench/payload, also alone: bench-payload). Not part of
 # `make test`: timing needs a quiet machine. Every part runs; the status is that of the
 # first failure.
-bench: build
+bench: build bench-deps
 	@rc=0; \
 	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/instr "$(BIN)" || rc=$$?; \
 	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/run "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
 	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/storage "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
 	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/gather "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
+	MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/payload "$(BIN)" || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
 	exit $$rc
+
+# Only the payloads on a compressing file system (bench/payload: btrfs with
+# compress-force=zstd on a loop device, made and removed by it; root; about 1 minute).
+bench-payload: build bench-deps
+	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" bench/payload "$(BIN)"
+
+# The tools of bench/payload: installed with apt-get in the Debian configuration, else
+# checked.
+BENCH_PACKAGES := btrfs-progs btrfs-compsize
+BENCH_TOOLS := mkfs.btrfs btrfs compsize losetup
+bench-deps:
+ifneq ($(DEBIAN_INSTALL),)
+	$(call apt_install_missing,$(BENCH_PACKAGES))
+else
+	@missing=""; for t in $(BENCH_TOOLS); do command -v "$$t" >/dev/null || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then echo "bench-deps: MISSING programs bench/payload uses:$$missing" >&2; exit 1; fi; \
+	echo "bench-deps: ok: $(BENCH_TOOLS)"
+endif
 
 bench-instr: build
 	@MPIEXEC="$(MPIEXEC)" MPIEXEC_FLAGS="$(MPIEXEC_FLAGS)" BENCH_INSTR_ARGS="$(BENCH_INSTR_ARGS)" bench/instr "$(BIN)"

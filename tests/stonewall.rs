@@ -560,3 +560,101 @@ fn read_only_of_another_process_count_names_the_counts_file() {
     );
     assert!(!all.contains("unexpected end of file"), "{}", o.describe());
 }
+
+/// `--payload` with `--stonewall` (issue 30): every transfer carries the bytes an
+/// unlimited run with the same seed writes at its offsets, the wear-out ones too. Three
+/// kept-file runs with the seed 77, rank 1 slowed by 50 ms in every write (16 transfers
+/// of 64 KiB per rank, deadline 0.3 s): (1) no deadline; (2) `--wear-out`: the POSIX and
+/// MPI-IO files equal those of (1) byte for byte (rank 1 wore out to 16), and a
+/// `--read-only -D v` run verifies every API's file; (3) no wear-out: rank 1 wrote fewer
+/// transfers, every byte it and rank 0 wrote equals (1)'s, and `--read-only -D v`
+/// verifies the written part.
+#[test]
+fn payload_under_the_stonewall_writes_the_bytes_of_an_unlimited_run() {
+    let build = scratch_dir();
+    let shim = slow_shim(build.path());
+    let common = [
+        "-p",
+        "2",
+        "-e",
+        "1M",
+        "-x",
+        "64K",
+        "-X",
+        "64K",
+        "-B",
+        "64K",
+        "--payload=incompressible",
+        "--seed=77",
+    ];
+    let keep = [("HDF5_NOCLEANUP", "1")];
+    let mut slow = slowed(&shim, "50").to_vec();
+    slow.extend(keep);
+    let launch = |d: &std::path::Path, apis: &str, extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec!["-A", apis];
+        args.extend(common);
+        args.extend(extra);
+        let o = mpirun_timeout(2, &args, env, d, T);
+        assert!(o.success(), "{}", o.describe());
+        assert!(!o.stdout.contains("wrong"), "{}", o.stdout);
+        o
+    };
+    let files = ["#pio_tmp_1.posix", "#pio_tmp_1.mpio"];
+    let read = |d: &std::path::Path, f: &str| fs::read(d.join(f)).unwrap();
+
+    // (1) the bytes of a run without deadline
+    let full = scratch_dir();
+    launch(full.path(), "posix,mpiio", &["-w"], &keep);
+
+    // (2) stonewalled, with wear-out: the same files
+    let worn = scratch_dir();
+    let w = worn.path();
+    let apis = "posix,mpiio,phdf5";
+    let o = launch(w, apis, &["-w", "--stonewall=0.3", "--wear-out"], &slow);
+    assert!(o.stdout.contains("Wear-out: "), "{}", o.stdout);
+    for f in files {
+        assert!(
+            read(w, f) == read(full.path(), f),
+            "{f}: the wear-out run's bytes differ from the unlimited run's"
+        );
+    }
+    let o = launch(w, apis, &["--read-only", "-D", "v", "--stonewall=60"], &[]);
+    assert!(
+        o.stdout.contains("Transfers per rank: min 16"),
+        "{}",
+        o.stdout
+    );
+
+    // (3) stonewalled, no wear-out: rank 1's part ends early, what it holds is right
+    let short = scratch_dir();
+    let s = short.path();
+    launch(s, "posix,mpiio", &["-w", "--stonewall=0.3"], &slow);
+    for f in files {
+        let text = fs::read_to_string(s.join(format!("{f}.stonewall"))).unwrap();
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("counts "))
+            .expect("a counts line");
+        let counts: Vec<u64> = line.split(' ').map(|x| x.parse().unwrap()).collect();
+        assert_eq!(counts.len(), 2, "{f}.stonewall: {text}");
+        assert_eq!(counts[0], 16, "rank 0 wrote all: {text}");
+        assert!(counts[1] < 16, "rank 1 stopped: {text}");
+        let (got, want) = (read(s, f), read(full.path(), f));
+        // contiguous: rank r's part starts at r MiB; each wrote its first counts[r]
+        for (r, &c) in counts.iter().enumerate() {
+            let at = r << 20;
+            let end = at + (c as usize) * 65536;
+            assert!(
+                got.get(at..end) == Some(&want[at..end]),
+                "{f}: rank {r}'s {c} transfers differ from the unlimited run's"
+            );
+        }
+    }
+    let o = launch(
+        s,
+        "posix,mpiio",
+        &["--read-only", "-D", "v", "--stonewall=60"],
+        &[],
+    );
+    assert!(o.stdout.contains("Transfers per rank: min"), "{}", o.stdout);
+}

@@ -5,15 +5,13 @@ use std::ffi::CString;
 use std::path::Path;
 
 use super::driver::interface::Wall;
-use super::driver::{
-    self, poll_interval, timed_reads, timed_writes, Access, Ctx, Driver, ReadCheck,
-};
+use super::driver::{self, poll_interval, timed_writes, Access, Ctx, Driver};
 use super::explain::{explain, Why};
 use super::file_watch::FileWatch;
 use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
-use super::verify::{find_mismatch, find_payload_mismatch, report_mismatches, Mismatch};
+use super::verify::{report_mismatches, verified_reads, Expect, Mismatch};
 use crate::agreement::{agree, agree_with, Beacon};
 use crate::config::{Api, Params, Reorder};
 use crate::datadir::cleanup::{self, Slot};
@@ -653,36 +651,15 @@ impl<'a> ApiRun<'a> {
             );
             settle(before.and(began), sync)?;
             let at = first_position(file, ctx.p.num_dsets, d, nprocs, u64::from(writer), share);
-            let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-            // each arm builds its check, then starts the raw timer
-            let (r0, mut first) = match (phase, src) {
-                (Access::Write, src) => {
+            let (r0, mut first) = match phase {
+                Access::Write => {
+                    let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
                     let r0 = wtime();
                     (r0, timed_writes(drv, ctx, n, buf, wall.as_mut(), src))
                 }
-                (Access::Read, Some(mut want)) if verify => {
-                    // -D v with --payload: every byte against the writer's (Stamps::at)
-                    let mut check = |k: u64, b: &[u8]| {
-                        let w = want.at(k);
-                        if b != w {
-                            mismatches.push(find_payload_mismatch(b, w, writer, d, k));
-                        }
-                    };
-                    let r0 = wtime();
-                    (
-                        r0,
-                        timed_reads(drv, ctx, n, buf, Some(&mut check), wall.as_mut()),
-                    )
-                }
-                (Access::Read, _) => {
-                    let mut check = |k: u64, b: &[u8]| {
-                        if !b.iter().all(|&x| x == read_byte) {
-                            mismatches.push(find_mismatch(b, read_byte, d, k));
-                        }
-                    };
-                    let check: Option<ReadCheck<'_>> = if verify { Some(&mut check) } else { None };
-                    let r0 = wtime();
-                    (r0, timed_reads(drv, ctx, n, buf, check, wall.as_mut()))
+                Access::Read => {
+                    let expect = Expect::of(verify, pool.as_deref_mut(), at, writer, read_byte);
+                    verified_reads(drv, ctx, n, buf, wall.as_mut(), expect, d, mismatches)
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -690,18 +667,17 @@ impl<'a> ApiRun<'a> {
                 let most = ctx.comm.allreduce_u64(w.in_dataset, Op::Max)?;
                 if first.is_ok() && w.in_dataset < most {
                     w.target = Some(most);
-                    // --payload is refused with --stonewall: the C tool's bytes here
+                    // the same bytes as a first pass would have written at these transfers
                     first = match phase {
-                        Access::Write => timed_writes(drv, ctx, n, buf, Some(&mut *w), None),
+                        Access::Write => {
+                            let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
+                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src)
+                        }
                         Access::Read => {
-                            let mut check = |k: u64, b: &[u8]| {
-                                if !b.iter().all(|&x| x == read_byte) {
-                                    mismatches.push(find_mismatch(b, read_byte, d, k));
-                                }
-                            };
-                            let check: Option<ReadCheck<'_>> =
-                                if verify { Some(&mut check) } else { None };
-                            timed_reads(drv, ctx, n, buf, check, Some(&mut *w))
+                            let pl = pool.as_deref_mut();
+                            let expect = Expect::of(verify, pl, at, writer, read_byte);
+                            let w = Some(&mut *w);
+                            verified_reads(drv, ctx, n, buf, w, expect, d, mismatches).1
                         }
                     };
                     w.target = None;

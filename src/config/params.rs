@@ -195,15 +195,6 @@ impl Params {
                 .problems(&non_posix, self.write_only, &self.proc_counts()),
         );
         out.extend(self.payload.problems(self.storage.read_only));
-        if self.payload.on() && self.stonewall.millis.is_some() {
-            // the payload's write path does not yet stop at the deadline
-            out.push(
-                "--payload other than constant cannot be combined with --stonewall yet: \
-                 run the time-limited phases with the C tool's bytes, or the payload \
-                 without a deadline"
-                    .to_string(),
-            );
-        }
         out
     }
 
