@@ -499,7 +499,9 @@ pub static DEFS: [Def; 51] = [
         "Add the MPI-IO hint KEY=VALUE (repeatable) after those of\n\
          HDF5_MPI_INFO, for MPI-IO and PHDF5. With hints given, the\n\
          results (--json, --csv, --html) record the hints in effect after\n\
-         the file opens, as the MPI library reports them. [default: none]"),
+         the file opens, as the MPI library reports them; with --mpi-info\n\
+         the parameter block shows those of a probe file every rank opens\n\
+         before the run. [default: none]"),
     def!('n' "no-fill" 4, flag(|o, on| {
             if on {
                 o.fill.time = Some(FillTime::Never);
