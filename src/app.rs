@@ -531,6 +531,7 @@ fn publish(
         m.gather_time_s = outcome.gather_seconds;
         m.end_time = export::rfc3339_utc(export::now_unix_seconds());
         m.facts.extend(export::hint_facts(&outcome.hints));
+        m.facts.extend(outcome.settings.iter().cloned());
     }
     if params.summary && comm.rank()? == 0 {
         let host_of = |r: u32| meta.as_ref().map_or("?", |m| m.host_of(r)).to_string();
