@@ -12,7 +12,7 @@ use crate::agreement::{agree, agree_value, refuse_if_any};
 use crate::benchmark::run;
 use crate::cli::{self, Command};
 use crate::config::mpi_info;
-use crate::config::{Options, Params};
+use crate::config::{Api, Options, Params};
 use crate::datadir::{self, lock as dir_lock, RunEnv};
 use crate::error::{Error, Result};
 use crate::ffi::hdf5;
@@ -416,7 +416,13 @@ fn open_outputs(
         Docs::create(comm.rank()?, params)
             .and_then(|d| Ok((d, info.map_err(|e| e.context("HDF5_MPI_INFO"))?))),
     )?;
-    let wrote = write_header(comm.rank()?, params, place, info_pairs, &out);
+    let hints = if shows_hints_in_effect(params) {
+        let h = crate::benchmark::hints_probe::hints_in_effect(params, comm, &place.dir, &info)?;
+        report::hints_in_effect(comm.size()?, &h)
+    } else {
+        String::new()
+    };
+    let wrote = write_header(comm.rank()?, params, place, info_pairs, &hints, &out);
     // a failed write of any rank ends the run here, on every rank
     agree(comm, wrote.and_then(|()| out.status()))?;
     let results = params.json.is_some() || params.csv.is_some() || params.rank_csv.is_some();
@@ -440,12 +446,22 @@ fn open_outputs(
     })
 }
 
-/// The report's header on `out` (version line, info dump, parameter block); errors: stdout.
+/// Whether the parameter block shows the MPI-IO hints in effect
+/// ([`report::hints_in_effect`]): with `--mpi-info` (never in the C tool's text) and an
+/// API that opens its files through MPI-IO.
+fn shows_hints_in_effect(params: &Params) -> bool {
+    !params.mpi_info.is_empty()
+        && (params.apis.contains(Api::Mpiio) || params.apis.contains(Api::Phdf5))
+}
+
+/// The report's header on `out` (version line, info dump, parameter block with the hints
+/// in effect `hints`, empty or [`report::hints_in_effect`]); errors: stdout.
 fn write_header(
     rank: u32,
     params: &Params,
     place: &Place,
     info_pairs: Option<&[(String, String)]>,
+    hints: &str,
     out: &Sink,
 ) -> Result<()> {
     if (params.debug.level == 0 && rank != 0) || out.is_null() {
@@ -458,6 +474,7 @@ fn write_header(
         paraprefix: paraprefix.as_deref(),
         info_dump: &dump,
         storage: &place.storage_lines,
+        hints_in_effect: hints,
     };
     let block = report::param_block(params, &env);
     let version = report::version_line(HDF5_BUILD_VERSION);
@@ -535,6 +552,7 @@ fn publish(
         m.gather_time_s = outcome.gather_seconds;
         m.end_time = export::rfc3339_utc(export::now_unix_seconds());
         m.facts.extend(export::hint_facts(&outcome.hints));
+        m.facts.extend(outcome.settings.iter().cloned());
     }
     if params.summary && comm.rank()? == 0 {
         let host_of = |r: u32| meta.as_ref().map_or("?", |m| m.host_of(r)).to_string();

@@ -54,6 +54,43 @@ fn pairs(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The hints in effect the parameter block shows (`--mpi-info`: a probe file opened by
+/// every rank before the run), as pairs, with the number of processes of its title.
+fn block_hints(stdout: &str) -> (u32, Vec<(String, String)>) {
+    let mut lines = stdout.lines().skip_while(|l| {
+        !l.starts_with("rank 0: MPI-IO hints in effect on a probe file opened by ")
+    });
+    let title = lines
+        .next()
+        .unwrap_or_else(|| panic!("no hints in effect in the parameter block\n{stdout}"));
+    let (procs, items) = title
+        .trim_start_matches("rank 0: MPI-IO hints in effect on a probe file opened by ")
+        .split_once(" processes: ")
+        .unwrap_or_else(|| panic!("{title}"));
+    let n: usize = items.trim_end_matches(" items").parse().unwrap();
+    let ps: Vec<_> = lines
+        .take_while(|l| !l.starts_with("rank 0: ==== End of Parameters"))
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap_or_else(|| panic!("{l:?}"));
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+    assert_eq!(ps.len(), n, "{title}\n{stdout}");
+    (procs.parse().unwrap(), ps)
+}
+
+/// No probe file is left in `dir`.
+fn assert_no_probe_left(dir: &Path) {
+    let names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.contains("hints_probe")),
+        "probe file left: {names:?}"
+    );
+}
+
 fn value_of<'a>(ps: &'a [(String, String)], key: &str) -> Option<&'a str> {
     ps.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
@@ -91,6 +128,14 @@ fn cb_nodes_given_on_the_command_line_is_in_effect() {
             assert_eq!(r[&key], text, "every record carries it");
         }
     }
+    // the parameter block shows the hints in effect before the run, read from a probe
+    // file opened by both ranks: those of the data files of this 2-process run
+    let (procs, shown) = block_hints(&o.stdout);
+    assert_eq!(procs, 2);
+    assert_eq!(value_of(&shown, "cb_nodes"), Some("1"), "{shown:?}");
+    let mpiio = pairs(j["mpi_hints_in_effect_mpiio"].as_str().unwrap());
+    assert_eq!(shown, mpiio, "the probe's hints are the data file's");
+    assert_no_probe_left(dir.path());
     let csv = std::fs::read_to_string(dir.path().join("h.csv")).unwrap();
     let rows = parse_csv(&csv);
     let col = rows[0]
@@ -112,7 +157,15 @@ fn cb_nodes_given_on_the_command_line_is_in_effect() {
 #[test]
 fn a_hint_the_library_changes_is_recorded_as_the_library_reports_it() {
     let dir = scratch_dir();
-    let (_, j) = run_json(&["--mpi-info", "cb_nodes=1000"], &[], dir.path());
+    let (o, j) = run_json(&["--mpi-info", "cb_nodes=1000"], &[], dir.path());
+    // the parameter block shows what the library made of it, as the results record it
+    let (_, shown) = block_hints(&o.stdout);
+    assert_eq!(
+        shown,
+        pairs(j["mpi_hints_in_effect_mpiio"].as_str().unwrap()),
+        "{}",
+        o.stdout
+    );
     for api in ["mpiio", "phdf5"] {
         let key = format!("mpi_hints_in_effect_{api}");
         let ps = pairs(
@@ -144,7 +197,8 @@ fn a_hint_the_library_changes_is_recorded_as_the_library_reports_it() {
 #[test]
 fn no_hints_no_record_and_malformed_hints_refused() {
     let dir = scratch_dir();
-    let (_, j) = run_json(&[], &[], dir.path());
+    let (o, j) = run_json(&[], &[], dir.path());
+    assert!(!o.stdout.contains("hints in effect"), "{}", o.stdout);
     assert!(j.get("mpi_hints_in_effect_mpiio").is_none(), "{j}");
     assert!(j.get("mpi_hints_in_effect_phdf5").is_none(), "{j}");
     for bad in ["cb_nodes", "=1", "a=1;b=2"] {

@@ -42,6 +42,10 @@ pub struct RunOutcome {
     /// effect after each file open (MPI-IO, PHDF5), each distinct set once per API, in the
     /// order seen; empty otherwise.
     pub hints: Vec<(Api, Vec<(String, String)>)>,
+    /// With `--coll-metadata` or `--chunk-cache`: on rank 0, the settings HDF5 reported
+    /// in effect ([`driver::Driver::settings_in_effect`]) as run facts, distinct values
+    /// of one fact joined by ` | ` in the order seen; empty otherwise.
+    pub settings: Vec<(String, String)>,
 }
 
 /// A finished (processes, transfer size) step, as [`Hooks::on_step`] sees it.
@@ -109,6 +113,19 @@ pub fn run(
         agree(world, step)?;
     }
     Ok(outcome)
+}
+
+/// Add `value` of the run fact `fact` to `settings` ([`RunOutcome::settings`]): a new
+/// fact, or a value not yet seen joined to the fact's after ` | `.
+fn add_setting(settings: &mut Vec<(String, String)>, fact: &str, value: &str) {
+    match settings.iter_mut().find(|(k, _)| k == fact) {
+        Some((_, v)) if v.split(" | ").any(|x| x == value) => {}
+        Some((_, v)) => {
+            v.push_str(" | ");
+            v.push_str(value);
+        }
+        None => settings.push((fact.to_string(), value.to_string())),
+    }
 }
 
 /// What every step of a run shares, read-only.
@@ -223,6 +240,10 @@ impl Run<'_> {
                     if !outcome.hints.iter().any(|(x, s)| *x == api && *s == h) {
                         outcome.hints.push((api, h));
                     }
+                }
+                // outside every timer: what HDF5 reported during the phases
+                for (fact, value) in a.drv.settings_in_effect() {
+                    add_setting(&mut outcome.settings, fact, value);
                 }
                 drop(a);
                 let record =

@@ -347,6 +347,7 @@ mod tests {
                 K::Seconds => "seconds",
                 K::Hint => "`KEY=VALUE`",
                 K::Payload => "`constant`, `incompressible`, `compress=PCT`",
+                K::ChunkCache => "`BYTES[,SLOTS[,W0]]`",
             }),
             Action::Switch(_) => None,
         }

@@ -663,6 +663,7 @@ mod tests {
                     ValueKind::Seconds => "2",
                     ValueKind::Hint => "cb_nodes=1",
                     ValueKind::Payload => "incompressible",
+                    ValueKind::ChunkCache => "1M,521,0.5",
                 }),
             };
             if d.long == "from" {

@@ -8,9 +8,9 @@ use super::payload::{parse_payload, PayloadOptions};
 use super::stonewall::StonewallOptions;
 use super::storage::StorageOptions;
 use super::values::{
-    count, file_name, parse_alloc_time, parse_api_list, parse_debug_list, parse_fill_time,
-    parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder, ApiSet, Debug,
-    ValueError, ValueKind, MAX_COUNT, STDOUT_HINT,
+    count, file_name, parse_alloc_time, parse_api_list, parse_chunk_cache, parse_debug_list,
+    parse_fill_time, parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder,
+    ApiSet, ChunkCache, Debug, ValueError, ValueKind, MAX_COUNT, STDOUT_HINT,
 };
 use crate::ffi::hdf5::FillTime;
 use crate::terms::FillSettings;
@@ -83,6 +83,14 @@ pub struct Options {
     /// `--deflate=LEVEL`: PHDF5 datasets compressed with the deflate filter at this level
     /// (0-9; `H5Pset_deflate`), chunked and collective only (default: none).
     pub deflate: Option<u32>,
+    /// `--coll-metadata`: PHDF5 metadata reads collective (`H5Pset_all_coll_metadata_ops`)
+    /// and metadata writes collective (`H5Pset_coll_metadata_write`) on the file-access
+    /// list (default: off, HDF5's independent metadata I/O).
+    pub coll_metadata: bool,
+    /// `--chunk-cache=BYTES[,SLOTS[,W0]]`: the chunk cache of each PHDF5 dataset
+    /// (`H5Pset_chunk_cache` on its dataset-access list), chunked datasets only
+    /// (default: none, the file's cache).
+    pub chunk_cache: Option<ChunkCache>,
     /// `--payload`, `--seed` (default: the C tool's bytes).
     pub payload: PayloadOptions,
 }
@@ -121,6 +129,8 @@ impl Default for Options {
             stonewall: StonewallOptions::default(),
             mpi_info: Vec::new(),
             deflate: None,
+            coll_metadata: false,
+            chunk_cache: None,
             payload: PayloadOptions::default(),
         }
     }
@@ -370,7 +380,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 51] = [
+pub static DEFS: [Def; 53] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -404,8 +414,27 @@ pub static DEFS: [Def; 51] = [
         "Store HDF5 datasets in chunks of one block (2D: block x block);\n\
          in 2D the POSIX and MPI-IO files imitate that chunk layout.\n\
          [default: contiguous]"),
+    def!(_ "chunk-cache" 6, value(ValueKind::ChunkCache, |o, v| {
+            put(&mut o.chunk_cache, parse_chunk_cache(v).map(Some))
+        }),
+        "PHDF5: give each dataset a chunk cache of BYTES (H5Pset_chunk_cache\n\
+         on its dataset-access list), with SLOTS hash-table slots and the\n\
+         preemption weight W0 (0-1), the file's where not given. Needs\n\
+         chunked datasets (-c) and PHDF5 among the APIs. [default: none]"),
     def!('C' "collective" 2, flag(|o, on| o.collective = on),
         "Use collective I/O for MPI-IO and PHDF5. [default: independent]"),
+    def!(_ "coll-metadata" 5, Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.coll_metadata = on,
+            shown: Some(Shown {
+                on: |o| o.coll_metadata,
+                line: "Collective metadata=on (H5Pset_all_coll_metadata_ops, H5Pset_coll_metadata_write)",
+                key: "coll_metadata",
+            }),
+        }),
+        "PHDF5: read and write the file's metadata collectively\n\
+         (H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write on\n\
+         the file-access list). Needs PHDF5 among the APIs. [default: off]"),
     def!(_ "csv" 2, name(ValueKind::Destination, |o, v| {
             put(&mut o.csv, file_name(v, STDOUT_HINT).map(Some))
         }),
@@ -499,7 +528,9 @@ pub static DEFS: [Def; 51] = [
         "Add the MPI-IO hint KEY=VALUE (repeatable) after those of\n\
          HDF5_MPI_INFO, for MPI-IO and PHDF5. With hints given, the\n\
          results (--json, --csv, --html) record the hints in effect after\n\
-         the file opens, as the MPI library reports them. [default: none]"),
+         the file opens, as the MPI library reports them; with --mpi-info\n\
+         the parameter block shows those of a probe file every rank opens\n\
+         before the run. [default: none]"),
     def!('n' "no-fill" 4, flag(|o, on| {
             if on {
                 o.fill.time = Some(FillTime::Never);

@@ -142,6 +142,12 @@ impl Params {
         lines.extend(self.payload.report_line(self.seed));
         lines.extend(shown_on(&DEFS, self).map(|s| s.line.to_string()));
         lines.extend(self.stonewall.report_lines());
+        if let Some(c) = self.chunk_cache {
+            lines.push(format!(
+                "Chunk cache={} (bytes,slots,w0; H5Pset_chunk_cache)",
+                c.text()
+            ));
+        }
         lines
     }
 
@@ -169,6 +175,9 @@ impl Params {
         if let Some(level) = self.deflate {
             fields.push(("deflate", level.to_string()));
         }
+        if let Some(c) = self.chunk_cache {
+            fields.push(("chunk_cache", c.text()));
+        }
         fields
     }
 
@@ -184,6 +193,7 @@ impl Params {
         if let Some(level) = self.deflate {
             out.extend(self.deflate_problems(level));
         }
+        out.extend(self.phdf5_setting_problems());
         let non_posix: Vec<&str> = self
             .apis
             .iter()
@@ -226,6 +236,30 @@ impl Params {
             out.push(format!(
                 "{opt}: the linked HDF5 has no deflate filter (it was built without zlib)"
             ));
+        }
+        out
+    }
+
+    /// Why `--coll-metadata` and `--chunk-cache` cannot run (none when they can): both
+    /// set PHDF5 property lists, so PHDF5 must be among the APIs (as for `--deflate`),
+    /// and a chunk cache holds chunks only (`-c`).
+    fn phdf5_setting_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.coll_metadata && !self.apis.phdf5 {
+            out.push("--coll-metadata applies to PHDF5 files only: -A has no phdf5".to_string());
+        }
+        if let Some(c) = self.chunk_cache {
+            let opt = format!("--chunk-cache={}", c.text());
+            if !self.apis.phdf5 {
+                out.push(format!(
+                    "{opt} applies to PHDF5 datasets only: -A has no phdf5"
+                ));
+            }
+            if !self.chunk {
+                out.push(format!(
+                    "{opt} needs chunked datasets (-c): a contiguous dataset has no chunk cache"
+                ));
+            }
         }
         out
     }
@@ -364,7 +398,7 @@ pub fn result_keys() -> impl Iterator<Item = &'static str> {
         .chain(std::iter::once(PayloadOptions::FIELDS[0]))
         .chain(DEFS.iter().filter_map(shown).map(|s| s.key))
         .chain(["stonewall_s", "wear_out", "valid"])
-        .chain(["deflate"])
+        .chain(["deflate", "chunk_cache"])
 }
 
 /// How the option `d` shows when on, if it is a shown flag.

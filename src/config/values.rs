@@ -307,6 +307,8 @@ pub enum ValueKind {
     Hint,
     /// `--payload`: `constant`, `incompressible` or `compress=PCT`.
     Payload,
+    /// `--chunk-cache`: `BYTES[,SLOTS[,W0]]`.
+    ChunkCache,
 }
 
 impl ValueKind {
@@ -326,6 +328,7 @@ impl ValueKind {
             ValueKind::Seconds => "SECONDS",
             ValueKind::Hint => "KEY=VALUE",
             ValueKind::Payload => "KIND",
+            ValueKind::ChunkCache => "BYTES[,SLOTS[,W0]]",
         }
     }
 
@@ -352,8 +355,92 @@ impl ValueKind {
             ValueKind::Seconds => "a number of seconds such as 300",
             ValueKind::Hint => "an MPI-IO hint KEY=VALUE",
             ValueKind::Payload => "constant, incompressible or compress=PCT",
+            ValueKind::ChunkCache => "a size, then optionally slots and w0: 1M,521,0.75",
         }
     }
+}
+
+/// `--chunk-cache=BYTES[,SLOTS[,W0]]`: the raw-data chunk cache of each PHDF5 dataset
+/// (`H5Pset_chunk_cache` on its dataset-access list; HDF5 User's Guide, "Chunking in
+/// HDF5": the cache holds up to `bytes` of chunks in a hash table of `slots` entries and
+/// evicts fully read or written chunks first with weight `w0`, 0-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkCache {
+    /// Bytes of chunks the cache holds (`rdcc_nbytes`).
+    pub bytes: u64,
+    /// Hash-table slots (`rdcc_nslots`); `None`: the file's (HDF5's
+    /// `H5D_CHUNK_CACHE_NSLOTS_DEFAULT`).
+    pub slots: Option<u64>,
+    /// The preemption weight `rdcc_w0` in thousandths (0-1000); `None`: the file's
+    /// (`H5D_CHUNK_CACHE_W0_DEFAULT`).
+    pub w0_milli: Option<u32>,
+}
+
+impl ChunkCache {
+    /// The value as the parameter block and the results show it: `BYTES,SLOTS,W0` with
+    /// `default` for a part not given (`1048576,default,default`).
+    pub fn text(&self) -> String {
+        let slots = self.slots.map_or("default".to_string(), |n| n.to_string());
+        let w0 = self.w0_milli.map_or("default".to_string(), w0_text);
+        format!("{},{slots},{w0}", self.bytes)
+    }
+}
+
+/// A weight in thousandths as a decimal (`750` → `0.75`, `1000` → `1`).
+pub fn w0_text(milli: u32) -> String {
+    let t = format!("{}.{:03}", milli / 1000, milli % 1000);
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `--chunk-cache`'s value: a size ([`parse_size`]), then optionally a whole number of
+/// slots (at least 1) and a weight 0-1 with at most three decimals.
+///
+/// # Errors
+/// The reason, for the command line's message.
+pub fn parse_chunk_cache(s: &str) -> Result<ChunkCache, ValueError> {
+    let mut parts = s.split(',');
+    let bytes = parse_size(parts.next().unwrap_or(""))?;
+    let slots = match parts.next() {
+        None => None,
+        Some(t) => match parse_int(t, u64::from(u32::MAX))? {
+            0 => return Err(ValueError::from("SLOTS must be at least 1")),
+            n => Some(n),
+        },
+    };
+    let w0_milli = parts.next().map(parse_w0).transpose()?;
+    if parts.next().is_some() {
+        return Err(ValueError::from("expected BYTES[,SLOTS[,W0]]"));
+    }
+    Ok(ChunkCache {
+        bytes,
+        slots,
+        w0_milli,
+    })
+}
+
+/// A weight 0-1 with at most three decimals, in thousandths.
+fn parse_w0(t: &str) -> Result<u32, ValueError> {
+    let bad = || ValueError::from("W0 must be a number from 0 to 1 with at most 3 decimals");
+    let t = trim_blanks(t);
+    let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && frac.is_empty() || !digits(whole) || !digits(frac) || frac.len() > 3 {
+        return Err(bad());
+    }
+    let w: u32 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let f: u32 = format!("{frac:0<3}").parse().map_err(|_| bad())?;
+    let milli = w
+        .checked_mul(1000)
+        .and_then(|x| x.checked_add(f))
+        .ok_or_else(bad)?;
+    if milli > 1000 {
+        return Err(bad());
+    }
+    Ok(milli)
 }
 
 /// A set of selected APIs. Empty means "none given" on the command line, which
@@ -595,6 +682,43 @@ fn at_most(value: u64, max: u64, unit: &'static str) -> Result<u64, ValueError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunk_cache_values() {
+        let c = parse_chunk_cache("2M").unwrap();
+        assert_eq!((c.bytes, c.slots, c.w0_milli), (2 << 20, None, None));
+        assert_eq!(c.text(), "2097152,default,default");
+        let c = parse_chunk_cache("1K,521,0.75").unwrap();
+        assert_eq!((c.bytes, c.slots, c.w0_milli), (1024, Some(521), Some(750)));
+        assert_eq!(c.text(), "1024,521,0.75");
+        for (w, milli) in [
+            ("0", 0),
+            ("1", 1000),
+            (".5", 500),
+            ("1.000", 1000),
+            ("0.001", 1),
+        ] {
+            assert_eq!(
+                parse_chunk_cache(&format!("0,1,{w}")).unwrap().w0_milli,
+                Some(milli)
+            );
+        }
+        assert_eq!(w0_text(1000), "1");
+        assert_eq!(w0_text(0), "0");
+        assert_eq!(w0_text(50), "0.05");
+        for bad in [
+            "",
+            "1M,0",
+            "1M,1,1.5",
+            "1M,1,0.0001",
+            "1M,1,-0",
+            "1M,1,x",
+            "1M,1,.",
+            "1M,1,1,1",
+        ] {
+            assert!(parse_chunk_cache(bad).is_err(), "{bad}");
+        }
+    }
     use crate::cli::{refused, run};
     use crate::config::{ApiSet, Debug};
 

@@ -501,6 +501,9 @@ fn fact_title(key: &str) -> &'static str {
         "hdf5_libver_high" => "HDF5 file-format high bound",
         "mpi_hints_in_effect_mpiio" => "MPI-IO hints in effect (MPI-IO)",
         "mpi_hints_in_effect_phdf5" => "MPI-IO hints in effect (PHDF5)",
+        "hdf5_all_coll_metadata_ops" => "HDF5 collective metadata reads in effect",
+        "hdf5_coll_metadata_write" => "HDF5 collective metadata writes in effect",
+        "hdf5_chunk_cache" => "HDF5 chunk cache in effect (bytes,slots,w0)",
         _ => "Other",
     }
 }

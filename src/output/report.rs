@@ -52,6 +52,29 @@ pub struct ParamEnv<'a> {
     pub info_dump: &'a str,
     /// The storage options' report lines, without the `rank R: ` prefix; empty without them.
     pub storage: &'a [String],
+    /// The hints in effect after the info dump ([`hints_in_effect`]); empty without
+    /// `--mpi-info`.
+    pub hints_in_effect: &'a str,
+}
+
+/// The MPI-IO hints in effect on a probe file opened by `processes` processes with the
+/// run's hints (`MPI_File_get_info`, MPI-3.1 §13.2.8), for the parameter block after the
+/// info dump and in its form: a title line (without the `rank R: ` prefix, which
+/// [`param_block`] adds), then one `key=value` line per hint as the MPI library reported
+/// it (control characters escaped).
+pub fn hints_in_effect(processes: u32, hints: &[(String, String)]) -> String {
+    let mut s = format!(
+        "MPI-IO hints in effect on a probe file opened by {processes} processes: {} items\n",
+        hints.len()
+    );
+    for (k, v) in hints {
+        let (k, v) = (
+            crate::config::values::printable(k),
+            crate::config::values::printable(v),
+        );
+        let _ = writeln!(s, "{k}={v}");
+    }
+    s
 }
 
 /// The parameter block, info dump included, to the empty line after it (spec §2.2).
@@ -121,6 +144,9 @@ pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
     }
     line!("Env HDF5_PARAPREFIX={}", e.paraprefix.unwrap_or("not set"));
     let _ = write!(s, "rank {r}: {}", e.info_dump);
+    if !e.hints_in_effect.is_empty() {
+        let _ = write!(s, "rank {r}: {}", e.hints_in_effect);
+    }
     line!("==== End of Parameters ====");
     s.push('\n');
     s
@@ -397,6 +423,7 @@ mod tests {
                 paraprefix: None,
                 info_dump: &dump,
                 storage: &[],
+                hints_in_effect: "",
             },
         );
         let want = golden_lines("default_np2", "rank 0: ==== Parameters", 21);
@@ -418,6 +445,7 @@ mod tests {
                     paraprefix: Some("/x"),
                     info_dump: "Dumping MPI Info Object (up to 256 bytes per item):\nobject is MPI_INFO_NULL\n",
                     storage: &[],
+                    hints_in_effect: "",
                 },
             )
         };
@@ -456,6 +484,7 @@ mod tests {
             paraprefix: None,
             info_dump: dump,
             storage,
+            hints_in_effect: "",
         };
         let plain = param_block(&p, &env(&[]));
         let lines = [

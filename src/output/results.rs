@@ -156,11 +156,14 @@ pub struct ResultSet {
 
 /// The names of the facts a run records only when they say something
 /// (`crate::output::export::RunMeta::facts`), in the order they are written.
-pub const FACT_KEYS: [&str; 4] = [
+pub const FACT_KEYS: [&str; 7] = [
     "hdf5_libver_low",
     "hdf5_libver_high",
     "mpi_hints_in_effect_mpiio",
     "mpi_hints_in_effect_phdf5",
+    "hdf5_all_coll_metadata_ops",
+    "hdf5_coll_metadata_write",
+    "hdf5_chunk_cache",
 ];
 
 impl ResultSet {

@@ -129,6 +129,13 @@ pub trait Driver {
     fn hints_in_effect(&self) -> Option<Result<Vec<(String, String)>>> {
         None
     }
+    /// The settings HDF5 reported in effect for the options that set PHDF5 property lists
+    /// (`--coll-metadata`, `--chunk-cache`), read back from the open file's and datasets'
+    /// access lists during the phases, as (run fact, value), each distinct value once in
+    /// the order seen; empty without those options or for another API.
+    fn settings_in_effect(&self) -> &[(String, String)] {
+        &[]
+    }
     /// The open file as this process's own descriptor shows it (POSIX); `None` when the
     /// MPI or HDF5 library holds the file.
     fn open_file_stat(&self) -> Option<Result<FileStat>> {

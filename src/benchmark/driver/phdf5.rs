@@ -24,6 +24,11 @@ pub struct Phdf5Driver {
     file: Option<H5File>,
     /// `Dataset_1 … Dataset_nd`, made once so no formatting happens inside timers.
     names: Vec<CString>,
+    /// `--chunk-cache`: the dataset-access list every dataset is created or opened with.
+    dapl: Option<Plist>,
+    /// What HDF5 reported in effect for `--coll-metadata` and `--chunk-cache`
+    /// ([`Driver::settings_in_effect`]).
+    seen: Vec<(String, String)>,
 }
 
 fn not_ready() -> Error {
@@ -37,6 +42,13 @@ impl Phdf5Driver {
         match (&self.dset, &self.file_space, &self.mem_space, &self.dxpl) {
             (Some(ds), Some(fs), Some(ms), Some(x)) => Ok((ds, fs, ms, x)),
             _ => Err(not_ready()),
+        }
+    }
+
+    /// Note a setting HDF5 reported, once per distinct value.
+    fn note(&mut self, fact: &str, value: String) {
+        if !self.seen.iter().any(|(k, v)| k == fact && *v == value) {
+            self.seen.push((fact.to_string(), value));
         }
     }
 
@@ -93,10 +105,25 @@ impl Driver for Phdf5Driver {
         }
         let c = ctx.p;
         let fapl = Plist::file_access_mpio(ctx.comm, ctx.info, c.h5_thresh, c.h5_align)?;
+        if c.coll_metadata {
+            fapl.set_coll_metadata()?;
+        }
+        if let (Some(cc), None) = (c.chunk_cache, &self.dapl) {
+            let bytes = usize::try_from(cc.bytes).unwrap_or(usize::MAX);
+            let slots = cc.slots.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+            let w0 = cc.w0_milli.map(|m| f64::from(m) / 1000.0);
+            self.dapl = Some(Plist::dataset_access_chunk_cache(bytes, slots, w0)?);
+        }
         let f = match phase {
             Access::Write => H5File::create(path, &fapl)?,
             Access::Read => H5File::open_read(path, &fapl)?,
         };
+        if c.coll_metadata {
+            // the file's own access list: what HDF5 applies (a list copy, no I/O)
+            let (ops, write) = f.access_list()?.coll_metadata()?;
+            self.note("hdf5_all_coll_metadata_ops", ops.to_string());
+            self.note("hdf5_coll_metadata_write", write.to_string());
+        }
         self.file = Some(f);
         Ok(())
     }
@@ -154,10 +181,15 @@ impl Driver for Phdf5Driver {
                     dcpl.set_deflate(level)?;
                 }
                 let fs = self.file_space.as_ref().ok_or_else(not_ready)?;
-                Dataset::create(file, name, fs, &dcpl)?
+                Dataset::create_with(file, name, fs, &dcpl, self.dapl.as_ref())?
             }
-            Access::Read => Dataset::open(file, name)?,
+            Access::Read => Dataset::open_with(file, name, self.dapl.as_ref())?,
         };
+        if self.dapl.is_some() {
+            // the dataset's access list: the cache HDF5 uses (a list copy, no I/O)
+            let (bytes, slots, w0) = ds.access_list()?.chunk_cache()?;
+            self.note("hdf5_chunk_cache", format!("{bytes},{slots},{w0}"));
+        }
         self.dset = Some(ds);
         Ok(())
     }
@@ -230,6 +262,10 @@ impl Driver for Phdf5Driver {
 
     fn hints_in_effect(&self) -> Option<Result<Vec<(String, String)>>> {
         self.file.as_ref().map(H5File::mpi_hints)
+    }
+
+    fn settings_in_effect(&self) -> &[(String, String)] {
+        &self.seen
     }
 
     fn sync(&mut self) -> Result<()> {

@@ -49,6 +49,14 @@ impl H5File {
         Ok(H5File { id })
     }
 
+    /// The file's access list as HDF5 applies it (`H5Fget_access_plist`, a copy).
+    /// Errors: HDF5's.
+    pub fn access_list(&self) -> Result<Plist> {
+        // SAFETY: valid file id.
+        let id = checked!(check_id, unsafe { h5f::H5Fget_access_plist(self.id) })?;
+        Ok(Plist { id })
+    }
+
     /// `H5Fflush(file, H5F_SCOPE_LOCAL)`; collective with the MPI-IO driver.
     pub fn flush(&self) -> Result<()> {
         // SAFETY: valid file id.
@@ -176,6 +184,18 @@ pub struct Dataset {
 impl Dataset {
     /// `H5Dcreate2(file, name, H5T_NATIVE_UCHAR, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)`.
     pub fn create(file: &H5File, n: &CStr, space: &Dataspace, dcpl: &Plist) -> Result<Dataset> {
+        Self::create_with(file, n, space, dcpl, None)
+    }
+
+    /// [`Dataset::create`] with the dataset-access list `dapl` (`H5P_DEFAULT` for `None`).
+    pub fn create_with(
+        file: &H5File,
+        n: &CStr,
+        space: &Dataspace,
+        dcpl: &Plist,
+        dapl: Option<&Plist>,
+    ) -> Result<Dataset> {
+        let dapl = dapl.map_or(h5p::H5P_DEFAULT, |p| p.id);
         // SAFETY: valid ids and a NUL-terminated name.
         let id = checked!(check_id, unsafe {
             h5d::H5Dcreate2(
@@ -185,7 +205,7 @@ impl Dataset {
                 space.id,
                 h5p::H5P_DEFAULT,
                 dcpl.id,
-                h5p::H5P_DEFAULT,
+                dapl,
             )
         })?;
         Ok(Dataset { id })
@@ -193,11 +213,26 @@ impl Dataset {
 
     /// `H5Dopen2(file, name, H5P_DEFAULT)`.
     pub fn open(file: &H5File, n: &CStr) -> Result<Dataset> {
-        // SAFETY: valid file id and a NUL-terminated name.
+        Self::open_with(file, n, None)
+    }
+
+    /// `H5Dopen2(file, name, dapl)`, `H5P_DEFAULT` for `None`.
+    pub fn open_with(file: &H5File, n: &CStr, dapl: Option<&Plist>) -> Result<Dataset> {
+        let dapl = dapl.map_or(h5p::H5P_DEFAULT, |p| p.id);
+        // SAFETY: valid file and list ids and a NUL-terminated name.
         let id = checked!(check_id, unsafe {
-            h5d::H5Dopen2(file.id, n.as_ptr(), h5p::H5P_DEFAULT)
+            h5d::H5Dopen2(file.id, n.as_ptr(), dapl)
         })?;
         Ok(Dataset { id })
+    }
+
+    /// The dataset's access list with the values in use (`H5Dget_access_plist`, a copy;
+    /// HDF5 fills in the file's chunk cache where the dataset's list had the defaults).
+    /// Errors: HDF5's.
+    pub fn access_list(&self) -> Result<Plist> {
+        // SAFETY: valid dataset id.
+        let id = checked!(check_id, unsafe { h5d::H5Dget_access_plist(self.id) })?;
+        Ok(Plist { id })
     }
 
     /// Checked writes of `buf` to moving selections. Errors: `buf` smaller than `mem`.

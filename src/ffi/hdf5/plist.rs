@@ -54,6 +54,59 @@ impl Plist {
         Ok(p)
     }
 
+    /// `H5Pset_all_coll_metadata_ops(true)` and `H5Pset_coll_metadata_write(true)` on a
+    /// file-access list: every rank reads the file's metadata collectively (one reads,
+    /// the others receive it) and writes it collectively (HDF5 1.10.0 and later,
+    /// "Collective Metadata I/O" in the HDF5 reference manual). Errors: HDF5's.
+    pub fn set_coll_metadata(&self) -> Result<()> {
+        let on = hdf5_sys::h5::hbool_t::from(true);
+        // SAFETY: valid fapl id.
+        checked!(unsafe { h5p::H5Pset_all_coll_metadata_ops(self.id, on) })?;
+        // SAFETY: valid fapl id.
+        checked!(unsafe { h5p::H5Pset_coll_metadata_write(self.id, on) })
+    }
+
+    /// (`H5Pget_all_coll_metadata_ops`, `H5Pget_coll_metadata_write`) of a file-access
+    /// list, e.g. the one an open file reports ([`super::H5File::access_list`]).
+    /// Errors: HDF5's.
+    pub fn coll_metadata(&self) -> Result<(bool, bool)> {
+        let (mut ops, mut write) = (
+            hdf5_sys::h5::hbool_t::from(false),
+            hdf5_sys::h5::hbool_t::from(false),
+        );
+        // SAFETY: valid fapl id and an out-pointer to a live hbool_t.
+        checked!(unsafe { h5p::H5Pget_all_coll_metadata_ops(self.id, &mut ops) })?;
+        // SAFETY: as above.
+        checked!(unsafe { h5p::H5Pget_coll_metadata_write(self.id, &mut write) })?;
+        Ok((ops != 0, write != 0))
+    }
+
+    /// A dataset-access list with `H5Pset_chunk_cache(slots, bytes, w0)`; `None` for
+    /// `slots` or `w0` keeps the file's (`H5D_CHUNK_CACHE_NSLOTS_DEFAULT`,
+    /// `H5D_CHUNK_CACHE_W0_DEFAULT`). Errors: HDF5's (e.g. `w0` outside 0-1).
+    pub fn dataset_access_chunk_cache(
+        bytes: usize,
+        slots: Option<usize>,
+        w0: Option<f64>,
+    ) -> Result<Plist> {
+        let p = Self::create(|| *h5p::H5P_CLS_DATASET_ACCESS)?;
+        let slots = slots.unwrap_or(h5d::H5D_CHUNK_CACHE_NSLOTS_DEFAULT);
+        let w0 = w0.unwrap_or(f64::from(h5d::H5D_CHUNK_CACHE_W0_DEFAULT));
+        // SAFETY: valid dapl id.
+        checked!(unsafe { h5p::H5Pset_chunk_cache(p.id, slots, bytes, w0) })?;
+        Ok(p)
+    }
+
+    /// `H5Pget_chunk_cache` of a dataset-access list: (bytes, slots, w0), e.g. of the
+    /// list an open dataset reports ([`super::Dataset::access_list`], which holds the
+    /// values in use). Errors: HDF5's.
+    pub fn chunk_cache(&self) -> Result<(usize, usize, f64)> {
+        let (mut slots, mut bytes, mut w0) = (0usize, 0usize, 0f64);
+        // SAFETY: valid dapl id and three out-pointers to live values.
+        checked!(unsafe { h5p::H5Pget_chunk_cache(self.id, &mut slots, &mut bytes, &mut w0) })?;
+        Ok((bytes, slots, w0))
+    }
+
     /// The file-format bounds (`H5Pget_libver_bounds`) of a new file-access list, i.e. the
     /// library's defaults, which h5perf does not change: (low, high) as HDF5's names of
     /// [`libver_name`]. HDF5 1.8-1.14 default to (`earliest`, `latest`); 2.0 raised the

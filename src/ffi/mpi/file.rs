@@ -33,6 +33,12 @@ pub mod mode {
         (mpi_sys::MPI_MODE_CREATE | mpi_sys::MPI_MODE_EXCL | mpi_sys::MPI_MODE_RDWR) as i32;
     /// `MPI_MODE_RDONLY`
     pub const RDONLY: i32 = mpi_sys::MPI_MODE_RDONLY as i32;
+    /// `MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY | MPI_MODE_DELETE_ON_CLOSE`: a
+    /// new file (fails if the name exists) that the close removes.
+    pub const CREATE_EXCL_DELETE: i32 = (mpi_sys::MPI_MODE_CREATE
+        | mpi_sys::MPI_MODE_EXCL
+        | mpi_sys::MPI_MODE_WRONLY
+        | mpi_sys::MPI_MODE_DELETE_ON_CLOSE) as i32;
 }
 
 /// `MPI_File_delete(path, info)` (MPI-3.1 §13.2.3).
