@@ -307,6 +307,8 @@ pub enum ValueKind {
     Hint,
     /// `--payload`: `constant`, `incompressible` or `compress=PCT`.
     Payload,
+    /// `--label`: one entry of the sign-off block, `KEY=VALUE`.
+    Label,
 }
 
 impl ValueKind {
@@ -324,7 +326,7 @@ impl ValueKind {
             ValueKind::Criterion => "CRITERION",
             ValueKind::Percent => "PCT",
             ValueKind::Seconds => "SECONDS",
-            ValueKind::Hint => "KEY=VALUE",
+            ValueKind::Hint | ValueKind::Label => "KEY=VALUE",
             ValueKind::Payload => "KIND",
         }
     }
@@ -351,6 +353,7 @@ impl ValueKind {
             ValueKind::Percent => "a percentage such as 10",
             ValueKind::Seconds => "a number of seconds such as 300",
             ValueKind::Hint => "an MPI-IO hint KEY=VALUE",
+            ValueKind::Label => "a label KEY=VALUE such as sut=array-3",
             ValueKind::Payload => "constant, incompressible or compress=PCT",
         }
     }
