@@ -21,7 +21,7 @@ use crate::ffi::posix::stderr_is_terminal;
 use crate::ffi::signals::write_stderr;
 use crate::measure::Record;
 use crate::output::sink::{write_stdout, Sink};
-use crate::output::{distinct, export, report};
+use crate::output::{conditions, distinct, export, report};
 use crate::terms::doing::{self, Doing};
 
 /// The HDF5 version h5perf was compiled against (recorded by `build.rs`).
@@ -426,13 +426,14 @@ fn open_outputs(
     // a failed write of any rank ends the run here, on every rank
     agree(comm, wrote.and_then(|()| out.status()))?;
     let results = params.json.is_some() || params.csv.is_some() || params.rank_csv.is_some();
-    let gather = results || params.summary || accept || !caller.program;
+    let gather = results || params.summary || accept || !caller.program || params.conditions;
     let meta = if gather {
         Some(export::RunMeta::gather(
             comm,
             info_pairs,
             &place.dir,
             &caller.command_line,
+            (&params.labels, params.conditions),
         )?)
     } else {
         None
@@ -553,6 +554,24 @@ fn publish(
         m.end_time = export::rfc3339_utc(export::now_unix_seconds());
         m.facts.extend(export::hint_facts(&outcome.hints));
         m.facts.extend(outcome.settings.iter().cloned());
+        if params.conditions {
+            // a library that reports no hints in effect says so
+            for (k, v) in &mut m.facts {
+                if k.starts_with("mpi_hints_in_effect_") && v.is_empty() {
+                    *v = "none".to_string();
+                }
+            }
+            let warning =
+                conditions::cache_warning(&params, &outcome.records, &m.rank_hosts, &m.nodes);
+            if let (Some(w), 0) = (&warning, comm.rank()?) {
+                let _ = std::io::Write::write_all(
+                    &mut std::io::stderr(),
+                    format!("h5perf: warning: {w}\n").as_bytes(),
+                );
+            }
+            let end = conditions::end_facts(&m.mpi_version, &outcome.hints, warning.as_deref());
+            m.facts.extend(end);
+        }
     }
     if params.summary && comm.rank()? == 0 {
         let host_of = |r: u32| meta.as_ref().map_or("?", |m| m.host_of(r)).to_string();

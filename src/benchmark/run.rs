@@ -96,7 +96,7 @@ pub fn run(
         dir,
         out,
         gather: hooks.gather,
-        hints: !info.pairs().is_empty(),
+        hints: !info.pairs().is_empty() || p.conditions,
     };
     let wrank = world.rank()?;
     let mut outcome = RunOutcome::default();
@@ -140,7 +140,7 @@ struct Run<'a> {
     /// The report: headers and results from rank 0, traces from every rank.
     out: &'a Sink,
     gather: bool,
-    /// Read the hints in effect after each open (hints were given).
+    /// Read the hints in effect after each open (hints were given, or `--conditions`).
     hints: bool,
 }
 

@@ -345,7 +345,7 @@ mod tests {
                 K::Criterion => "criterion",
                 K::Percent => "percent",
                 K::Seconds => "seconds",
-                K::Hint => "`KEY=VALUE`",
+                K::Hint | K::Label => "`KEY=VALUE`",
                 K::Payload => "`constant`, `incompressible`, `compress=PCT`",
                 K::ChunkCache => "`BYTES[,SLOTS[,W0]]`",
             }),

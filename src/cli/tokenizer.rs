@@ -662,6 +662,7 @@ mod tests {
                     ValueKind::Percent => "5",
                     ValueKind::Seconds => "2",
                     ValueKind::Hint => "cb_nodes=1",
+                    ValueKind::Label => "sut=array-3",
                     ValueKind::Payload => "incompressible",
                     ValueKind::ChunkCache => "1M,521,0.5",
                 }),

@@ -93,6 +93,12 @@ pub struct Options {
     pub chunk_cache: Option<ChunkCache>,
     /// `--payload`, `--seed` (default: the C tool's bytes).
     pub payload: PayloadOptions,
+    /// `--conditions`: record the run conditions (kernel, mount, nodes, MPI-IO layer)
+    /// in the results and on the page (default: off).
+    pub conditions: bool,
+    /// `--label KEY=VALUE`, repeatable: the sign-off block's entries, in the order given
+    /// (default: none).
+    pub labels: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -132,6 +138,8 @@ impl Default for Options {
             coll_metadata: false,
             chunk_cache: None,
             payload: PayloadOptions::default(),
+            conditions: false,
+            labels: Vec::new(),
         }
     }
 }
@@ -158,6 +166,39 @@ fn hint(o: &mut Options, v: &str) -> Result<(), ValueError> {
     )
     .map_err(ValueError::from)?;
     o.mpi_info.push((k.to_string(), val.to_string()));
+    Ok(())
+}
+
+/// One `--label`: `KEY=VALUE`, the key of letters, digits, `_`, `-` and `.` (at most
+/// 64), the value non-empty after trimming blanks, at most 256 characters, without
+/// control characters or `;` (which separates the labels in the results); a key given
+/// twice is refused; at most 32 labels.
+fn label(o: &mut Options, v: &str) -> Result<(), ValueError> {
+    let (k, val) = v
+        .split_once('=')
+        .map(|(k, val)| (k.trim(), val.trim()))
+        .ok_or_else(|| ValueError::from("expected KEY=VALUE"))?;
+    let key_ok = |c: char| c.is_ascii_alphanumeric() || "_-.".contains(c);
+    if k.is_empty() || k.len() > 64 || !k.chars().all(key_ok) {
+        return Err(ValueError::from(
+            "the key must be 1 to 64 letters, digits, '_', '-' or '.'",
+        ));
+    }
+    if val.is_empty() || val.chars().count() > 256 {
+        return Err(ValueError::from("the value must be 1 to 256 characters"));
+    }
+    if val.contains(';') || val.chars().any(char::is_control) {
+        return Err(ValueError::from(
+            "the value must hold no ';' and no control character",
+        ));
+    }
+    if o.labels.iter().any(|(x, _)| x == k) {
+        return Err(ValueError::from(format!("the label {k} is given twice")));
+    }
+    if o.labels.len() >= 32 {
+        return Err(ValueError::from("more than 32 labels"));
+    }
+    o.labels.push((k.to_string(), val.to_string()));
     Ok(())
 }
 
@@ -380,7 +421,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 53] = [
+pub static DEFS: [Def; 55] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -435,6 +476,14 @@ pub static DEFS: [Def; 53] = [
         "PHDF5: read and write the file's metadata collectively\n\
          (H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write on\n\
          the file-access list). Needs PHDF5 among the APIs. [default: off]"),
+    def!(_ "conditions" 3, flag(|o, on| o.conditions = on),
+        "Record the run conditions in the results (--json, --csv) and on the\n\
+         --html page: kernel, the data directory's mount (source, type,\n\
+         options, device), each node's memory, processors and load, the\n\
+         MPI-IO component and the MPI-IO and HDF5 environment variables.\n\
+         Gathered once before the run, outside the timers. Warns when the\n\
+         data of a node fits in its memory (reads may be cache figures).\n\
+         [default: off]"),
     def!(_ "csv" 2, name(ValueKind::Destination, |o, v| {
             put(&mut o.csv, file_name(v, STDOUT_HINT).map(Some))
         }),
@@ -523,6 +572,10 @@ pub static DEFS: [Def; 53] = [
         "Also write the results to FILE as JSON, with the same records as\n\
          --csv. - means standard output, after the report; the JSON starts\n\
          at the line holding only '{'. [default: none]"),
+    def!(_ "label" 2, value(ValueKind::Label, label),
+        "Add KEY=VALUE (repeatable) to the sign-off block of the results and\n\
+         of the --html page: the system under test, the customer, the\n\
+         operator (--label sut=array-3 --label operator=kim). [default: none]"),
     // off (the C API's keyed setter): no longer never, if it was
     def!(_ "mpi-info" 2, value(ValueKind::Hint, hint),
         "Add the MPI-IO hint KEY=VALUE (repeatable) after those of\n\

@@ -309,6 +309,8 @@ pub enum ValueKind {
     Payload,
     /// `--chunk-cache`: `BYTES[,SLOTS[,W0]]`.
     ChunkCache,
+    /// `--label`: one entry of the sign-off block, `KEY=VALUE`.
+    Label,
 }
 
 impl ValueKind {
@@ -326,7 +328,7 @@ impl ValueKind {
             ValueKind::Criterion => "CRITERION",
             ValueKind::Percent => "PCT",
             ValueKind::Seconds => "SECONDS",
-            ValueKind::Hint => "KEY=VALUE",
+            ValueKind::Hint | ValueKind::Label => "KEY=VALUE",
             ValueKind::Payload => "KIND",
             ValueKind::ChunkCache => "BYTES[,SLOTS[,W0]]",
         }
@@ -354,6 +356,7 @@ impl ValueKind {
             ValueKind::Percent => "a percentage such as 10",
             ValueKind::Seconds => "a number of seconds such as 300",
             ValueKind::Hint => "an MPI-IO hint KEY=VALUE",
+            ValueKind::Label => "a label KEY=VALUE such as sut=array-3",
             ValueKind::Payload => "constant, incompressible or compress=PCT",
             ValueKind::ChunkCache => "a size, then optionally slots and w0: 1M,521,0.75",
         }

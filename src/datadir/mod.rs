@@ -1,7 +1,9 @@
 //! The data directory's safety: file names ([`run_env`]), data files ([`data_files`]),
-//! the lock ([`lock`], [`lock_record`]), [`leftovers`] and [`host`].
+//! the lock ([`lock`], [`lock_record`]), [`leftovers`] and [`host`]; the run conditions
+//! of `--conditions` ([`conditions`]).
 
 pub mod cleanup;
+pub mod conditions;
 pub mod data_files;
 pub mod host;
 pub mod leftovers;

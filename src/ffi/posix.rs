@@ -544,6 +544,28 @@ pub fn physical_memory() -> u64 {
     pages.unsigned_abs().saturating_mul(size.unsigned_abs())
 }
 
+/// The kernel release of this machine (`uname(2)`'s `release`, what `uname -r` prints);
+/// `None` when the call fails.
+pub fn kernel_release() -> Option<String> {
+    // SAFETY: utsname is plain bytes, zero is a valid value.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: uname fills the structure it is given.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return None;
+    }
+    // SAFETY: uname writes NUL-terminated strings within the fields.
+    let release = unsafe { CStr::from_ptr(u.release.as_ptr()) };
+    Some(c_text(release))
+}
+
+/// The processors online on this machine (`sysconf(_SC_NPROCESSORS_ONLN)`); `None` when
+/// unknown.
+pub fn online_cpus() -> Option<u64> {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    (n > 0).then_some(n.unsigned_abs())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

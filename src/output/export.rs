@@ -51,6 +51,9 @@ pub struct RunMeta {
     /// that say something ([`run_facts`]): JSON keys after `hosts`, and the last fields of
     /// every record (JSON and CSV).
     pub facts: Vec<(String, String)>,
+    /// With `--conditions`: each host with its node's figures, in the order of first
+    /// ranks (empty without).
+    pub nodes: Vec<(String, crate::datadir::conditions::Node)>,
 }
 
 /// The facts of [`RunMeta::facts`] known at the end of a run with hints given: for each
@@ -100,7 +103,9 @@ pub fn run_facts() -> Result<Vec<(String, String)>> {
 }
 
 impl RunMeta {
-    /// The run's metadata (collective: gathers every rank's host name).
+    /// The run's metadata (collective: gathers every rank's host name, and with
+    /// `conditions` every node's figures); `labels` (`--label`) and the conditions
+    /// ([`super::conditions`]) are facts before the others.
     ///
     /// # Errors
     /// A broadcast fails.
@@ -109,6 +114,7 @@ impl RunMeta {
         info_pairs: Option<&[(String, String)]>,
         dir: &std::path::Path,
         command_line: &str,
+        (labels, conditions): (&[(String, String)], bool),
     ) -> Result<RunMeta> {
         let size = comm.size()?;
         let me = hostname();
@@ -131,6 +137,16 @@ impl RunMeta {
             .and_then(|c| crate::ffi::storage::file_system_name(&c).ok())
             .unwrap_or_else(|| "unknown".to_string());
         let now = rfc3339_utc(now_unix_seconds());
+        let nodes = if conditions {
+            super::conditions::gather_nodes(comm, &names)?
+        } else {
+            Vec::new()
+        };
+        let mut facts = super::conditions::label_facts(labels);
+        if conditions {
+            facts.extend(super::conditions::start_facts(&nodes, &resolved));
+        }
+        facts.extend(run_facts()?);
         Ok(RunMeta {
             h5perf_version: env!("CARGO_PKG_VERSION").to_string(),
             hdf5_version: crate::ffi::hdf5::library_version(),
@@ -147,7 +163,8 @@ impl RunMeta {
             hosts: host_counts(&names),
             rank_hosts: names,
             gather_time_s: 0.0,
-            facts: run_facts()?,
+            facts,
+            nodes,
         })
     }
 
@@ -787,6 +804,7 @@ mod tests {
             rank_hosts: vec!["n1".into(), "n1".into(), "n2".into(), "n1".into()],
             gather_time_s: 0.25,
             facts: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 

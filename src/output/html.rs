@@ -7,6 +7,7 @@ use crate::config::criteria::Criterion;
 use crate::config::Api;
 use crate::measure::Phase;
 
+use super::conditions::NODE_FACTS;
 use super::results::{procs_text, size_text, Cell, CellKey, RankSample, ResultSet};
 use super::svg::{self, esc, Bound, Chart, Mark, Point, Series};
 use super::verdict::{figure, Status, Verdict};
@@ -479,7 +480,12 @@ fn run_section(out: &mut String, run: &ResultSet) {
         rows.insert(4, ("Valid (--stonewall)", v));
     }
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
-    let facts = run.facts.iter().map(|(k, v)| (fact_title(k), v.clone()));
+    // the labels are the sign-off block's, the nodes' the hosts table's
+    let facts = run
+        .facts
+        .iter()
+        .filter(|(k, _)| k != "labels" && !NODE_FACTS.contains(&k.as_str()))
+        .map(|(k, v)| (fact_title(k), v.clone()));
     for (k, v) in rows.into_iter().chain(facts) {
         let v = match k {
             "Command line" => format!("<code>{}</code>", esc(&v)),
@@ -504,8 +510,99 @@ fn fact_title(key: &str) -> &'static str {
         "hdf5_all_coll_metadata_ops" => "HDF5 collective metadata reads in effect",
         "hdf5_coll_metadata_write" => "HDF5 collective metadata writes in effect",
         "hdf5_chunk_cache" => "HDF5 chunk cache in effect (bytes,slots,w0)",
+        "data_dir_mount_point" => "Data directory's mount point",
+        "data_dir_mount_source" => "Mount source",
+        "data_dir_mount_type" => "Mount type",
+        "data_dir_mount_options" => "Mount options",
+        "data_dir_super_options" => "File-system options",
+        "data_dir_device" => "Device (major:minor)",
+        "mpi_io_env" => "MPI-IO and HDF5 environment",
+        "mpi_io_component" => "MPI-IO component",
+        "load_end" => "Load average at the end (rank 0's host)",
+        "page_cache_warning" => "Page-cache warning",
         _ => "Other",
     }
+}
+
+/// The fact `key` of `run` (`None` when not recorded).
+fn fact<'a>(run: &'a ResultSet, key: &str) -> Option<&'a str> {
+    run.facts
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// `a=1;b=2` as (`a`, `1`), (`b`, `2`).
+fn pairs(text: &str) -> Vec<(&str, &str)> {
+    text.split(';').filter_map(|p| p.split_once('=')).collect()
+}
+
+/// The sign-off block (`--label`): each label, then when the run started and ended and
+/// the h5perf version; nothing without labels.
+fn signoff_section(out: &mut String, run: &ResultSet) {
+    let Some(labels) = fact(run, "labels") else {
+        return;
+    };
+    out.push_str("<section id=\"signoff\"><h2>Sign-off</h2>\n<table>");
+    let f = |n: &str| run.run_field(n).to_string();
+    let rows = pairs(labels)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .chain([
+            ("Started".to_string(), f("start_time")),
+            ("Ended".to_string(), f("end_time")),
+            ("h5perf".to_string(), f("h5perf_version")),
+        ]);
+    for (k, v) in rows {
+        let _ = write!(out, "<tr><th>{}</th><td>{}</td></tr>", esc(&k), esc(&v));
+    }
+    out.push_str("</table></section>\n");
+}
+
+/// The hosts table (`--conditions`): per host its ranks, kernel, memory, processors
+/// and load at the start; nothing without the node facts.
+fn hosts_section(out: &mut String, run: &ResultSet) {
+    let columns: Vec<Vec<(&str, &str)>> = NODE_FACTS
+        .iter()
+        .map(|k| fact(run, k).map(pairs).unwrap_or_default())
+        .collect();
+    if columns[0].is_empty() {
+        return;
+    }
+    let ranks = pairs(&run.run_field("hosts").replace(':', "="))
+        .into_iter()
+        .map(|(h, n)| (h.to_string(), n.to_string()))
+        .collect::<Vec<_>>();
+    out.push_str("<section id=\"hosts\"><h2>Hosts</h2>\n<table><tr><th>Host</th><th>Ranks</th><th>Kernel</th><th>Memory</th><th>Processors</th><th>Model</th><th>Load at start (1, 5, 15 min)</th></tr>\n");
+    for (host, _) in &columns[0] {
+        let of = |i: usize| {
+            columns[i]
+                .iter()
+                .find(|(h, _)| h == host)
+                .map_or("?", |(_, v)| *v)
+                .to_string()
+        };
+        let memory = match of(1).parse::<u64>() {
+            Ok(b) => format!("{:.1} GiB", b as f64 / f64::from(1u32 << 30)),
+            Err(_) => of(1),
+        };
+        let n = ranks
+            .iter()
+            .find(|(h, _)| h == host)
+            .map_or("?", |(_, n)| n.as_str());
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
+            esc(host),
+            esc(n),
+            esc(&of(0)),
+            esc(&memory),
+            esc(&of(2)),
+            esc(&of(3)),
+            esc(&of(4))
+        );
+    }
+    out.push_str("</table></section>\n");
 }
 
 /// The summary table: per (API, processes, transfer size) each phase's mean ± sd.
@@ -577,8 +674,17 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
             esc(INVALID_TEXT)
         );
     }
+    if let Some(w) = fact(run, "page_cache_warning") {
+        let _ = writeln!(
+            out,
+            "<p class=\"warn\" style=\"background:#fff3cd;padding:4px 8px\"><b>Warning:</b> {}</p>",
+            esc(w)
+        );
+    }
+    signoff_section(&mut out, run);
     verdict_section(&mut out, verdict);
     run_section(&mut out, run);
+    hosts_section(&mut out, run);
 
     out.push_str("<section id=\"size\"><h2>Throughput against transfer size</h2>\n<p class=\"note\">Mean throughput of the iterations, a solid line per process count (told apart by colour and marker shape); bars from the minimum to the maximum; red dashed lines: criteria, across the chart or, for a criterion of one transfer size (@xfer=), a short segment at that size; red rings: failed checks.</p>\n");
     let phases = run.phases();

@@ -3,6 +3,7 @@
 //! [`reproducibility`] (`--within`), [`verdict`], the page ([`html`], [`svg`]).
 
 pub mod baseline;
+pub mod conditions;
 pub mod distinct;
 pub mod export;
 pub mod html;

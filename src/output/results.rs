@@ -156,7 +156,20 @@ pub struct ResultSet {
 
 /// The names of the facts a run records only when they say something
 /// (`crate::output::export::RunMeta::facts`), in the order they are written.
-pub const FACT_KEYS: [&str; 7] = [
+pub const FACT_KEYS: [&str; 23] = [
+    "labels",
+    "data_dir_mount_point",
+    "data_dir_mount_source",
+    "data_dir_mount_type",
+    "data_dir_mount_options",
+    "data_dir_super_options",
+    "data_dir_device",
+    "node_kernel",
+    "node_memory_bytes",
+    "node_cpus",
+    "node_cpu_model",
+    "node_load_start",
+    "mpi_io_env",
     "hdf5_libver_low",
     "hdf5_libver_high",
     "mpi_hints_in_effect_mpiio",
@@ -164,6 +177,9 @@ pub const FACT_KEYS: [&str; 7] = [
     "hdf5_all_coll_metadata_ops",
     "hdf5_coll_metadata_write",
     "hdf5_chunk_cache",
+    "mpi_io_component",
+    "load_end",
+    "page_cache_warning",
 ];
 
 impl ResultSet {
@@ -374,6 +390,7 @@ mod tests {
             rank_hosts: names,
             gather_time_s: 0.0,
             facts: Vec::new(),
+            nodes: Vec::new(),
         };
         (meta, p, records)
     }

@@ -1,0 +1,241 @@
+//! The run conditions and the sign-off labels (issue 29), proved from outside: with
+//! `--conditions` the JSON, the CSV and the page record the kernel (`uname -r`), the
+//! processors (`getconf`), the memory (`/proc/meminfo`), the data directory's mount as
+//! `findmnt` reads `/proc/self/mountinfo`, the MPI-IO environment variables given and
+//! the MPI-IO component; `--label` reaches the JSON, the CSV and the page's sign-off
+//! block; the page, loaded in headless Chromium, logs nothing and shows one row per
+//! host; `--from` (results and rank CSV) rebuilds it byte for byte; the page-cache warning appears for a file
+//! smaller than the node's memory and not when the node's memory
+//! (`H5PERF_NODE_MEMORY`) is smaller than the data.
+
+mod common;
+
+use common::browser::Browser;
+use common::*;
+use serde_json::Value as J;
+use std::fs;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(180);
+
+/// A small run of MPI-IO and POSIX on 2 processes, one iteration.
+const RUN: [&str; 12] = [
+    "-A",
+    "mpiio,posix",
+    "-e",
+    "64K",
+    "-B",
+    "16K",
+    "-x",
+    "16K",
+    "-X",
+    "16K",
+    "-i",
+    "1",
+];
+
+/// The output of a command (trimmed), which must succeed.
+fn tool(argv: &[&str]) -> String {
+    let o = std::process::Command::new(argv[0])
+        .args(&argv[1..])
+        .output()
+        .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+    assert!(o.status.success(), "{argv:?}: {o:?}");
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// The JSON's top-level text field `k`.
+fn field<'a>(j: &'a J, k: &str) -> &'a str {
+    j[k].as_str()
+        .unwrap_or_else(|| panic!("no text field {k} in the JSON"))
+}
+
+#[test]
+fn conditions_and_labels_are_recorded_true_in_json_csv_and_page() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let mut args = RUN.to_vec();
+    args.extend([
+        "--conditions",
+        "--label",
+        "sut=array-3",
+        "--label",
+        "operator=Kim Lee",
+        "--json",
+        "r.json",
+        "--csv",
+        "r.csv",
+        "--rank-csv",
+        "rk.csv",
+        "--html",
+        "page.html",
+    ]);
+    let o = mpirun_timeout(2, &args, &[("MPICH_MPIIO_H5PERF_TEST", "on")], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let j: J = serde_json::from_str(&fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    let host = j["hosts"][0]["name"].as_str().unwrap().to_string();
+
+    // the labels, in the order given
+    assert_eq!(field(&j, "labels"), "sut=array-3;operator=Kim Lee");
+    // each node's figures, as the system tells them
+    assert_eq!(
+        field(&j, "node_kernel"),
+        format!("{host}={}", tool(&["uname", "-r"]))
+    );
+    assert_eq!(
+        field(&j, "node_cpus"),
+        format!("{host}={}", tool(&["getconf", "_NPROCESSORS_ONLN"]))
+    );
+    let kb: u64 = fs::read_to_string("/proc/meminfo")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("MemTotal");
+    let mem: u64 = field(&j, "node_memory_bytes")
+        .strip_prefix(&format!("{host}="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    // sysconf's pages × page size is MemTotal (within one page)
+    assert!(mem.abs_diff(kb * 1024) < 1 << 16, "{mem} vs {kb} kB");
+    let load = field(&j, "node_load_start");
+    assert_eq!(load.split(' ').count(), 3, "{load}");
+    // the data directory's mount, as findmnt reads /proc/self/mountinfo
+    let real = fs::canonicalize(d).unwrap();
+    let m = tool(&[
+        "findmnt",
+        "-n",
+        "-o",
+        "TARGET,SOURCE,FSTYPE,VFS-OPTIONS,FS-OPTIONS,MAJ:MIN",
+        "--target",
+        real.to_str().unwrap(),
+    ]);
+    let m: Vec<&str> = m.split_whitespace().collect();
+    let mine = [
+        "data_dir_mount_point",
+        "data_dir_mount_source",
+        "data_dir_mount_type",
+        "data_dir_mount_options",
+        "data_dir_super_options",
+        "data_dir_device",
+    ]
+    .map(|k| field(&j, k).to_string());
+    assert_eq!(mine.to_vec(), m, "mount against findmnt");
+    // the MPI-IO environment given, and the component
+    assert!(
+        field(&j, "mpi_io_env")
+            .split(';')
+            .any(|e| e == "MPICH_MPIIO_H5PERF_TEST=on"),
+        "{}",
+        field(&j, "mpi_io_env")
+    );
+    let component = field(&j, "mpi_io_component");
+    match flavour() {
+        Flavour::OpenMpi => assert!(component.starts_with("OMPIO ("), "{component}"),
+        Flavour::Mpich => assert!(
+            component.starts_with("ROMIO (MPICH's MPI-IO, file-system driver "),
+            "{component}"
+        ),
+    }
+    // the hints in effect were read (none given)
+    assert!(j["mpi_hints_in_effect_mpiio"].is_string());
+    // a 64 KiB file fits in any node's memory: warned on stderr and in the results
+    let w = field(&j, "page_cache_warning");
+    assert!(w.contains(&format!("host {host} (131072 bytes)")), "{w}");
+    assert!(
+        o.stderr_clean()
+            .lines()
+            .any(|l| l.starts_with("h5perf: warning: ") && l.contains("page-cache figures")),
+        "{}",
+        o.describe()
+    );
+
+    // the CSV: the same facts in every row
+    let csv = parse_csv(&fs::read_to_string(d.join("r.csv")).unwrap());
+    for k in [
+        "labels",
+        "node_kernel",
+        "data_dir_mount_options",
+        "mpi_io_component",
+    ] {
+        let c = col(&csv[0], k);
+        assert!(csv[1..].iter().all(|r| r[c] == field(&j, k)), "CSV {k}");
+    }
+    assert_eq!(csv.len() - 1, j["records"].as_array().unwrap().len());
+
+    // the page: the sign-off block, the hosts, the warning; nothing logged in a browser
+    let page = fs::read_to_string(d.join("page.html")).unwrap();
+    for s in [
+        "<section id=\"signoff\">",
+        "<th>operator</th><td>Kim Lee</td>",
+        "<section id=\"hosts\">",
+        "<b>Warning:</b>",
+        "<th>Mount options</th>",
+    ] {
+        assert!(page.contains(s), "page lacks {s}");
+    }
+    let mut b = Browser::start();
+    let tab = b.open(&d.join("page.html"), 794, 1123);
+    let logged = b.messages(&tab);
+    assert!(logged.is_empty(), "the page logs: {logged:?}");
+    let seen = b.eval(
+        &tab,
+        "JSON.stringify({hosts: [...document.querySelectorAll('#hosts tr')].slice(1).map(r => r.cells[0].textContent + '|' + r.cells[2].textContent), \
+          signoff: [...document.querySelectorAll('#signoff th')].map(t => t.textContent), \
+          width: document.documentElement.scrollWidth})",
+    );
+    let seen: J = serde_json::from_str(seen.as_str().unwrap()).unwrap();
+    assert_eq!(
+        seen["hosts"],
+        serde_json::json!([format!("{host}|{}", tool(&["uname", "-r"]))])
+    );
+    assert_eq!(
+        seen["signoff"],
+        serde_json::json!(["sut", "operator", "Started", "Ended", "h5perf"])
+    );
+    assert!(seen["width"].as_u64().unwrap() <= 794, "{seen}");
+
+    // --from rebuilds the page byte for byte from the JSON and from the CSV
+    for from in ["r.json", "r.csv"] {
+        let args = ["--from", from, "--from", "rk.csv", "--html", "again.html"];
+        let o = run_alone(&args, d, T);
+        assert!(o.success(), "{}", o.describe());
+        // not assert_eq: the page is too long to print
+        let again = fs::read_to_string(d.join("again.html")).unwrap();
+        assert!(again == page, "--from {from}: the pages differ");
+    }
+}
+
+#[test]
+fn no_page_cache_warning_when_the_data_outgrows_the_node_memory() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let mut args = RUN.to_vec();
+    args.extend(["--conditions", "--json", "r.json"]);
+    // a node of 4 KiB: 64 KiB per rank is more than twice that
+    let o = mpirun_timeout(2, &args, &[("H5PERF_NODE_MEMORY", "4096")], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let j: J = serde_json::from_str(&fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    assert!(field(&j, "node_memory_bytes").ends_with("=4096"));
+    assert!(j.get("page_cache_warning").is_none(), "{j}");
+    assert!(!o.stderr_clean().contains("warning"), "{}", o.describe());
+}
+
+#[test]
+fn malformed_labels_are_refused_before_any_run() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    for (args, why) in [
+        (&["--label", "sut"][..], "expected KEY=VALUE"),
+        (&["--label", "s t=x"][..], "the key must be"),
+        (&["--label", "a=1;b=2"][..], "no ';'"),
+        (&["--label", "a=1", "--label", "a=2"][..], "given twice"),
+    ] {
+        let o = run_alone(args, d, T);
+        o.assert_refused_without_output(&format!("{args:?}"));
+        let m = o.single_message(&format!("{args:?}"));
+        assert!(m.contains(why) && m.contains("--label"), "{args:?}: {m}");
+    }
+    assert!(dir_entries(d).is_empty(), "{:?}", dir_entries(d));
+}
