@@ -48,8 +48,9 @@ pub struct RunMeta {
     /// Seconds rank 0 spent gathering every rank's times over the run (JSON only).
     pub gather_time_s: f64,
     /// Facts of the run that the C tool's results lack, as (field, value), only those
-    /// that say something ([`run_facts`]): JSON keys after `hosts`, and the last fields of
-    /// every record (JSON and CSV).
+    /// that say something ([`run_facts`], then the Slurm job's
+    /// ([`super::scheduler::slurm_facts`]), then [`hint_facts`]): JSON keys after `hosts`,
+    /// and the last fields of every record (JSON and CSV).
     pub facts: Vec<(String, String)>,
 }
 
@@ -147,7 +148,11 @@ impl RunMeta {
             hosts: host_counts(&names),
             rank_hosts: names,
             gather_time_s: 0.0,
-            facts: run_facts()?,
+            facts: {
+                let mut f = run_facts()?;
+                f.extend(super::scheduler::slurm_facts(&|k| std::env::var(k).ok()));
+                f
+            },
         })
     }
 
