@@ -1,0 +1,258 @@
+//! Slurm on the simulated nodes (issue 34): h5perf submitted as sites submit it, through
+//! `srun` and `sbatch`, not a bare `mpiexec`.
+//!
+//! Each test makes its own cluster (`tests/common/nodes.rs`, `scripts/sim-nodes`) and
+//! starts Slurm in it (`scripts/sim-slurm up`: munge with a generated key, `slurmctld` on
+//! node1, `slurmd` on every node, partition `sim`; proctrack/linuxproc, task/none). Clients
+//! run on node1 with `SLURM_CONF` naming the cluster's configuration. Ranks are started by
+//! the Slurm step daemons through the MPI plugin of the flavour: `srun --mpi=pmix` for
+//! Open MPI (its PMIx client), `srun --mpi=pmi2` for MPICH (its built-in PMI client speaks
+//! the PMI-2 wire protocol that Slurm's `mpi_pmi2` serves, so no hydra is needed inside
+//! the allocation). The cluster ends with [`Cluster::finish`]: no namespace, process
+//! (daemons included: they live in the nodes' network namespaces), directory (the Slurm
+//! state, spool, key and socket are in the cluster's directory) or interface is left; and
+//! each test checks that nothing of Slurm's landed in `/tmp` (PMIx's per-step directories
+//! go to each node's private TmpFS).
+
+mod common;
+
+use common::nodes::*;
+use common::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// srun's `--mpi` plugin for the flavour.
+fn mpi_plugin() -> &'static str {
+    match flavour() {
+        Flavour::OpenMpi => "pmix",
+        Flavour::Mpich => "pmi2",
+    }
+}
+
+/// Slurm up in a cluster: its configuration and the daemons' pids.
+struct Slurm {
+    conf: PathBuf,
+    daemons: Vec<i32>,
+}
+
+/// Names in /tmp that Slurm or PMIx could leave (`spmix_appdir_*`, `slurm*`, `pmix*`).
+fn slurm_tmp_entries() -> Vec<String> {
+    dir_entries(Path::new("/tmp"))
+        .into_iter()
+        .filter(|n| n.starts_with("spmix") || n.starts_with("slurm") || n.starts_with("pmix"))
+        .collect()
+}
+
+fn slurm_up(c: &Cluster) -> Slurm {
+    require_tool("slurmctld", "slurmctld");
+    require_tool("slurmd", "slurmd");
+    require_tool("srun", "slurm-client");
+    require_tool("munged", "munge");
+    let script = manifest_dir().join("scripts/sim-slurm");
+    let dir = c.dir.to_string_lossy().into_owned();
+    // not through run_session, which ends whatever of its session outlives the command:
+    // the daemons are meant to (sim-slurm gives up by itself after 60 s)
+    let o = std::process::Command::new(&script)
+        .args(["up", &dir])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success(),
+        "sim-slurm up failed ({}): {stdout}\n{stderr}",
+        o.status
+    );
+    let conf = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("SLURM_CONF="))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no SLURM_CONF= line: {stdout}\n{stderr}"));
+    let procs = c.node_processes();
+    let names: Vec<&str> = procs.iter().map(|p| p.comm.as_str()).collect();
+    for d in ["munged", "slurmctld", "slurmd"] {
+        assert!(
+            names.contains(&d),
+            "{d} is not running in the nodes: {procs:?}"
+        );
+    }
+    assert_eq!(
+        procs.iter().filter(|p| p.comm == "slurmd").count(),
+        c.len(),
+        "one slurmd per node: {procs:?}"
+    );
+    Slurm {
+        conf,
+        daemons: procs.iter().map(|p| p.pid).collect(),
+    }
+}
+
+impl Slurm {
+    /// The environment of a client on a node: the configuration, and for Open MPI's ranks
+    /// the cluster's network (TCP between the nodes, on its subnet; yielding when idle, as
+    /// `Cluster::launcher_argv` does).
+    fn env<'a>(&'a self, c: &'a Cluster) -> Vec<(&'a str, String)> {
+        let mut v = vec![("SLURM_CONF", self.conf.to_string_lossy().into_owned())];
+        if flavour() == Flavour::OpenMpi {
+            v.extend([
+                ("OMPI_MCA_btl", "tcp,self,vader".to_string()),
+                ("OMPI_MCA_btl_tcp_if_include", c.subnet.clone()),
+                ("OMPI_MCA_mpi_yield_when_idle", "1".to_string()),
+            ]);
+        }
+        v
+    }
+
+    /// Runs `argv` on node1 in `cwd` (hard timeout), then waits up to
+    /// [`SURVIVOR_GRACE`] for every process of the job (anything in the nodes but the
+    /// daemons) to end; fails the test naming any that outlived it.
+    fn run(&self, c: &Cluster, argv: &[&str], extra: &[(&str, &str)], cwd: &Path) -> Outcome {
+        let env = self.env(c);
+        let mut all: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        all.extend_from_slice(extra);
+        let o = run_session(&c.on_node("node1", argv), &all, cwd, TIMEOUT);
+        let job = || -> Vec<NodeProcess> {
+            c.node_processes()
+                .into_iter()
+                .filter(|p| !self.daemons.contains(&p.pid) && p.comm != "slurmscriptd")
+                .collect()
+        };
+        let t = std::time::Instant::now();
+        let mut left = job();
+        while !left.is_empty() && t.elapsed() < SURVIVOR_GRACE {
+            std::thread::sleep(Duration::from_millis(50));
+            left = job();
+        }
+        assert!(
+            left.is_empty(),
+            "processes of the job left in the nodes: {left:?}\n{}",
+            o.describe()
+        );
+        o
+    }
+
+    /// `scontrol show job` of the job named `name`: its id and its state.
+    fn job(&self, c: &Cluster, name: &str, cwd: &Path) -> (u64, String) {
+        let o = self.run(c, &["scontrol", "-o", "show", "job"], &[], cwd);
+        assert!(o.success(), "scontrol\n{}", o.describe());
+        let line = o
+            .stdout
+            .lines()
+            .find(|l| l.contains(&format!(" JobName={name} ")))
+            .unwrap_or_else(|| panic!("no job named {name}\n{}", o.describe()));
+        let field = |k: &str| {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{k}=")))
+                .unwrap_or_else(|| panic!("no {k} in {line}"))
+                .to_string()
+        };
+        (field("JobId").parse().unwrap(), field("JobState"))
+    }
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
+}
+
+/// `srun -N 2 -n 4` (2 tasks per node) runs h5perf, all three APIs, `-D v`, `--reorder`:
+/// it succeeds, its ranks are on node1 and node2 (two each), and the results name the
+/// Slurm job (`scontrol`'s id and name, the node list compressed as Slurm gives it, the
+/// step's tasks per node) in the JSON, every CSV row and the page.
+#[test]
+fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
+    let tmp_before = slurm_tmp_entries();
+    let c = Cluster::new(2);
+    let s = slurm_up(&c);
+    let dir = scratch_dir();
+    let bin = h5perf_bin().to_string_lossy().into_owned();
+    let mpi = format!("--mpi={}", mpi_plugin());
+    let o = s.run(
+        &c,
+        &[
+            "srun",
+            &mpi,
+            "-N",
+            "2",
+            "-n",
+            "4",
+            "--ntasks-per-node=2",
+            "-J",
+            "h5perf-srun",
+            &bin,
+            "-A",
+            "posix,mpiio,phdf5",
+            "-e",
+            "256K",
+            "-x",
+            "64K",
+            "-X",
+            "64K",
+            "-B",
+            "64K",
+            "-p",
+            "4",
+            "-P",
+            "4",
+            "-D",
+            "v",
+            "--reorder",
+            "--json",
+            "r.json",
+            "--csv",
+            "r.csv",
+            "--html",
+            "r.html",
+        ],
+        &[],
+        dir.path(),
+    );
+    assert!(o.success(), "srun h5perf\n{}", o.describe());
+    assert!(
+        o.stdout.contains("Read reorder="),
+        "the parameter block names --reorder\n{}",
+        o.describe()
+    );
+    let (id, state) = s.job(&c, "h5perf-srun", dir.path());
+    assert_eq!(state, "COMPLETED");
+    let j = json(&dir.path().join("r.json"));
+    assert_eq!(j["complete"], true);
+    assert_eq!(j["hostname_count"], 2);
+    assert_eq!(
+        j["hosts"],
+        serde_json::json!([{"name": "node1", "ranks": 2}, {"name": "node2", "ranks": 2}])
+    );
+    assert_eq!(j["slurm_job_id"], id.to_string());
+    assert_eq!(j["slurm_job_name"], "h5perf-srun");
+    assert_eq!(j["slurm_job_nodelist"], "node[1-2]");
+    assert_eq!(j["slurm_tasks_per_node"], "2(x2)");
+    assert_eq!(j["records"].as_array().unwrap().len(), 3 * 6);
+    for r in j["records"].as_array().unwrap() {
+        assert_eq!(r["slurm_job_id"], id.to_string());
+        assert_eq!(r["reorder"], "node");
+    }
+    let rows = parse_csv(&fs::read_to_string(dir.path().join("r.csv")).unwrap());
+    let (idc, nlc) = (
+        col(&rows[0], "slurm_job_id"),
+        col(&rows[0], "slurm_job_nodelist"),
+    );
+    assert_eq!(rows.len(), 1 + 3 * 6);
+    for row in &rows[1..] {
+        assert_eq!(row[idc], id.to_string());
+        assert_eq!(row[nlc], "node[1-2]");
+    }
+    let page = fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(page.contains(&format!("<tr><th>Slurm job</th><td>{id}</td></tr>")));
+    assert!(page.contains("<tr><th>Slurm node list</th><td>node[1-2]</td></tr>"));
+    assert!(pio_tmp_files(dir.path()).is_empty(), "data files left");
+    c.finish();
+    assert_eq!(
+        slurm_tmp_entries(),
+        tmp_before,
+        "Slurm or PMIx wrote into /tmp"
+    );
+}
