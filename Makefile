@@ -139,8 +139,10 @@ endif
 # Tools the tests use besides the build dependencies (chromium: the HTML page in a real
 # browser; libxml2-utils and w3c-sgml-lib: xmllint and the SVG 1.1 DTD, tests/acceptance.rs;
 # passwd: useradd, for the unprivileged test user of tests/data_files.rs; util-linux:
-# setpriv, prlimit; python3: the ctypes test of libh5perf.so).
-TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip
+# setpriv, prlimit; python3: the ctypes test of libh5perf.so; slurm-wlm and munge: Slurm
+# on the simulated nodes, tests/slurm.rs and scripts/sim-slurm, which run their own
+# daemons in the nodes and never the machine's services).
+TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip slurm-wlm munge
 
 # The flavours `make test` runs when no MPI=... is given (CI runs `make test`): both,
 # one after the other, each against its own HDF5 (libhdf5-openmpi-dev, libhdf5-mpich-dev),

@@ -107,26 +107,17 @@ impl Slurm {
         v
     }
 
-    /// Runs `argv` on node1 in `cwd` (hard timeout), then waits up to
-    /// [`SURVIVOR_GRACE`] for every process of the job (anything in the nodes but the
-    /// daemons) to end; fails the test naming any that outlived it.
+    /// Runs `argv` on node1 in `cwd` (hard timeout).
     fn run(&self, c: &Cluster, argv: &[&str], extra: &[(&str, &str)], cwd: &Path) -> Outcome {
-        self.run_timeout(c, argv, extra, cwd, TIMEOUT)
-    }
-
-    /// [`Slurm::run`] with another timeout.
-    fn run_timeout(
-        &self,
-        c: &Cluster,
-        argv: &[&str],
-        extra: &[(&str, &str)],
-        cwd: &Path,
-        timeout: Duration,
-    ) -> Outcome {
         let env = self.env(c);
         let mut all: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         all.extend_from_slice(extra);
-        let o = run_session(&c.on_node("node1", argv), &all, cwd, timeout);
+        run_session(&c.on_node("node1", argv), &all, cwd, TIMEOUT)
+    }
+
+    /// Waits up to [`SURVIVOR_GRACE`] for every process of the jobs (anything in the
+    /// nodes but the daemons) to end; fails the test naming any that outlived them.
+    fn assert_no_job_processes(&self, c: &Cluster, what: &str) {
         let job = || -> Vec<NodeProcess> {
             c.node_processes()
                 .into_iter()
@@ -141,10 +132,8 @@ impl Slurm {
         }
         assert!(
             left.is_empty(),
-            "processes of the job left in the nodes: {left:?}\n{}",
-            o.describe()
+            "{what}: processes of the job left in the nodes: {left:?}"
         );
-        o
     }
 
     /// `scontrol show job` of the job named `name`: its id and its state.
@@ -174,7 +163,9 @@ fn json(path: &Path) -> serde_json::Value {
 /// `srun -N 2 -n 4` (2 tasks per node) runs h5perf, all three APIs, `-D v`, `--reorder`:
 /// it succeeds, its ranks are on node1 and node2 (two each), and the results name the
 /// Slurm job (`scontrol`'s id and name, the node list compressed as Slurm gives it, the
-/// step's tasks per node) in the JSON, every CSV row and the page.
+/// step's tasks per node) in the JSON, every CSV row and the page. Then `--drop-caches`
+/// under srun runs once per node: one process per node opens `/proc/sys/vm/drop_caches`
+/// and writes `3` once per file (strace on every task).
 #[test]
 fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
     let tmp_before = slurm_tmp_entries();
@@ -224,6 +215,7 @@ fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
         dir.path(),
     );
     assert!(o.success(), "srun h5perf\n{}", o.describe());
+    s.assert_no_job_processes(&c, "srun h5perf");
     assert!(
         o.stdout.contains("Read reorder="),
         "the parameter block names --reorder\n{}",
@@ -261,6 +253,76 @@ fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
     assert!(page.contains(&format!("<tr><th>Slurm job</th><td>{id}</td></tr>")));
     assert!(page.contains("<tr><th>Slurm node list</th><td>node[1-2]</td></tr>"));
     assert!(pio_tmp_files(dir.path()).is_empty(), "data files left");
+
+    // --drop-caches under srun: on each node exactly one rank opens
+    // /proc/sys/vm/drop_caches and writes "3" once per file (2 files); every rank under
+    // strace, its trace named by host and Slurm task id
+    require_tool("strace", "strace");
+    let traces = scratch_dir();
+    let tdir = traces.path().to_string_lossy().into_owned();
+    let o = s.run(
+        &c,
+        &[
+            "srun",
+            &mpi,
+            "-N",
+            "2",
+            "-n",
+            "4",
+            "--ntasks-per-node=2",
+            "-J",
+            "h5perf-drop",
+            "/bin/sh",
+            "-c",
+            r#"exec strace -qq -f -e trace=openat,write -o "$0/$(hostname).$SLURM_PROCID" "$@""#,
+            &tdir,
+            &bin,
+            "-A",
+            "posix",
+            "-F",
+            "2",
+            "-p",
+            "4",
+            "-P",
+            "4",
+            "-e",
+            "64K",
+            "-B",
+            "16K",
+            "-x",
+            "64K",
+            "--drop-caches",
+        ],
+        &[],
+        dir.path(),
+    );
+    assert!(o.success(), "srun h5perf --drop-caches\n{}", o.describe());
+    s.assert_no_job_processes(&c, "srun h5perf --drop-caches");
+    assert!(
+        o.stdout.contains("rank 0: Drop caches=on"),
+        "{}",
+        o.describe()
+    );
+    let names = dir_entries(traces.path());
+    assert_eq!(names.len(), 4, "one trace per task: {names:?}");
+    let mut droppers: Vec<(String, usize)> = Vec::new();
+    for name in names {
+        let t = fs::read_to_string(traces.path().join(&name)).unwrap();
+        if t.contains("\"/proc/sys/vm/drop_caches\"") {
+            let host = name.split('.').next().unwrap().to_string();
+            // strace pads the result to a column: `write(7, "3", 1)     = 1`
+            let wrote = |l: &&str| l.contains(" write(") && l.contains(", \"3\", 1)");
+            let n = t.lines().filter(wrote).count();
+            assert!(t.lines().filter(wrote).all(|l| l.ends_with("= 1")), "{t}");
+            droppers.push((host, n));
+        }
+    }
+    droppers.sort();
+    assert_eq!(
+        droppers,
+        [("node1".to_string(), 2), ("node2".to_string(), 2)],
+        "per node the one process touching drop_caches and its writes of \"3\""
+    );
     c.finish();
     assert_eq!(
         slurm_tmp_entries(),
@@ -311,11 +373,10 @@ fn sbatch_time_limit_ends_the_run_with_whole_results_and_no_data_file() {
     let bin = h5perf_bin().to_string_lossy().into_owned();
     let data_dir = data.path().to_string_lossy().into_owned();
     let args = "-A posix -e 64K -x 32K -X 64K -B 32K -p 1 -P 4 -i 20";
-    let o = s.run_timeout(
+    let o = s.run(
         &c,
         &[
             "sbatch",
-            "--wait",
             "--time=1",
             "--nodes=2",
             "--ntasks-per-node=2",
@@ -331,20 +392,37 @@ fn sbatch_time_limit_ends_the_run_with_whole_results_and_no_data_file() {
             ("H5PERF_TEST_SLOW_MS", "1000"),
         ],
         work.path(),
-        Duration::from_secs(200),
     );
+    assert!(o.success(), "sbatch\n{}", o.describe());
     let id: u64 = o
         .stdout
         .lines()
         .find_map(|l| l.strip_prefix("Submitted batch job "))
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("no job id\n{}", o.describe()));
-    assert_ne!(o.status, Some(0), "the job failed\n{}", o.describe());
-    let (jid, state) = s.job(&c, "h5perf-contract", work.path());
+    // the job's state once a second (sbatch --wait polls at growing intervals, up to
+    // 20 s later): hard limit 200 s, about twice the expected 85-95 s
+    let start = std::time::Instant::now();
+    let state = loop {
+        let (_, st) = s.job(&c, "h5perf-contract", work.path());
+        if !["PENDING", "CONFIGURING", "RUNNING", "COMPLETING"].contains(&st.as_str()) {
+            break st;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(200),
+            "job {id} still {st} after 200 s"
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    s.assert_no_job_processes(&c, "the batch job at its time limit");
+    let (jid, _) = s.job(&c, "h5perf-contract", work.path());
     assert_eq!((jid, state.as_str()), (id, "TIMEOUT"), "{}", o.describe());
     let out = fs::read_to_string(work.path().join(format!("h5perf-{id}.out"))).unwrap();
     assert!(out.contains("DUE TO TIME LIMIT"), "the job's output: {out}");
-    eprintln!("sbatch job {id}: {:?}; its output:\n{out}", o.elapsed);
+    eprintln!(
+        "sbatch job {id}: ended after {:?}; its output:\n{out}",
+        start.elapsed()
+    );
     let j = json(&work.path().join(format!("h5perf-{id}.json")));
     assert_eq!(j["complete"], false);
     assert_eq!(j["slurm_job_id"], id.to_string());
