@@ -355,7 +355,9 @@ fn all_files(dir: &Path) -> Vec<String> {
 /// its limit (state TIMEOUT; slurmctld checks limits every 30 s, so 60-90 s in), with
 /// SIGTERM and, KillWait (3 s) later, SIGKILL. The results files are whole (the JSON and
 /// CSV parse) with `complete: false`, at least the first step (40 s) and not every step,
-/// the job named with its time limit; no data file or lock is left in DATA_DIR. Open MPI
+/// the job named with its time limit; no data file or lock is left in DATA_DIR. While it
+/// runs, a second job in the same data directory from node2 (`srun -w node2`) is refused
+/// by the first job's lock (its rank 0 on node1) and leaves that lock alone. Open MPI
 /// only (about 90 s; the MPICH path is the same script with SRUN_MPI=pmi2).
 #[test]
 fn sbatch_time_limit_ends_the_run_with_whole_results_and_no_data_file() {
@@ -400,6 +402,71 @@ fn sbatch_time_limit_ends_the_run_with_whole_results_and_no_data_file() {
         .find_map(|l| l.strip_prefix("Submitted batch job "))
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("no job id\n{}", o.describe()));
+    // while it runs: a second job in the same data directory, from node2 only, is
+    // refused by the lock of the first (whose rank 0 is on node1), before any I/O
+    let start = std::time::Instant::now();
+    let lock = loop {
+        if let Some(l) = all_files(data.path())
+            .into_iter()
+            .find(|f| f.ends_with("#h5perf.lock"))
+        {
+            break l;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no lock in DATA_DIR after 60 s: {:?}",
+            all_files(data.path())
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let lock_dir = data.path().join(&lock);
+    let lock_dir = lock_dir.parent().unwrap();
+    let second = s.run(
+        &c,
+        &[
+            "srun",
+            "--mpi=pmix",
+            "-w",
+            "node2",
+            "-N",
+            "1",
+            "-n",
+            "1",
+            "-J",
+            "h5perf-second",
+            &bin,
+            "-A",
+            "posix",
+            "-e",
+            "32K",
+            "-x",
+            "32K",
+            "-X",
+            "32K",
+            "-B",
+            "32K",
+            "-p",
+            "1",
+            "-P",
+            "1",
+        ],
+        &[("HDF5_PARAPREFIX", &data_dir)],
+        work.path(),
+    );
+    let err = second.stderr_clean();
+    assert!(
+        second.status != Some(0)
+            && err.contains("#h5perf.lock")
+            && err.contains("host node1")
+            && !second.stdout.contains("IO API"),
+        "the second job must be refused by the lock\n{}",
+        second.describe()
+    );
+    assert!(
+        lock_dir.join("#h5perf.lock").exists(),
+        "the first job's lock is gone"
+    );
+    eprintln!("second job from node2: {}", err.trim());
     // the job's state once a second (sbatch --wait polls at growing intervals, up to
     // 20 s later): hard limit 200 s, about twice the expected 85-95 s
     let start = std::time::Instant::now();
