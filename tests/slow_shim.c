@@ -1,6 +1,6 @@
 /* Test shim (LD_PRELOAD): the rank named by $H5PERF_TEST_SLOW_RANK (Open MPI's
- * OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK) sleeps $H5PERF_TEST_SLOW_MS milliseconds in
- * its writes to #pio_tmp data files: in the first one only when $H5PERF_TEST_SLOW_ONCE
+ * OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK, else Slurm's SLURM_PROCID) sleeps
+ * $H5PERF_TEST_SLOW_MS milliseconds in its writes to #pio_tmp data files: in the first one only when $H5PERF_TEST_SLOW_ONCE
  * is set, else in every one. The sleep is inside h5perf's raw-data timer, so that rank
  * is slowed on purpose; every other process and file is left alone. pwrite, pwrite64
  * and syscall(SYS_pwrite64, ...) are interposed.
@@ -22,6 +22,7 @@ static void maybe_sleep(int fd) {
     const char *want = getenv("H5PERF_TEST_SLOW_RANK");
     const char *me = getenv("OMPI_COMM_WORLD_RANK");
     if (!me) me = getenv("PMI_RANK");
+    if (!me) me = getenv("SLURM_PROCID"); /* a task of srun (tests/slurm.rs) */
     const char *ms = getenv("H5PERF_TEST_SLOW_MS");
     if (!want || !me || !ms || strcmp(want, me) != 0) return;
     if (getenv("H5PERF_TEST_SLOW_ONCE") && slept_once) return;

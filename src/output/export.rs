@@ -48,8 +48,9 @@ pub struct RunMeta {
     /// Seconds rank 0 spent gathering every rank's times over the run (JSON only).
     pub gather_time_s: f64,
     /// Facts of the run that the C tool's results lack, as (field, value), only those
-    /// that say something ([`run_facts`]): JSON keys after `hosts`, and the last fields of
-    /// every record (JSON and CSV).
+    /// that say something ([`run_facts`], then the Slurm job's
+    /// ([`super::scheduler::slurm_facts`]), then [`hint_facts`]): JSON keys after `hosts`,
+    /// and the last fields of every record (JSON and CSV).
     pub facts: Vec<(String, String)>,
     /// With `--conditions`: each host with its node's figures, in the order of first
     /// ranks (empty without).
@@ -147,6 +148,7 @@ impl RunMeta {
             facts.extend(super::conditions::start_facts(&nodes, &resolved));
         }
         facts.extend(run_facts()?);
+        facts.extend(super::scheduler::slurm_facts(&|k| std::env::var(k).ok()));
         Ok(RunMeta {
             h5perf_version: env!("CARGO_PKG_VERSION").to_string(),
             hdf5_version: crate::ffi::hdf5::library_version(),

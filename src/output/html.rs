@@ -505,6 +505,11 @@ fn fact_title(key: &str) -> &'static str {
     match key {
         "hdf5_libver_low" => "HDF5 file-format low bound",
         "hdf5_libver_high" => "HDF5 file-format high bound",
+        "slurm_job_id" => "Slurm job",
+        "slurm_job_name" => "Slurm job name",
+        "slurm_job_nodelist" => "Slurm node list",
+        "slurm_tasks_per_node" => "Slurm tasks per node",
+        "slurm_time_limit" => "Slurm time limit",
         "mpi_hints_in_effect_mpiio" => "MPI-IO hints in effect (MPI-IO)",
         "mpi_hints_in_effect_phdf5" => "MPI-IO hints in effect (PHDF5)",
         "hdf5_all_coll_metadata_ops" => "HDF5 collective metadata reads in effect",
@@ -780,6 +785,30 @@ mod tests {
         assert!(page.contains("default-src 'none'"));
         let size = page.len();
         assert!(size < 150_000, "{size} bytes");
+    }
+
+    #[test]
+    fn a_slurm_job_is_named_in_the_run_table() {
+        let mut set = run(&[2], &[4096], false);
+        let without = page(&set, None, &[]);
+        assert!(!without.contains("Slurm"));
+        set.facts = vec![
+            ("slurm_job_id".into(), "77".into()),
+            ("slurm_job_name".into(), "h5perf <contract>".into()),
+            ("slurm_job_nodelist".into(), "node[1-2]".into()),
+            ("slurm_tasks_per_node".into(), "2(x2)".into()),
+            ("slurm_time_limit".into(), "00:10:00".into()),
+        ];
+        let with = page(&set, None, &[]);
+        for row in [
+            "<tr><th>Slurm job</th><td>77</td></tr>",
+            "<tr><th>Slurm job name</th><td>h5perf &lt;contract&gt;</td></tr>",
+            "<tr><th>Slurm node list</th><td>node[1-2]</td></tr>",
+            "<tr><th>Slurm tasks per node</th><td>2(x2)</td></tr>",
+            "<tr><th>Slurm time limit</th><td>00:10:00</td></tr>",
+        ] {
+            assert!(with.contains(row), "{row}");
+        }
     }
 
     #[test]

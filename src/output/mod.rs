@@ -1,6 +1,7 @@
 //! Outputs: the report ([`report`]), results ([`export`]), where they go ([`sink`], [`paths`],
 //! [`distinct`]); acceptance: [`results`], [`readback`], [`json_text`], [`baseline`],
-//! [`reproducibility`] (`--within`), [`verdict`], the page ([`html`], [`svg`]).
+//! [`reproducibility`] (`--within`), [`verdict`], the page ([`html`], [`svg`]); the batch
+//! scheduler's context of a run ([`scheduler`]).
 
 pub mod baseline;
 pub mod conditions;
@@ -13,6 +14,7 @@ pub mod readback;
 pub mod report;
 pub mod reproducibility;
 pub mod results;
+pub mod scheduler;
 pub mod sink;
 pub mod svg;
 pub mod verdict;

@@ -636,6 +636,19 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.facts, mf.facts);
         assert!(from_csv.facts.is_empty());
+        // a Slurm job's facts (issue 34) between the format bounds and the hints, both ways,
+        // a compressed node list as given
+        mf.facts = vec![
+            ("hdf5_libver_low".into(), "v18".into()),
+            ("slurm_job_id".into(), "1234".into()),
+            ("slurm_job_nodelist".into(), "node[1-3]".into()),
+            ("slurm_tasks_per_node".into(), "2(x3)".into()),
+            ("mpi_hints_in_effect_mpiio".into(), "cb_nodes=2".into()),
+        ];
+        let a = results_from_csv(&export::to_csv(&mf, &p, &recs)).unwrap();
+        let b = results_from_json(&export::to_json(&mf, &p, &recs)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.facts, mf.facts);
     }
 
     #[test]

@@ -156,7 +156,7 @@ pub struct ResultSet {
 
 /// The names of the facts a run records only when they say something
 /// (`crate::output::export::RunMeta::facts`), in the order they are written.
-pub const FACT_KEYS: [&str; 23] = [
+pub const FACT_KEYS: [&str; 28] = [
     "labels",
     "data_dir_mount_point",
     "data_dir_mount_source",
@@ -172,6 +172,11 @@ pub const FACT_KEYS: [&str; 23] = [
     "mpi_io_env",
     "hdf5_libver_low",
     "hdf5_libver_high",
+    "slurm_job_id",
+    "slurm_job_name",
+    "slurm_job_nodelist",
+    "slurm_tasks_per_node",
+    "slurm_time_limit",
     "mpi_hints_in_effect_mpiio",
     "mpi_hints_in_effect_phdf5",
     "hdf5_all_coll_metadata_ops",

@@ -1,0 +1,520 @@
+//! Slurm on the simulated nodes (issue 34): h5perf submitted as sites submit it, through
+//! `srun` and `sbatch`, not a bare `mpiexec`.
+//!
+//! Each test makes its own cluster (`tests/common/nodes.rs`, `scripts/sim-nodes`) and
+//! starts Slurm in it (`scripts/sim-slurm up`: munge with a generated key, `slurmctld` on
+//! node1, `slurmd` on every node, partition `sim`; proctrack/linuxproc, task/none). Clients
+//! run on node1 with `SLURM_CONF` naming the cluster's configuration. Ranks are started by
+//! the Slurm step daemons through the MPI plugin of the flavour: `srun --mpi=pmix` for
+//! Open MPI (its PMIx client), `srun --mpi=pmi2` for MPICH (its built-in PMI client speaks
+//! the PMI-2 wire protocol that Slurm's `mpi_pmi2` serves, so no hydra is needed inside
+//! the allocation). The cluster ends with [`Cluster::finish`]: no namespace, process
+//! (daemons included: they live in the nodes' network namespaces), directory (the Slurm
+//! state, spool, key and socket are in the cluster's directory) or interface is left; and
+//! each test checks that nothing of Slurm's landed in `/tmp` (PMIx's per-step directories
+//! go to each node's private TmpFS).
+
+mod common;
+
+use common::nodes::*;
+use common::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// srun's `--mpi` plugin for the flavour.
+fn mpi_plugin() -> &'static str {
+    match flavour() {
+        Flavour::OpenMpi => "pmix",
+        Flavour::Mpich => "pmi2",
+    }
+}
+
+/// Slurm up in a cluster: its configuration and the daemons' pids.
+struct Slurm {
+    conf: PathBuf,
+    daemons: Vec<i32>,
+}
+
+/// Names in /tmp that Slurm or PMIx could leave (`spmix_appdir_*`, `slurm*`, `pmix*`).
+fn slurm_tmp_entries() -> Vec<String> {
+    dir_entries(Path::new("/tmp"))
+        .into_iter()
+        .filter(|n| n.starts_with("spmix") || n.starts_with("slurm") || n.starts_with("pmix"))
+        .collect()
+}
+
+fn slurm_up(c: &Cluster) -> Slurm {
+    require_tool("slurmctld", "slurmctld");
+    require_tool("slurmd", "slurmd");
+    require_tool("srun", "slurm-client");
+    require_tool("munged", "munge");
+    let script = manifest_dir().join("scripts/sim-slurm");
+    let dir = c.dir.to_string_lossy().into_owned();
+    // not through run_session, which ends whatever of its session outlives the command:
+    // the daemons are meant to (sim-slurm gives up by itself after 60 s)
+    let o = std::process::Command::new(&script)
+        .args(["up", &dir])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success(),
+        "sim-slurm up failed ({}): {stdout}\n{stderr}",
+        o.status
+    );
+    let conf = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("SLURM_CONF="))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no SLURM_CONF= line: {stdout}\n{stderr}"));
+    let procs = c.node_processes();
+    let names: Vec<&str> = procs.iter().map(|p| p.comm.as_str()).collect();
+    for d in ["munged", "slurmctld", "slurmd"] {
+        assert!(
+            names.contains(&d),
+            "{d} is not running in the nodes: {procs:?}"
+        );
+    }
+    assert_eq!(
+        procs.iter().filter(|p| p.comm == "slurmd").count(),
+        c.len(),
+        "one slurmd per node: {procs:?}"
+    );
+    Slurm {
+        conf,
+        daemons: procs.iter().map(|p| p.pid).collect(),
+    }
+}
+
+impl Slurm {
+    /// The environment of a client on a node: the configuration, and for Open MPI's ranks
+    /// the cluster's network (TCP between the nodes, on its subnet; yielding when idle, as
+    /// `Cluster::launcher_argv` does).
+    fn env<'a>(&'a self, c: &'a Cluster) -> Vec<(&'a str, String)> {
+        let mut v = vec![("SLURM_CONF", self.conf.to_string_lossy().into_owned())];
+        if flavour() == Flavour::OpenMpi {
+            v.extend([
+                ("OMPI_MCA_btl", "tcp,self,vader".to_string()),
+                ("OMPI_MCA_btl_tcp_if_include", c.subnet.clone()),
+                ("OMPI_MCA_mpi_yield_when_idle", "1".to_string()),
+            ]);
+        }
+        v
+    }
+
+    /// Runs `argv` on node1 in `cwd` (hard timeout).
+    fn run(&self, c: &Cluster, argv: &[&str], extra: &[(&str, &str)], cwd: &Path) -> Outcome {
+        let env = self.env(c);
+        let mut all: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        all.extend_from_slice(extra);
+        run_session(&c.on_node("node1", argv), &all, cwd, TIMEOUT)
+    }
+
+    /// Waits up to [`SURVIVOR_GRACE`] for every process of the jobs (anything in the
+    /// nodes but the daemons) to end; fails the test naming any that outlived them.
+    fn assert_no_job_processes(&self, c: &Cluster, what: &str) {
+        let job = || -> Vec<NodeProcess> {
+            c.node_processes()
+                .into_iter()
+                .filter(|p| !self.daemons.contains(&p.pid) && p.comm != "slurmscriptd")
+                .collect()
+        };
+        let t = std::time::Instant::now();
+        let mut left = job();
+        while !left.is_empty() && t.elapsed() < SURVIVOR_GRACE {
+            std::thread::sleep(Duration::from_millis(50));
+            left = job();
+        }
+        assert!(
+            left.is_empty(),
+            "{what}: processes of the job left in the nodes: {left:?}"
+        );
+    }
+
+    /// `scontrol show job` of the job named `name`: its id and its state.
+    fn job(&self, c: &Cluster, name: &str, cwd: &Path) -> (u64, String) {
+        let o = self.run(c, &["scontrol", "-o", "show", "job"], &[], cwd);
+        assert!(o.success(), "scontrol\n{}", o.describe());
+        let line = o
+            .stdout
+            .lines()
+            .find(|l| l.contains(&format!(" JobName={name} ")))
+            .unwrap_or_else(|| panic!("no job named {name}\n{}", o.describe()));
+        let field = |k: &str| {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{k}=")))
+                .unwrap_or_else(|| panic!("no {k} in {line}"))
+                .to_string()
+        };
+        (field("JobId").parse().unwrap(), field("JobState"))
+    }
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
+}
+
+/// `srun -N 2 -n 4` (2 tasks per node) runs h5perf, all three APIs, `-D v`, `--reorder`:
+/// it succeeds, its ranks are on node1 and node2 (two each), and the results name the
+/// Slurm job (`scontrol`'s id and name, the node list compressed as Slurm gives it, the
+/// step's tasks per node) in the JSON, every CSV row and the page. Then `--drop-caches`
+/// under srun runs once per node: one process per node opens `/proc/sys/vm/drop_caches`
+/// and writes `3` once per file (strace on every task).
+#[test]
+fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
+    let tmp_before = slurm_tmp_entries();
+    let c = Cluster::new(2);
+    let s = slurm_up(&c);
+    let dir = scratch_dir();
+    let bin = h5perf_bin().to_string_lossy().into_owned();
+    let mpi = format!("--mpi={}", mpi_plugin());
+    let o = s.run(
+        &c,
+        &[
+            "srun",
+            &mpi,
+            "-N",
+            "2",
+            "-n",
+            "4",
+            "--ntasks-per-node=2",
+            "-J",
+            "h5perf-srun",
+            &bin,
+            "-A",
+            "posix,mpiio,phdf5",
+            "-e",
+            "256K",
+            "-x",
+            "64K",
+            "-X",
+            "64K",
+            "-B",
+            "64K",
+            "-p",
+            "4",
+            "-P",
+            "4",
+            "-D",
+            "v",
+            "--reorder",
+            "--json",
+            "r.json",
+            "--csv",
+            "r.csv",
+            "--html",
+            "r.html",
+        ],
+        &[],
+        dir.path(),
+    );
+    assert!(o.success(), "srun h5perf\n{}", o.describe());
+    s.assert_no_job_processes(&c, "srun h5perf");
+    assert!(
+        o.stdout.contains("Read reorder="),
+        "the parameter block names --reorder\n{}",
+        o.describe()
+    );
+    let (id, state) = s.job(&c, "h5perf-srun", dir.path());
+    assert_eq!(state, "COMPLETED");
+    let j = json(&dir.path().join("r.json"));
+    assert_eq!(j["complete"], true);
+    assert_eq!(j["hostname_count"], 2);
+    assert_eq!(
+        j["hosts"],
+        serde_json::json!([{"name": "node1", "ranks": 2}, {"name": "node2", "ranks": 2}])
+    );
+    assert_eq!(j["slurm_job_id"], id.to_string());
+    assert_eq!(j["slurm_job_name"], "h5perf-srun");
+    assert_eq!(j["slurm_job_nodelist"], "node[1-2]");
+    assert_eq!(j["slurm_tasks_per_node"], "2(x2)");
+    assert_eq!(j["records"].as_array().unwrap().len(), 3 * 6);
+    for r in j["records"].as_array().unwrap() {
+        assert_eq!(r["slurm_job_id"], id.to_string());
+        assert_eq!(r["reorder"], "node");
+    }
+    let rows = parse_csv(&fs::read_to_string(dir.path().join("r.csv")).unwrap());
+    let (idc, nlc) = (
+        col(&rows[0], "slurm_job_id"),
+        col(&rows[0], "slurm_job_nodelist"),
+    );
+    assert_eq!(rows.len(), 1 + 3 * 6);
+    for row in &rows[1..] {
+        assert_eq!(row[idc], id.to_string());
+        assert_eq!(row[nlc], "node[1-2]");
+    }
+    let page = fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(page.contains(&format!("<tr><th>Slurm job</th><td>{id}</td></tr>")));
+    assert!(page.contains("<tr><th>Slurm node list</th><td>node[1-2]</td></tr>"));
+    assert!(pio_tmp_files(dir.path()).is_empty(), "data files left");
+
+    // --drop-caches under srun: on each node exactly one rank opens
+    // /proc/sys/vm/drop_caches and writes "3" once per file (2 files); every rank under
+    // strace, its trace named by host and Slurm task id
+    require_tool("strace", "strace");
+    let traces = scratch_dir();
+    let tdir = traces.path().to_string_lossy().into_owned();
+    let o = s.run(
+        &c,
+        &[
+            "srun",
+            &mpi,
+            "-N",
+            "2",
+            "-n",
+            "4",
+            "--ntasks-per-node=2",
+            "-J",
+            "h5perf-drop",
+            "/bin/sh",
+            "-c",
+            r#"exec strace -qq -f -e trace=openat,write -o "$0/$(hostname).$SLURM_PROCID" "$@""#,
+            &tdir,
+            &bin,
+            "-A",
+            "posix",
+            "-F",
+            "2",
+            "-p",
+            "4",
+            "-P",
+            "4",
+            "-e",
+            "64K",
+            "-B",
+            "16K",
+            "-x",
+            "64K",
+            "--drop-caches",
+        ],
+        &[],
+        dir.path(),
+    );
+    assert!(o.success(), "srun h5perf --drop-caches\n{}", o.describe());
+    s.assert_no_job_processes(&c, "srun h5perf --drop-caches");
+    assert!(
+        o.stdout.contains("rank 0: Drop caches=on"),
+        "{}",
+        o.describe()
+    );
+    let names = dir_entries(traces.path());
+    assert_eq!(names.len(), 4, "one trace per task: {names:?}");
+    let mut droppers: Vec<(String, usize)> = Vec::new();
+    for name in names {
+        let t = fs::read_to_string(traces.path().join(&name)).unwrap();
+        if t.contains("\"/proc/sys/vm/drop_caches\"") {
+            let host = name.split('.').next().unwrap().to_string();
+            // strace pads the result to a column: `write(7, "3", 1)     = 1`
+            let wrote = |l: &&str| l.contains(" write(") && l.contains(", \"3\", 1)");
+            let n = t.lines().filter(wrote).count();
+            assert!(t.lines().filter(wrote).all(|l| l.ends_with("= 1")), "{t}");
+            droppers.push((host, n));
+        }
+    }
+    droppers.sort();
+    assert_eq!(
+        droppers,
+        [("node1".to_string(), 2), ("node2".to_string(), 2)],
+        "per node the one process touching drop_caches and its writes of \"3\""
+    );
+    c.finish();
+    assert_eq!(
+        slurm_tmp_entries(),
+        tmp_before,
+        "Slurm or PMIx wrote into /tmp"
+    );
+}
+
+/// Every file under `dir` (recursively), as paths relative to it, sorted.
+fn all_files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The README's batch script (scripts/h5perf.sbatch) submitted with `sbatch --time=1`
+/// (Slurm's smallest limit, one minute) for a run of about 3 minutes (rank 0 sleeps 1 s
+/// in each data write, tests/slow_shim.c; 6 steps of 20 or 40 s): Slurm ends the job at
+/// its limit (state TIMEOUT; slurmctld checks limits every 30 s, so 60-90 s in), with
+/// SIGTERM and, KillWait (3 s) later, SIGKILL. The results files are whole (the JSON and
+/// CSV parse) with `complete: false`, at least the first step (40 s) and not every step,
+/// the job named with its time limit; no data file or lock is left in DATA_DIR. While it
+/// runs, a second job in the same data directory from node2 (`srun -w node2`) is refused
+/// by the first job's lock (its rank 0 on node1) and leaves that lock alone. Open MPI
+/// only (about 90 s; the MPICH path is the same script with SRUN_MPI=pmi2).
+#[test]
+fn sbatch_time_limit_ends_the_run_with_whole_results_and_no_data_file() {
+    if flavour() != Flavour::OpenMpi {
+        eprintln!("sbatch_time_limit: run with Open MPI only (CI time; the same Slurm path)");
+        return;
+    }
+    let tmp_before = slurm_tmp_entries();
+    let c = Cluster::new(2);
+    let s = slurm_up(&c);
+    let work = scratch_dir();
+    let data = scratch_dir();
+    let shim = slow_shim(work.path());
+    let script = manifest_dir().join("scripts/h5perf.sbatch");
+    let bin = h5perf_bin().to_string_lossy().into_owned();
+    let data_dir = data.path().to_string_lossy().into_owned();
+    let args = "-A posix -e 64K -x 32K -X 64K -B 32K -p 1 -P 4 -i 20";
+    let o = s.run(
+        &c,
+        &[
+            "sbatch",
+            "--time=1",
+            "--nodes=2",
+            "--ntasks-per-node=2",
+            &script.to_string_lossy(),
+        ],
+        &[
+            ("DATA_DIR", &data_dir),
+            ("H5PERF", &bin),
+            ("H5PERF_ARGS", args),
+            ("SRUN_MPI", "pmix"),
+            ("LD_PRELOAD", &shim),
+            ("H5PERF_TEST_SLOW_RANK", "0"),
+            ("H5PERF_TEST_SLOW_MS", "1000"),
+        ],
+        work.path(),
+    );
+    assert!(o.success(), "sbatch\n{}", o.describe());
+    let id: u64 = o
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Submitted batch job "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no job id\n{}", o.describe()));
+    // while it runs: a second job in the same data directory, from node2 only, is
+    // refused by the lock of the first (whose rank 0 is on node1), before any I/O
+    let start = std::time::Instant::now();
+    let lock = loop {
+        if let Some(l) = all_files(data.path())
+            .into_iter()
+            .find(|f| f.ends_with("#h5perf.lock"))
+        {
+            break l;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no lock in DATA_DIR after 60 s: {:?}",
+            all_files(data.path())
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let lock_dir = data.path().join(&lock);
+    let lock_dir = lock_dir.parent().unwrap();
+    let second = s.run(
+        &c,
+        &[
+            "srun",
+            "--mpi=pmix",
+            "-w",
+            "node2",
+            "-N",
+            "1",
+            "-n",
+            "1",
+            "-J",
+            "h5perf-second",
+            &bin,
+            "-A",
+            "posix",
+            "-e",
+            "32K",
+            "-x",
+            "32K",
+            "-X",
+            "32K",
+            "-B",
+            "32K",
+            "-p",
+            "1",
+            "-P",
+            "1",
+        ],
+        &[("HDF5_PARAPREFIX", &data_dir)],
+        work.path(),
+    );
+    let err = second.stderr_clean();
+    assert!(
+        second.status != Some(0)
+            && err.contains("#h5perf.lock")
+            && err.contains("host node1")
+            && !second.stdout.contains("IO API"),
+        "the second job must be refused by the lock\n{}",
+        second.describe()
+    );
+    assert!(
+        lock_dir.join("#h5perf.lock").exists(),
+        "the first job's lock is gone"
+    );
+    eprintln!("second job from node2: {}", err.trim());
+    // the job's state once a second (sbatch --wait polls at growing intervals, up to
+    // 20 s later): hard limit 200 s, about twice the expected 85-95 s
+    let start = std::time::Instant::now();
+    let state = loop {
+        let (_, st) = s.job(&c, "h5perf-contract", work.path());
+        if !["PENDING", "CONFIGURING", "RUNNING", "COMPLETING"].contains(&st.as_str()) {
+            break st;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(200),
+            "job {id} still {st} after 200 s"
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    s.assert_no_job_processes(&c, "the batch job at its time limit");
+    let (jid, _) = s.job(&c, "h5perf-contract", work.path());
+    assert_eq!((jid, state.as_str()), (id, "TIMEOUT"), "{}", o.describe());
+    let out = fs::read_to_string(work.path().join(format!("h5perf-{id}.out"))).unwrap();
+    assert!(out.contains("DUE TO TIME LIMIT"), "the job's output: {out}");
+    eprintln!(
+        "sbatch job {id}: ended after {:?}; its output:\n{out}",
+        start.elapsed()
+    );
+    let j = json(&work.path().join(format!("h5perf-{id}.json")));
+    assert_eq!(j["complete"], false);
+    assert_eq!(j["slurm_job_id"], id.to_string());
+    assert_eq!(j["slurm_job_name"], "h5perf-contract");
+    assert_eq!(j["slurm_time_limit"], "1:00");
+    let records = j["records"].as_array().unwrap();
+    // 6 phases per step; the first step (4 processes, 32 KiB) finished, not all 6 steps
+    assert!(
+        records.len() >= 6 && records.len() < 6 * 6,
+        "{} records",
+        records.len()
+    );
+    assert_eq!(records[0]["nprocs"], 4);
+    let rows =
+        parse_csv(&fs::read_to_string(work.path().join(format!("h5perf-{id}.csv"))).unwrap());
+    assert_eq!(rows.len(), 1 + records.len());
+    let left: Vec<String> = all_files(data.path())
+        .into_iter()
+        .filter(|f| f.contains("#pio_tmp") || f.contains("#h5perf.lock"))
+        .collect();
+    assert!(left.is_empty(), "left in DATA_DIR: {left:?}");
+    c.finish();
+    assert_eq!(
+        slurm_tmp_entries(),
+        tmp_before,
+        "Slurm or PMIx wrote into /tmp"
+    );
+}
