@@ -92,7 +92,7 @@ impl Driver for Phdf5Driver {
                 .collect();
         }
         let c = ctx.p;
-        let fapl = Plist::file_access_mpio(ctx.comm, ctx.info, c.h5_thresh, c.h5_align)?;
+        let fapl = Plist::file_access_mpio(ctx.files, ctx.info, c.h5_thresh, c.h5_align)?;
         let f = match phase {
             Access::Write => H5File::create(path, &fapl)?,
             Access::Read => H5File::open_read(path, &fapl)?,
