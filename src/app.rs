@@ -359,8 +359,17 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
         .flatten()
         .map(|e| e.to_string());
     refuse_if_any(comm, same)?;
+    // --file-per-process: the ranks of the largest step (the longest rank number)
+    let ranks = if params.file_per_process {
+        params.proc_counts().into_iter().max().unwrap_or(1)
+    } else {
+        0
+    };
     for api in params.apis.iter() {
-        datadir::data_file_name(&dir, params.num_files, api.suffix())?;
+        match ranks {
+            0 => datadir::data_file_name(&dir, params.num_files, api.suffix())?,
+            r => datadir::rank_file_name(&dir, params.num_files, r - 1, api.suffix())?,
+        };
     }
     let claim = dir_lock::Claim {
         data: params
@@ -370,6 +379,7 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
             .collect(),
         scratch: Vec::new(),
         keep: env.nocleanup || params.storage.read_only,
+        ranks: u64::from(ranks),
     };
     let lock = dir_lock::acquire(comm, &dir, &claim)?;
     if caller.program {

@@ -42,10 +42,20 @@ impl FileWatch {
         self.open_before.clear();
     }
 
-    /// Before the write phase of `path` (collective): rank 0 makes the name free.
-    pub(super) fn before_write(&mut self, comm: &Comm, path: &CStr) -> Result<()> {
+    /// Before the read phase of a file other than the one written (`--file-per-process
+    /// --reorder`: another rank's own file): what this rank saw of its own file does not
+    /// apply, and the file read is checked as with `--read-only` (a regular file, which
+    /// becomes the one expected).
+    pub(super) fn forget_written(&mut self) {
+        self.written = None;
+        self.size = None;
+    }
+
+    /// Before the write phase of `path` (collective over `comm`, agreed): rank 0 of
+    /// `files` (the communicator the file is opened on) makes the name free.
+    pub(super) fn before_write(&mut self, comm: &Comm, files: &Comm, path: &CStr) -> Result<()> {
         self.reset();
-        let room = if comm.rank()? == 0 {
+        let room = if files.rank()? == 0 {
             // POSIX ranks open with O_TRUNC themselves: an own leftover stays for them
             let r = if self.by_library {
                 data_files::make_room(path)
@@ -94,12 +104,14 @@ impl FileWatch {
         Ok(())
     }
 
-    /// After the open of `path` for `phase` by `drv` (collective, outside the timers):
-    /// the file opened is a new one of this user (write; the same inode as on rank 0)
-    /// or the one the write phase left, of its size (read).
+    /// After the open of `path` for `phase` by `drv` (collective over `comm`, agreed,
+    /// outside the timers): the file opened is a new one of this user (write; the same
+    /// inode as on rank 0 of `files`, the communicator that opened it) or the one the
+    /// write phase left, of its size (read).
     pub(super) fn after_open(
         &mut self,
         comm: &Comm,
+        files: &Comm,
         path: &CStr,
         phase: Access,
         drv: &dyn Driver,
@@ -114,7 +126,7 @@ impl FileWatch {
                 });
                 // every rank must have the file rank 0 has (inode numbers are the same
                 // on every node; device numbers need not be)
-                let ino0 = comm.bcast_bytes(0, &local.as_ref().map_or(0, |i| *i).to_le_bytes())?;
+                let ino0 = files.bcast_bytes(0, &local.as_ref().map_or(0, |i| *i).to_le_bytes())?;
                 let ino0 = u64::from_le_bytes(ino0.try_into().unwrap_or([0; 8]));
                 local.and_then(|ino| {
                     if ino == ino0 {
@@ -155,10 +167,17 @@ impl FileWatch {
         Ok(seen)
     }
 
-    /// After a successful write phase of `path` (collective): the name still leads to
-    /// the file written, the ranks agree on its size, and it holds at least `data`
-    /// bytes (the datasets' bytes the phase wrote; HDF5 adds its metadata).
-    pub(super) fn after_write(&mut self, comm: &Comm, path: &CStr, data: u64) -> Result<()> {
+    /// After a successful write phase of `path` (collective over `comm`, agreed): the
+    /// name still leads to the file written, the ranks of `files` (that wrote it) agree
+    /// on its size, and it holds at least `data` bytes (the datasets' bytes the phase
+    /// wrote; HDF5 adds its metadata).
+    pub(super) fn after_write(
+        &mut self,
+        comm: &Comm,
+        files: &Comm,
+        path: &CStr,
+        data: u64,
+    ) -> Result<()> {
         let seen = at_name(path, "after the write phase");
         let res = match (&seen, &self.written) {
             (Ok(s), Some(w)) => data_files::check_same(path, s, w, None, "after the write phase"),
@@ -166,7 +185,7 @@ impl FileWatch {
             (Err(e), _) => Err(e.clone()),
         };
         let size = seen.as_ref().map_or(0, |s| s.size);
-        let size = comm.allreduce_u64(size, Op::Max)?;
+        let size = files.allreduce_u64(size, Op::Max)?;
         let res = res.and_then(|()| {
             if size >= data {
                 return Ok(());
@@ -194,7 +213,7 @@ impl FileWatch {
         agree(comm, res)
     }
 
-    /// On rank 0, after the file's phases: whether the file under `path` is this run's
+    /// On rank 0 of the file's communicator, after the file's phases: whether the file under `path` is this run's
     /// to remove: the name was made free for it and a regular file of this user is
     /// there (the next run would remove it as well). A refused file, or a link or
     /// another user's file that took the name later, is left alone.

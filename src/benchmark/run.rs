@@ -15,7 +15,7 @@ use super::verify::{report_mismatches, verified_reads, Expect, Mismatch};
 use crate::agreement::{agree, agree_with, Beacon};
 use crate::config::{Api, Params, Reorder};
 use crate::datadir::cleanup::{self, Slot};
-use crate::datadir::{data_file_name, leftovers, RunEnv};
+use crate::datadir::{data_file_name, leftovers, rank_file_name, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
@@ -190,6 +190,16 @@ impl Run<'_> {
                 .map_or(Ok(()), |b| b.as_ref().map(|_| ()).map_err(Clone::clone)),
         )?;
         let beacon = beacon.transpose()?;
+        // --file-per-process: each rank opens its own files alone (MPI_COMM_SELF), a
+        // communicator made once per step, outside every timer
+        let own = p.file_per_process.then(Comm::self_dup);
+        agree(
+            comm,
+            own.as_ref()
+                .map_or(Ok(()), |c| c.as_ref().map(|_| ()).map_err(Clone::clone)),
+        )?;
+        let own = own.transpose()?;
+        let files = own.as_ref().unwrap_or(comm);
         for buf in p.buf_sizes() {
             doing::set_step(Doing::BetweenPhases, n, buf);
             let t0 = wtime();
@@ -224,6 +234,7 @@ impl Run<'_> {
                 }
                 let ctx = Ctx {
                     comm,
+                    files,
                     info: self.info,
                     p,
                     pattern: pattern_for(api),
@@ -276,7 +287,14 @@ struct Step {
 
 /// The access pattern of `rank` for `n` processes, transfer size `buf` and `api`
 /// (the chunked raw-file layout of 2D applies to POSIX and MPI-IO only, spec §6.4).
+/// With `--file-per-process` (1D only) every rank's file holds its part alone: the
+/// pattern of rank 0 of one process.
 pub(super) fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
+    let (n, rank) = if p.file_per_process {
+        (1, 0)
+    } else {
+        (n, rank)
+    };
     if p.dim2d {
         Pattern::D2(Pattern2D {
             bpp: p.num_bytes,
@@ -414,10 +432,21 @@ impl<'a> ApiRun<'a> {
             }
             self.t = [0.0; COUNT];
             for f in 1..=p.num_files {
-                let name = data_file_name(dir, f, self.api.suffix())?;
+                let suffix = self.api.suffix();
+                // --file-per-process: this rank's own file, and the one it reads (that
+                // of the rank whose part it reads); the lengths were checked up front
+                let (name, read_name) = if p.file_per_process {
+                    let of = |r: u32| rank_file_name(dir, f, r, suffix);
+                    (of(rank)?, of(self.step.reader_of)?)
+                } else {
+                    let name = data_file_name(dir, f, suffix)?;
+                    (name.clone(), name)
+                };
                 let cpath = crate::ffi::posix::c_path(&name)?;
+                let read_cpath = crate::ffi::posix::c_path(&read_name)?;
                 // the name as message text (non-UTF-8 bytes escaped), for the report
                 let path = path_text(name.as_os_str());
+                let read_path = path_text(read_name.as_os_str());
                 // never removed: the files of a --read-only run are not its own
                 let keep = env.nocleanup || p.storage.read_only;
                 if !keep {
@@ -425,7 +454,7 @@ impl<'a> ApiRun<'a> {
                     cleanup::register(Slot::Data, &name);
                 }
                 self.file = f;
-                let res = self.one_file(&path, &cpath);
+                let res = self.one_file((&path, &cpath), (&read_path, &read_cpath));
                 // Success or agreed failure, no rank holds the file open any more (the
                 // phase closes it after a data error; a failed open was abandoned), so the
                 // same barrier and removal serve both: a failed run leaves no file either.
@@ -433,11 +462,19 @@ impl<'a> ApiRun<'a> {
                 let agreed = agree(comm, res.and_then(|()| out.status()));
                 if agreed.is_ok() {
                     let pat = &self.read_pattern;
-                    *wrong_bytes +=
-                        report_mismatches(rank, pat, &path, self.api, &mut self.mismatches, out);
+                    *wrong_bytes += report_mismatches(
+                        rank,
+                        pat,
+                        &read_path,
+                        self.api,
+                        &mut self.mismatches,
+                        out,
+                    );
                 }
                 comm.barrier()?;
-                let removed = if rank == 0 && !keep && self.watch.ours(&cpath) {
+                // rank 0 of the file's communicator (every rank with --file-per-process)
+                let remover = self.ctx.files.rank()? == 0;
+                let removed = if remover && !keep && self.watch.ours(&cpath) {
                     leftovers::removal_outcome(self.drv.remove(&self.ctx, &cpath), &name)
                 } else {
                     Ok(())
@@ -477,9 +514,15 @@ impl<'a> ApiRun<'a> {
             }
         }
         let dset = self.ctx.pattern.dataset_bytes();
+        // --file-per-process: one file per rank and file index, each of one rank's part
+        let per_index = if p.file_per_process {
+            u64::from(self.nprocs)
+        } else {
+            1
+        };
         Ok(ApiResults {
             stats,
-            bytes: p.num_files * p.num_dsets * dset,
+            bytes: p.num_files * p.num_dsets * dset * per_index,
             iters: p.num_iters,
             files: p.num_files,
             per_rank,
@@ -487,13 +530,18 @@ impl<'a> ApiRun<'a> {
         })
     }
 
-    /// Write (and unless `-w` read back) one file, timed as spec §8.1 says.
-    fn one_file(&mut self, path: &str, cpath: &CString) -> Result<()> {
+    /// Write (and unless `-w` read back) one file, timed as spec §8.1 says: the file
+    /// `(path, cpath)` (its name as text and as bytes) is written, `read` is read (the
+    /// same file, or with `--file-per-process --reorder` another rank's own file).
+    fn one_file(&mut self, (path, cpath): (&str, &CString), read: (&str, &CString)) -> Result<()> {
         let Run { p, out, .. } = *self.run;
-        let comm = self.ctx.comm;
+        let (comm, files) = (self.ctx.comm, self.ctx.files);
         let rank = self.rank;
         if p.debug.level >= 1 {
             out.write(&format!("rank {rank}: data filename={path}\n"));
+            if read.1 != cpath {
+                out.write(&format!("rank {rank}: read filename={}\n", read.0));
+            }
         }
         self.watch.reset();
         if !p.storage.read_only {
@@ -503,7 +551,7 @@ impl<'a> ApiRun<'a> {
             if p.debug.level >= 4 {
                 out.write(&self.write_pattern.trace(rank));
             }
-            self.watch.before_write(comm, cpath)?;
+            self.watch.before_write(comm, files, cpath)?;
             doing::set(Doing::Writing);
             comm.barrier()?;
             self.ctx.pattern = self.write_pattern;
@@ -517,7 +565,7 @@ impl<'a> ApiRun<'a> {
                 (_, _, Some(moved)) => moved,
                 _ => p.num_dsets * self.write_pattern.dataset_bytes(),
             };
-            self.watch.after_write(comm, cpath, data)?;
+            self.watch.after_write(comm, files, cpath, data)?;
             if self.run.env.nocleanup {
                 let res = match (rank, p.stonewall.millis) {
                     (0, Some(_)) => write_counts(cpath, &self.counts(self.written.clone())),
@@ -538,14 +586,18 @@ impl<'a> ApiRun<'a> {
         if p.debug.level >= 4 {
             out.write(&self.read_pattern.trace(rank));
         }
-        self.watch.before_read(comm, cpath)?;
+        let rpath = read.1;
+        if rpath != cpath {
+            self.watch.forget_written();
+        }
+        self.watch.before_read(comm, rpath)?;
         doing::set(Doing::Reading);
         comm.barrier()?;
         self.ctx.pattern = self.read_pattern;
-        self.timed_phase(cpath, Access::Read)?;
+        self.timed_phase(rpath, Access::Read)?;
         self.phase_figures(Access::Read)?;
         doing::set(Doing::BetweenPhases);
-        self.watch.after_read(comm, cpath)
+        self.watch.after_read(comm, rpath)
     }
 
     /// One phase of one file between the timer stamps of spec §8.1; the check of the
@@ -568,7 +620,9 @@ impl<'a> ApiRun<'a> {
         settle_open(&mut *self.drv, comm, opened)?;
         let g1 = wtime();
         self.t[open] += g1 - g0;
-        let checked = self.watch.after_open(comm, cpath, phase, &*self.drv);
+        let checked = self
+            .watch
+            .after_open(comm, self.ctx.files, cpath, phase, &*self.drv);
         if self.run.hints && self.rank == 0 {
             // local and outside the timers; a library that cannot tell records nothing
             if let Some(Ok(h)) = self.drv.hints_in_effect() {

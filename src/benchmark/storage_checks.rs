@@ -10,7 +10,7 @@ use super::storage::Node;
 use crate::agreement::refuse_first;
 use crate::config::{Api, Params, StorageFacts};
 use crate::datadir::dir_or_current;
-use crate::datadir::{data_file_name, data_files};
+use crate::datadir::{data_file_name, data_files, rank_file_name};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::hdf5::{Dataset, H5File, Plist, Quiet};
 use crate::ffi::mpi::{Comm, Op};
@@ -87,131 +87,155 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
     let again = "write the files first with the same options and HDF5_NOCLEANUP=1, \
                  without --read-only";
     let counts = p.proc_counts();
-    let side = |n: u32| p.num_bytes.saturating_mul(u64::from(n));
+    // --file-per-process: each file holds one rank's part
+    let side = |n: u32| {
+        let n = if p.file_per_process { 1 } else { n };
+        p.num_bytes.saturating_mul(u64::from(n))
+    };
     let dataset = |n: u32| side(n).saturating_mul(if p.dim2d { side(n) } else { 1 });
     let _quiet = Quiet::new();
     for api in p.apis.iter() {
         for f in 1..=p.num_files {
-            let name = data_file_name(dir, f, api.suffix())?;
-            let path = path_text(name.as_os_str());
-            let meta = std::fs::metadata(&name).map_err(|e| {
-                let e = posix::fail_named("stat", e.raw_os_error().unwrap_or(0), path.clone());
-                refused(format!("--read-only: no data file to read: {e}; {again}"))
-            })?;
-            if !meta.is_file() {
-                return Err(refused(format!(
-                    "--read-only: {path} is not a regular file"
-                )));
-            }
-            // --stonewall: the transfers each rank wrote (the counts file beside the data
-            // file); unreadable or unfit counts are refused when the file is read
-            let written = if p.stonewall.millis.is_some() {
-                recorded_counts(&name)
-            } else {
-                None
-            };
-            if let (true, Some(c)) = (p.stonewall.wear_out, &written) {
-                if c.windows(2).any(|w| w[0] != w[1]) {
-                    let list: Vec<String> = c.iter().map(u64::to_string).collect();
+            for (name, owner) in kept_names(p, dir, f, api)? {
+                let path = path_text(name.as_os_str());
+                let meta = std::fs::metadata(&name).map_err(|e| {
+                    let e = posix::fail_named("stat", e.raw_os_error().unwrap_or(0), path.clone());
+                    refused(format!("--read-only: no data file to read: {e}; {again}"))
+                })?;
+                if !meta.is_file() {
                     return Err(refused(format!(
-                        "--read-only --wear-out: {path} holds different transfer counts per \
+                        "--read-only: {path} is not a regular file"
+                    )));
+                }
+                // --stonewall: the transfers each rank wrote (the counts file beside the data
+                // file); unreadable or unfit counts are refused when the file is read
+                let written = if p.stonewall.millis.is_some() {
+                    recorded_counts(&name)
+                } else {
+                    None
+                };
+                if let (true, Some(c)) = (p.stonewall.wear_out, &written) {
+                    if c.windows(2).any(|w| w[0] != w[1]) {
+                        let list: Vec<String> = c.iter().map(u64::to_string).collect();
+                        return Err(refused(format!(
+                            "--read-only --wear-out: {path} holds different transfer counts per \
                          rank ({}, in rank order, from its counts file): wear-out would read \
                          past what the ranks with fewer wrote; read without --wear-out, or \
                          write the files with --wear-out",
-                        list.join(" ")
-                    )));
+                            list.join(" ")
+                        )));
+                    }
                 }
-            }
-            // without fitting counts the read phase refuses the file: nothing to check here
-            let unchecked = p.stonewall.millis.is_some() && written.is_none();
-            let written = written.as_deref();
-            if api != Api::Phdf5 {
-                for &n in &counts {
-                    let want = dataset(n).saturating_mul(p.num_dsets);
-                    // --stonewall: the write phase may have stopped early (counts file)
-                    let short_ok = p.stonewall.millis.is_some() && meta.len() < want;
-                    if meta.len() != want && !short_ok {
-                        return Err(refused(format!(
-                            "--read-only: {path} holds {} bytes, but a run of {n} process(es) \
+                // without fitting counts the read phase refuses the file: nothing to check here
+                let unchecked = p.stonewall.millis.is_some() && written.is_none();
+                let written = written.as_deref();
+                if api != Api::Phdf5 {
+                    for &n in &counts {
+                        let want = dataset(n).saturating_mul(p.num_dsets);
+                        // --stonewall: the write phase may have stopped early (counts file)
+                        let short_ok = p.stonewall.millis.is_some() && meta.len() < want;
+                        if meta.len() != want && !short_ok {
+                            return Err(refused(format!(
+                                "--read-only: {path} holds {} bytes, but a run of {n} process(es) \
                              with these options reads {want} ({} dataset(s) of {} bytes): it \
                              was not written with the same -e, -d, -g and number of processes \
                              (a read-only run needs one process count: -p N -P N); {again}",
-                            meta.len(),
-                            p.num_dsets,
-                            dataset(n)
-                        )));
+                                meta.len(),
+                                p.num_dsets,
+                                dataset(n)
+                            )));
+                        }
                     }
-                }
-                let file = std::fs::File::open(&name).map_err(|e| {
-                    let e = posix::fail_named("open", e.raw_os_error().unwrap_or(0), path.clone());
-                    refused(format!("--read-only: {e}"))
-                })?;
-                if !unchecked {
-                    check_writers(p, api, &file, 0, &path, f, written)?;
-                }
-                continue;
-            }
-            let c = posix::c_path(&name)?;
-            let file_name = name;
-            let fapl = Plist::file_access_sec2(0)?;
-            let file = H5File::open_read(&c, &fapl).map_err(|e| {
-                refused(format!(
-                    "--read-only: {path} is not an HDF5 file h5perf can open ({}); {again}",
-                    crate::error::innermost(&e.to_string())
-                ))
-            })?;
-            for d in 1..=p.num_dsets {
-                let name = format!("Dataset_{d}");
-                let cname = CString::new(name.clone()).expect("no NUL in a dataset name");
-                let ds = Dataset::open(&file, &cname).map_err(|e| {
-                    refused(format!(
-                        "--read-only: {path} has no dataset {name} ({}); {again}",
-                        crate::error::innermost(&e.to_string())
-                    ))
-                })?;
-                // the layout the files have, which the report and the results then name
-                let contiguous = ds.offset();
-                match (p.chunk, contiguous) {
-                    (true, Some(_)) => {
-                        return Err(refused(format!(
-                            "--read-only: {path}: {name} is stored contiguous, but -c reads \
-                             chunked storage: the files were written without -c (run without \
-                             -c, or {again})"
-                        )))
-                    }
-                    (false, None) => {
-                        return Err(refused(format!(
-                            "--read-only: {path}: {name} is stored chunked (or not allocated), \
-                             but a run without -c reads contiguous storage: the files were \
-                             written with -c (run with -c, or {again})"
-                        )))
-                    }
-                    _ => {}
-                }
-                let dims = ds.dims()?;
-                for &n in &counts {
-                    let want = vec![side(n); if p.dim2d { 2 } else { 1 }];
-                    if dims != want {
-                        return Err(refused(format!(
-                            "--read-only: {path}: {name} has the shape {dims:?}, but a run of \
-                             {n} process(es) with these options reads {want:?}: it was not written \
-                             with the same -e, -g and number of processes (a read-only run \
-                             needs one process count: -p N -P N); {again}"
-                        )));
-                    }
-                }
-                if let (Some(base), 1, false) = (contiguous, d, unchecked) {
-                    let file = std::fs::File::open(&file_name).map_err(|e| {
+                    let file = std::fs::File::open(&name).map_err(|e| {
                         let e =
                             posix::fail_named("open", e.raw_os_error().unwrap_or(0), path.clone());
                         refused(format!("--read-only: {e}"))
                     })?;
-                    check_writers(p, api, &file, base, &path, f, written)?;
+                    if !unchecked {
+                        check_writers(p, api, &file, 0, &path, f, written, owner)?;
+                    }
+                    continue;
+                }
+                let c = posix::c_path(&name)?;
+                let file_name = name;
+                let fapl = Plist::file_access_sec2(0)?;
+                let file = H5File::open_read(&c, &fapl).map_err(|e| {
+                    refused(format!(
+                        "--read-only: {path} is not an HDF5 file h5perf can open ({}); {again}",
+                        crate::error::innermost(&e.to_string())
+                    ))
+                })?;
+                for d in 1..=p.num_dsets {
+                    let name = format!("Dataset_{d}");
+                    let cname = CString::new(name.clone()).expect("no NUL in a dataset name");
+                    let ds = Dataset::open(&file, &cname).map_err(|e| {
+                        refused(format!(
+                            "--read-only: {path} has no dataset {name} ({}); {again}",
+                            crate::error::innermost(&e.to_string())
+                        ))
+                    })?;
+                    // the layout the files have, which the report and the results then name
+                    let contiguous = ds.offset();
+                    match (p.chunk, contiguous) {
+                        (true, Some(_)) => {
+                            return Err(refused(format!(
+                                "--read-only: {path}: {name} is stored contiguous, but -c reads \
+                             chunked storage: the files were written without -c (run without \
+                             -c, or {again})"
+                            )))
+                        }
+                        (false, None) => {
+                            return Err(refused(format!(
+                            "--read-only: {path}: {name} is stored chunked (or not allocated), \
+                             but a run without -c reads contiguous storage: the files were \
+                             written with -c (run with -c, or {again})"
+                        )))
+                        }
+                        _ => {}
+                    }
+                    let dims = ds.dims()?;
+                    for &n in &counts {
+                        let want = vec![side(n); if p.dim2d { 2 } else { 1 }];
+                        if dims != want {
+                            return Err(refused(format!(
+                                "--read-only: {path}: {name} has the shape {dims:?}, but a run of \
+                             {n} process(es) with these options reads {want:?}: it was not written \
+                             with the same -e, -g and number of processes (a read-only run \
+                             needs one process count: -p N -P N); {again}"
+                            )));
+                        }
+                    }
+                    if let (Some(base), 1, false) = (contiguous, d, unchecked) {
+                        let file = std::fs::File::open(&file_name).map_err(|e| {
+                            let e = posix::fail_named(
+                                "open",
+                                e.raw_os_error().unwrap_or(0),
+                                path.clone(),
+                            );
+                            refused(format!("--read-only: {e}"))
+                        })?;
+                        check_writers(p, api, &file, base, &path, f, written, owner)?;
+                    }
                 }
             }
         }
     }
     Ok(())
+}
+
+/// The data files of index `f` (1-based) and `api` that a `--read-only` run reads, each
+/// with the rank whose own file it is (`--file-per-process`: one per rank of the run's
+/// one process count) or `None` (the shared file).
+///
+/// Errors: a name too long ([`data_file_name`]).
+fn kept_names(p: &Params, dir: &Path, f: u64, api: Api) -> Result<Vec<(PathBuf, Option<u32>)>> {
+    if !p.file_per_process {
+        return Ok(vec![(data_file_name(dir, f, api.suffix())?, None)]);
+    }
+    let n = p.proc_counts().into_iter().max().unwrap_or(1);
+    (0..n)
+        .map(|r| Ok((rank_file_name(dir, f, r, api.suffix())?, Some(r))))
+        .collect()
 }
 
 /// `--read-only`: the first dataset of `file` (its raw bytes from `base`) holds what the
@@ -222,9 +246,12 @@ fn check_kept_files(p: &Params, dir: &Path) -> Result<()> {
 /// part begins means there is nothing to check. With `written` (`--stonewall`: the
 /// transfers each rank made, from the counts file) a rank's last piece is that of its
 /// last transfer written in the first dataset, and a rank that wrote none is skipped.
+/// With `owner` (`--file-per-process`) the file is that rank's own: its part alone, in
+/// the pattern of one process, holding its byte.
 /// Errors: a refusal naming the offset, what the byte says, and the configuration the
 /// file holds ([`found_writers`]). A generated payload holds no rank bytes:
-/// [`check_stamp`] instead. `index`: the file's number (1-based, `-F`).
+/// [`check_stamp`] instead (shared files). `index`: the file's number (1-based, `-F`).
+#[allow(clippy::too_many_arguments)]
 fn check_writers(
     p: &Params,
     api: Api,
@@ -233,6 +260,7 @@ fn check_writers(
     path: &str,
     index: u64,
     written: Option<&[u64]>,
+    owner: Option<u32>,
 ) -> Result<()> {
     let (Some(&n), Some(&buf)) = (p.proc_counts().first(), p.buf_sizes().first()) else {
         return Ok(());
@@ -251,11 +279,17 @@ fn check_writers(
         Ok(b[0])
     };
     if p.payload.on() {
-        if written.is_some_and(|c| c.first() == Some(&0)) {
+        // a rank's own file (--file-per-process): -D v checks it byte for byte
+        if owner.is_some() || written.is_some_and(|c| c.first() == Some(&0)) {
             return Ok(());
         }
         return check_stamp(p, &pattern(p, n, 0, buf, api), n, index, path, &bytes_at);
     }
+    // the writers of the file: every rank, or its owner alone (in the place of rank 0)
+    let (n, first_byte) = match owner {
+        Some(o) => (1, o),
+        None => (n, 0),
+    };
     // counts of another process count: the read phase refuses them (not this run's)
     if written.is_some_and(|c| c.len() != n as usize) {
         return Ok(());
@@ -277,7 +311,7 @@ fn check_writers(
         }
         let (first, last) = (pat.piece(0, 0), pat.piece(t - 1, k - 1));
         for off in [first.file_off, last.file_off + last.len - 1] {
-            let want = (r + 1) as u8;
+            let want = (r + first_byte + 1) as u8;
             let got = byte_at(off)?;
             if got != want {
                 let layout = if p.interleaved {
@@ -393,7 +427,10 @@ fn direct_probe(p: &Params, dir: &Path) -> Result<(u64, String)> {
         Ok(None) => {}
     }
     let (path, how) = if p.storage.read_only {
-        let f = data_file_name(dir, 1, Api::Posix.suffix())?;
+        let f = match kept_names(p, dir, 1, Api::Posix)?.into_iter().next() {
+            Some((f, _)) => f,
+            None => data_file_name(dir, 1, Api::Posix.suffix())?,
+        };
         (f, OpenMode::ReadDirect)
     } else {
         let name = format!(

@@ -99,6 +99,9 @@ pub struct Options {
     /// `--label KEY=VALUE`, repeatable: the sign-off block's entries, in the order given
     /// (default: none).
     pub labels: Vec<(String, String)>,
+    /// `--file-per-process`: every rank its own data file per file index (IOR `-F`,
+    /// "N-N"), opened on `MPI_COMM_SELF` (default: off, one shared file per index).
+    pub file_per_process: bool,
 }
 
 impl Default for Options {
@@ -140,6 +143,7 @@ impl Default for Options {
             payload: PayloadOptions::default(),
             conditions: false,
             labels: Vec::new(),
+            file_per_process: false,
         }
     }
 }
@@ -421,7 +425,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 55] = [
+pub static DEFS: [Def; 56] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -526,6 +530,22 @@ pub static DEFS: [Def; 55] = [
          bounds the spread over the iterations instead. [default: none]"),
     def!('F' "num-files" 5, value(ValueKind::Int, |o, v| put(&mut o.num_files, whole_count(v))),
         "Number of files, at least 1. [default: 1]"),
+    def!(_ "file-per-process" 4, Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.file_per_process = on,
+            shown: Some(Shown {
+                on: |o| o.file_per_process,
+                line: "File per process=on (each rank its own file per file index, \
+                       #pio_tmp_<f>-<rank><suffix>, opened on MPI_COMM_SELF; the file and \
+                       dataset sizes of the transfer headers are one rank's)",
+                key: "file_per_process",
+            }),
+        }),
+        "Every rank writes and reads its own file per file index (IOR -F,\n\
+         N-N): #pio_tmp_<f>-<rank><suffix> beside the shared names, opened\n\
+         alone (MPI-IO and PHDF5 on MPI_COMM_SELF). 1D contiguous only.\n\
+         The rate: all ranks' bytes over the slowest rank's time.\n\
+         [default: off]"),
     def!(_ "fill-behaviour" 6, mode(|m| m.fill_behaviour = true),
         "Run no benchmark: find out by experiment when the linked HDF5\n\
          writes fill values (serial on rank 0, then on all processes) and\n\

@@ -205,6 +205,40 @@ impl Params {
                 .problems(&non_posix, self.write_only, &self.proc_counts()),
         );
         out.extend(self.payload.problems(self.storage.read_only));
+        if self.file_per_process {
+            out.extend(self.file_per_process_problems());
+        }
+        out
+    }
+
+    /// Why `--file-per-process` cannot run with these parameters (none when it can):
+    /// each rank's file holds its own part alone, so the patterns that exist only among
+    /// the ranks of one file are refused with the reason.
+    fn file_per_process_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.dim2d {
+            out.push(
+                "--file-per-process cannot be combined with -g: a 2D dataset is one square \
+                 of side -e x N that the ranks share, and one rank's part of it (a band) is \
+                 no square of its own; run the file per process in 1D"
+                    .to_string(),
+            );
+        }
+        if self.interleaved {
+            out.push(
+                "--file-per-process cannot be combined with -I: interleaving alternates the \
+                 ranks' blocks in one file, and each rank's own file holds its blocks alone \
+                 (they would be contiguous); run without -I"
+                    .to_string(),
+            );
+        }
+        if self.stonewall.millis.is_some() {
+            out.push(
+                "--file-per-process cannot be combined with --stonewall yet: the stonewall's \
+                 figures and counts file describe one shared file"
+                    .to_string(),
+            );
+        }
         out
     }
 
@@ -649,6 +683,51 @@ mod tests {
             ..Default::default()
         })[0]
             .contains("HDF5's MPI-IO driver"));
+    }
+
+    #[test]
+    fn file_per_process_refuses_2d_interleaved_and_stonewall_with_the_reason() {
+        let fpp = |f: fn(&mut Options)| {
+            resolve(
+                |o| {
+                    o.file_per_process = true;
+                    f(o)
+                },
+                2,
+            )
+            .problems(2, MEM)
+        };
+        assert!(fpp(|_| {}).is_empty());
+        let g = fpp(|o| o.dim2d = true);
+        assert!(
+            g.iter()
+                .any(|m| m.starts_with("--file-per-process cannot be combined with -g: ")),
+            "{g:?}"
+        );
+        let i = fpp(|o| o.interleaved = true);
+        assert!(
+            i.iter()
+                .any(|m| m.starts_with("--file-per-process cannot be combined with -I: ")),
+            "{i:?}"
+        );
+        let sw = fpp(|o| {
+            o.stonewall.set_seconds("1").unwrap();
+        });
+        assert!(
+            sw.iter()
+                .any(|m| m.starts_with("--file-per-process cannot be combined with --stonewall")),
+            "{sw:?}"
+        );
+        // the flag shows in the parameter block and the results only when on
+        let on = resolve(|o| o.file_per_process = true, 2);
+        assert!(on
+            .result_fields()
+            .contains(&("file_per_process", "on".to_string())));
+        let off = resolve(|_| {}, 2);
+        assert!(off
+            .result_fields()
+            .iter()
+            .all(|(k, _)| *k != "file_per_process"));
     }
 
     #[test]

@@ -106,6 +106,7 @@ mod tests {
             data: vec![(".posix".into(), 1)],
             scratch: vec![],
             keep: true,
+            ranks: 0,
         });
         stale.started -= 5;
         // kept: named, not removed

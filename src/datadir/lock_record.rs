@@ -27,6 +27,10 @@ pub struct Claim {
     pub data: Vec<(String, u64)>,
     /// Other file names (the `--fill-behaviour` scratch files).
     pub scratch: Vec<String>,
+    /// `--file-per-process`: the ranks `R` of the largest step; the data files are then
+    /// `#pio_tmp_<f>-<r><suffix>` for `r` in `0..R` instead of the shared names (0: the
+    /// shared names).
+    pub ranks: u64,
     /// The run keeps its files (`HDF5_NOCLEANUP`, `--read-only`): never removed as
     /// leftovers.
     pub keep: bool,
@@ -41,19 +45,37 @@ impl Claim {
         let Some(rest) = name.strip_prefix(b"#pio_tmp_") else {
             return false;
         };
-        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-        if digits == 0 || rest[0] == b'0' || digits > 19 {
+        let Some((n, rest)) = number(rest) else {
             return false;
-        }
-        let (num, suffix) = rest.split_at(digits);
-        let n: u64 = std::str::from_utf8(num)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
+        };
+        let suffix = if self.ranks == 0 {
+            rest
+        } else {
+            // --file-per-process: `-<rank>` follows the file's number
+            let Some(after) = rest.strip_prefix(b"-") else {
+                return false;
+            };
+            match number(after) {
+                Some((r, suffix)) if r < self.ranks => suffix,
+                _ => return false,
+            }
+        };
         self.data
             .iter()
             .any(|(s, count)| s.as_bytes() == suffix && n >= 1 && n <= *count)
     }
+}
+
+/// The decimal number at the start of `s` (no leading zero unless it is `0`, at most 19
+/// digits) and the bytes after it.
+fn number(s: &[u8]) -> Option<(u64, &[u8])> {
+    let digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || (s[0] == b'0' && digits > 1) || digits > 19 {
+        return None;
+    }
+    let (num, rest) = s.split_at(digits);
+    let n = std::str::from_utf8(num).ok()?.parse().ok()?;
+    Some((n, rest))
 }
 
 /// The process that holds (or held) a lock, with its claim: the lock file's contents.
@@ -115,6 +137,9 @@ impl Holder {
         for name in &self.claim.scratch {
             s.push_str(&format!("scratch {name}\n"));
         }
+        if self.claim.ranks > 0 {
+            s.push_str(&format!("ranks {}\n", self.claim.ranks));
+        }
         s
     }
 
@@ -145,6 +170,7 @@ impl Holder {
                     claim.data.push((suffix.to_string(), count.parse().ok()?));
                 }
                 "scratch" => claim.scratch.push(value.to_string()),
+                "ranks" => claim.ranks = value.parse().ok()?,
                 _ => {}
             }
         }
@@ -239,7 +265,35 @@ mod tests {
             data: vec![(".posix".into(), 3), (".h5".into(), 1)],
             scratch: vec!["#h5perf_fill_serial.h5".into()],
             keep: false,
+            ranks: 0,
         }
+    }
+
+    #[test]
+    fn claims_of_files_per_process() {
+        let c = Claim {
+            ranks: 3,
+            ..claim()
+        };
+        for yes in [
+            "#pio_tmp_1-0.posix",
+            "#pio_tmp_3-2.posix",
+            "#pio_tmp_1-1.h5",
+        ] {
+            assert!(c.covers(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "#pio_tmp_1.posix",
+            "#pio_tmp_1-3.posix",
+            "#pio_tmp_1-01.posix",
+            "#pio_tmp_4-0.posix",
+            "#pio_tmp_1-.posix",
+            "#pio_tmp_1-0.mpio",
+        ] {
+            assert!(!c.covers(no.as_bytes()), "{no}");
+        }
+        let h = Holder::this_process(c);
+        assert_eq!(Holder::parse(&h.render()), Some(h.clone()));
     }
 
     #[test]

@@ -11,4 +11,4 @@ pub mod lock;
 pub mod lock_record;
 pub mod run_env;
 
-pub use run_env::{data_dir_checked, data_file_name, dir_or_current, RunEnv};
+pub use run_env::{data_dir_checked, data_file_name, dir_or_current, rank_file_name, RunEnv};

@@ -123,11 +123,25 @@ pub const MAX_DATA_FILE_NAME: usize = 4095 - MPI_NAME_ROOM;
 ///
 /// Errors: a name longer than [`MAX_DATA_FILE_NAME`] bytes.
 pub fn data_file_name(dir: &Path, f: u64, suffix: &str) -> Result<PathBuf> {
+    named(dir, &format!("#pio_tmp_{f}{suffix}"))
+}
+
+/// The name of rank `rank`'s own data file `f` (1-based) with `--file-per-process`:
+/// `dir/#pio_tmp_<f>-<rank><suffix>` (rank in decimal, not padded), otherwise as
+/// [`data_file_name`], whose names stay those of the shared files.
+///
+/// Errors: a name longer than [`MAX_DATA_FILE_NAME`] bytes.
+pub fn rank_file_name(dir: &Path, f: u64, rank: u32, suffix: &str) -> Result<PathBuf> {
+    named(dir, &format!("#pio_tmp_{f}-{rank}{suffix}"))
+}
+
+/// `dir/file`, runs of `/` collapsed, at most [`MAX_DATA_FILE_NAME`] bytes.
+fn named(dir: &Path, file: &str) -> Result<PathBuf> {
     let mut name = dir.as_os_str().as_bytes().to_vec();
     if !name.is_empty() {
         name.push(b'/');
     }
-    name.extend_from_slice(format!("#pio_tmp_{f}{suffix}").as_bytes());
+    name.extend_from_slice(file.as_bytes());
     name.dedup_by(|b, prev| *b == b'/' && *prev == b'/');
     if name.len() > MAX_DATA_FILE_NAME {
         let text = path_text(OsStr::from_bytes(&name));
@@ -164,6 +178,11 @@ mod tests {
             data_file_name(&p("/x/"), 10, ".h5").unwrap(),
             p("/x/#pio_tmp_10.h5")
         );
+        assert_eq!(
+            rank_file_name(&p("/x//y"), 2, 13, ".mpio").unwrap(),
+            p("/x/y/#pio_tmp_2-13.mpio")
+        );
+        assert!(rank_file_name(&p(&"/a".repeat(3000)), 1, 0, ".h5").is_err());
         let long = "/a".repeat(3000);
         assert!(data_file_name(&p(&long), 1, ".posix").is_err());
         // room for the MPI library's own names: 4,070 bytes are refused, the limit is not

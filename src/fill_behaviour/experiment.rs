@@ -386,6 +386,7 @@ fn observe(world: &Comm) -> Result<Findings> {
         data: Vec::new(),
         scratch: vec![SERIAL_SCRATCH.into(), PARALLEL_SCRATCH.into()],
         keep: false,
+        ranks: 0,
     };
     let lock = dir_lock::acquire(world, &dir, &claim)?;
     if rank == 0 {

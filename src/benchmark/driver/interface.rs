@@ -27,8 +27,11 @@ pub enum Access {
 
 /// What a driver needs to know about the current configuration.
 pub struct Ctx<'a> {
-    /// The run communicator (first N world ranks).
+    /// The run communicator (first N world ranks): agreements and collective transfers.
     pub comm: &'a Comm,
+    /// The communicator the data file is opened on: `comm`, or this process alone
+    /// (`MPI_COMM_SELF`) with `--file-per-process`.
+    pub files: &'a Comm,
     /// `HDF5_MPI_INFO` as an info object (or `MPI_INFO_NULL`).
     pub info: &'a Info,
     /// The resolved parameters (spec §1.9); geometry and sizes come with the [`Pattern`].

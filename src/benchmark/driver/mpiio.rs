@@ -246,12 +246,12 @@ impl Driver for MpiioDriver {
             Access::Write => {
                 // created new (MPI_MODE_EXCL; the engine made the name free): it picks
                 // up striping hints, and a link or a file that appeared is never opened
-                let f = File::open(ctx.comm, path, mode::CREATE_EXCL_RDWR, ctx.info)?;
+                let f = File::open(ctx.files, path, mode::CREATE_EXCL_RDWR, ctx.info)?;
                 f.set_size(0)?;
                 self.file = Some(f);
             }
             Access::Read => {
-                self.file = Some(File::open(ctx.comm, path, mode::RDONLY, ctx.info)?);
+                self.file = Some(File::open(ctx.files, path, mode::RDONLY, ctx.info)?);
             }
         }
         Ok(())

@@ -104,7 +104,7 @@ impl Driver for Phdf5Driver {
                 .collect();
         }
         let c = ctx.p;
-        let fapl = Plist::file_access_mpio(ctx.comm, ctx.info, c.h5_thresh, c.h5_align)?;
+        let fapl = Plist::file_access_mpio(ctx.files, ctx.info, c.h5_thresh, c.h5_align)?;
         if c.coll_metadata {
             fapl.set_coll_metadata()?;
         }

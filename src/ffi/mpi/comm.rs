@@ -71,6 +71,15 @@ impl Comm {
         })
     }
 
+    /// A private duplicate of `MPI_COMM_SELF` (this process alone; `MPI_Comm_dup`, local,
+    /// MPI-3.1 §6.4.2), freed on drop: the communicator of a file per process.
+    ///
+    /// Errors: the MPI library's error of `MPI_Comm_dup`.
+    pub fn self_dup() -> Result<Comm> {
+        // SAFETY: reading a link-time constant of the MPI shim, a live communicator.
+        Comm::dup_of(unsafe { raw::RSMPI_COMM_SELF })
+    }
+
     /// The raw handle, for the HDF5 MPI-IO driver.
     pub fn as_raw(&self) -> raw::MPI_Comm {
         self.raw
