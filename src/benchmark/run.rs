@@ -10,6 +10,7 @@ use super::driver::{
 };
 use super::explain::{explain, Why};
 use super::file_watch::FileWatch;
+use super::latency::LatencyRun;
 use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
@@ -325,6 +326,8 @@ struct ApiRun<'a> {
     written: Vec<u64>,
     /// Rank 0 with hints given: the distinct hint sets in effect after the opens.
     hints: Vec<Vec<(String, String)>>,
+    /// `--latency`: the transfer calls' times, merged after each iteration.
+    lat: Option<LatencyRun>,
 }
 
 impl<'a> ApiRun<'a> {
@@ -362,6 +365,7 @@ impl<'a> ApiRun<'a> {
             read_limit: u64::MAX,
             written: Vec::new(),
             hints: Vec::new(),
+            lat: run.p.latency.then(LatencyRun::new),
         })
     }
 
@@ -447,6 +451,9 @@ impl<'a> ApiRun<'a> {
                     sum: sm[i],
                 });
             }
+            if let Some(l) = self.lat.as_mut() {
+                l.merge(comm, rank)?;
+            }
             if self.run.gather {
                 // every rank's own times to rank 0, after the iteration's timers
                 let g0 = wtime();
@@ -465,6 +472,7 @@ impl<'a> ApiRun<'a> {
             files: p.num_files,
             per_rank,
             wall: self.figures.take(),
+            latency: self.lat.as_ref().map(LatencyRun::figures),
         })
     }
 
@@ -604,8 +612,10 @@ impl<'a> ApiRun<'a> {
             t,
             mismatches,
             wall,
+            lat,
             ..
         } = self;
+        let mut lat = lat.as_mut().map(|l| l.of(phase));
         let (ctx, drv, buf, read_byte, api) = (&*ctx, &mut **drv, &mut **buf, *read_byte, *api);
         let n = ctx.pattern.transfers();
         // --payload: the rank whose bytes this phase moves, and its share of a dataset
@@ -657,7 +667,10 @@ impl<'a> ApiRun<'a> {
             let (r0, mut first) = match (phase, src) {
                 (Access::Write, src) => {
                     let r0 = wtime();
-                    (r0, timed_writes(drv, ctx, n, buf, wall.as_mut(), src))
+                    (
+                        r0,
+                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, lat.as_deref_mut()),
+                    )
                 }
                 (Access::Read, Some(mut want)) if verify => {
                     // -D v with --payload: every byte against the writer's (Stamps::at)
@@ -670,7 +683,15 @@ impl<'a> ApiRun<'a> {
                     let r0 = wtime();
                     (
                         r0,
-                        timed_reads(drv, ctx, n, buf, Some(&mut check), wall.as_mut()),
+                        timed_reads(
+                            drv,
+                            ctx,
+                            n,
+                            buf,
+                            Some(&mut check),
+                            wall.as_mut(),
+                            lat.as_deref_mut(),
+                        ),
                     )
                 }
                 (Access::Read, _) => {
@@ -681,7 +702,10 @@ impl<'a> ApiRun<'a> {
                     };
                     let check: Option<ReadCheck<'_>> = if verify { Some(&mut check) } else { None };
                     let r0 = wtime();
-                    (r0, timed_reads(drv, ctx, n, buf, check, wall.as_mut()))
+                    (
+                        r0,
+                        timed_reads(drv, ctx, n, buf, check, wall.as_mut(), lat.as_deref_mut()),
+                    )
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -691,7 +715,9 @@ impl<'a> ApiRun<'a> {
                     w.target = Some(most);
                     // --payload is refused with --stonewall: the C tool's bytes here
                     first = match phase {
-                        Access::Write => timed_writes(drv, ctx, n, buf, Some(&mut *w), None),
+                        Access::Write => {
+                            timed_writes(drv, ctx, n, buf, Some(&mut *w), None, lat.as_deref_mut())
+                        }
                         Access::Read => {
                             let mut check = |k: u64, b: &[u8]| {
                                 if !b.iter().all(|&x| x == read_byte) {
@@ -700,7 +726,7 @@ impl<'a> ApiRun<'a> {
                             };
                             let check: Option<ReadCheck<'_>> =
                                 if verify { Some(&mut check) } else { None };
-                            timed_reads(drv, ctx, n, buf, check, Some(&mut *w))
+                            timed_reads(drv, ctx, n, buf, check, Some(&mut *w), lat.as_deref_mut())
                         }
                     };
                     w.target = None;

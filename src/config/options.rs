@@ -85,6 +85,8 @@ pub struct Options {
     pub deflate: Option<u32>,
     /// `--payload`, `--seed` (default: the C tool's bytes).
     pub payload: PayloadOptions,
+    /// `--latency`: time every transfer call of the timed loops (issue 31; default off).
+    pub latency: bool,
 }
 
 impl Default for Options {
@@ -122,6 +124,7 @@ impl Default for Options {
             mpi_info: Vec::new(),
             deflate: None,
             payload: PayloadOptions::default(),
+            latency: false,
         }
     }
 }
@@ -370,7 +373,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 51] = [
+pub static DEFS: [Def; 52] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -494,6 +497,20 @@ pub static DEFS: [Def; 51] = [
         "Also write the results to FILE as JSON, with the same records as\n\
          --csv. - means standard output, after the report; the JSON starts\n\
          at the line holding only '{'. [default: none]"),
+    def!(_ "latency" 3, Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.latency = on,
+            shown: Some(Shown {
+                on: |o| o.latency,
+                line: "Latency=on (every transfer call timed: percentiles per phase)",
+                key: "latency",
+            }),
+        }),
+        "Time every write and read call of the timed loops on every rank:\n\
+         per API, transfer size and phase the calls' count, min, p50, p90,\n\
+         p99, p99.9 and max (within 1 %), and the rank and host that saw\n\
+         the max. Merged over ranks after each iteration, outside the\n\
+         timers. [default: off]"),
     // off (the C API's keyed setter): no longer never, if it was
     def!(_ "mpi-info" 2, value(ValueKind::Hint, hint),
         "Add the MPI-IO hint KEY=VALUE (repeatable) after those of\n\

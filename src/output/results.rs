@@ -347,6 +347,7 @@ mod tests {
                         extremes,
                         samples: smp,
                         wall: None,
+                        latency: None,
                     });
                 }
             }
