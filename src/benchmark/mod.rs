@@ -7,6 +7,7 @@ pub mod driver;
 mod explain;
 mod file_watch;
 pub mod hints_probe;
+pub mod latency;
 pub mod payload;
 pub mod run;
 mod stonewall;

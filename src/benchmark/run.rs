@@ -8,6 +8,7 @@ use super::driver::interface::Wall;
 use super::driver::{self, poll_interval, timed_writes, Access, Ctx, Driver};
 use super::explain::{explain, Why};
 use super::file_watch::FileWatch;
+use super::latency::LatencyRun;
 use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
@@ -362,6 +363,8 @@ struct ApiRun<'a> {
     written: Vec<u64>,
     /// Rank 0 with hints given: the distinct hint sets in effect after the opens.
     hints: Vec<Vec<(String, String)>>,
+    /// `--latency`: the transfer calls' times, merged after each iteration.
+    lat: Option<LatencyRun>,
 }
 
 impl<'a> ApiRun<'a> {
@@ -399,6 +402,7 @@ impl<'a> ApiRun<'a> {
             read_limit: u64::MAX,
             written: Vec::new(),
             hints: Vec::new(),
+            lat: run.p.latency.then(LatencyRun::new),
         })
     }
 
@@ -503,6 +507,9 @@ impl<'a> ApiRun<'a> {
                     sum: sm[i],
                 });
             }
+            if let Some(l) = self.lat.as_mut() {
+                l.merge(comm, rank)?;
+            }
             if self.run.gather {
                 // every rank's own times to rank 0, after the iteration's timers
                 let g0 = wtime();
@@ -527,6 +534,7 @@ impl<'a> ApiRun<'a> {
             files: p.num_files,
             per_rank,
             wall: self.figures.take(),
+            latency: self.lat.as_ref().map(LatencyRun::figures),
         })
     }
 
@@ -678,8 +686,10 @@ impl<'a> ApiRun<'a> {
             t,
             mismatches,
             wall,
+            lat,
             ..
         } = self;
+        let mut lat = lat.as_mut().map(|l| l.of(phase));
         let (ctx, drv, buf, read_byte, api) = (&*ctx, &mut **drv, &mut **buf, *read_byte, *api);
         let n = ctx.pattern.transfers();
         // --payload: the rank whose bytes this phase moves, and its share of a dataset
@@ -730,11 +740,15 @@ impl<'a> ApiRun<'a> {
                 Access::Write => {
                     let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
                     let r0 = wtime();
-                    (r0, timed_writes(drv, ctx, n, buf, wall.as_mut(), src))
+                    (
+                        r0,
+                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, lat.as_deref_mut()),
+                    )
                 }
                 Access::Read => {
                     let expect = Expect::of(verify, pool.as_deref_mut(), at, writer, read_byte);
-                    verified_reads(drv, ctx, n, buf, wall.as_mut(), expect, d, mismatches)
+                    let (w, l) = (wall.as_mut(), lat.as_deref_mut());
+                    verified_reads(drv, ctx, n, buf, w, l, expect, d, mismatches)
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -746,13 +760,13 @@ impl<'a> ApiRun<'a> {
                     first = match phase {
                         Access::Write => {
                             let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src)
+                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src, lat.as_deref_mut())
                         }
                         Access::Read => {
                             let pl = pool.as_deref_mut();
                             let expect = Expect::of(verify, pl, at, writer, read_byte);
-                            let w = Some(&mut *w);
-                            verified_reads(drv, ctx, n, buf, w, expect, d, mismatches).1
+                            let (w, l) = (Some(&mut *w), lat.as_deref_mut());
+                            verified_reads(drv, ctx, n, buf, w, l, expect, d, mismatches).1
                         }
                     };
                     w.target = None;

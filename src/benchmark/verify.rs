@@ -9,6 +9,7 @@ use super::payload::{Pool, Stamps};
 use crate::config::Api;
 use crate::error::Result;
 use crate::ffi::mpi::wtime;
+use crate::measure::Histogram;
 use crate::output::sink::Sink;
 use crate::pattern::Pattern;
 
@@ -122,6 +123,7 @@ pub(super) fn verified_reads(
     n: u64,
     buf: &mut [u8],
     wall: Option<&mut Wall>,
+    lat: Option<&mut Histogram>,
     expect: Expect<'_>,
     d: u64,
     mismatches: &mut Vec<Mismatch>,
@@ -129,7 +131,7 @@ pub(super) fn verified_reads(
     match expect {
         Expect::Nothing => {
             let r0 = wtime();
-            (r0, timed_reads(drv, ctx, n, buf, None, wall))
+            (r0, timed_reads(drv, ctx, n, buf, None, wall, lat))
         }
         Expect::Byte(byte) => {
             let mut check = |k: u64, b: &[u8]| {
@@ -139,7 +141,7 @@ pub(super) fn verified_reads(
             };
             let check: ReadCheck<'_> = &mut check;
             let r0 = wtime();
-            (r0, timed_reads(drv, ctx, n, buf, Some(check), wall))
+            (r0, timed_reads(drv, ctx, n, buf, Some(check), wall, lat))
         }
         Expect::Payload(mut want, writer) => {
             let mut check = |k: u64, b: &[u8]| {
@@ -150,7 +152,7 @@ pub(super) fn verified_reads(
             };
             let check: ReadCheck<'_> = &mut check;
             let r0 = wtime();
-            (r0, timed_reads(drv, ctx, n, buf, Some(check), wall))
+            (r0, timed_reads(drv, ctx, n, buf, Some(check), wall, lat))
         }
     }
 }

@@ -102,6 +102,8 @@ pub struct Options {
     /// `--file-per-process`: every rank its own data file per file index (IOR `-F`,
     /// "N-N"), opened on `MPI_COMM_SELF` (default: off, one shared file per index).
     pub file_per_process: bool,
+    /// `--latency`: time every transfer call of the timed loops (issue 31; default off).
+    pub latency: bool,
 }
 
 impl Default for Options {
@@ -144,6 +146,7 @@ impl Default for Options {
             conditions: false,
             labels: Vec::new(),
             file_per_process: false,
+            latency: false,
         }
     }
 }
@@ -425,7 +428,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 56] = [
+pub static DEFS: [Def; 57] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -596,6 +599,20 @@ pub static DEFS: [Def; 56] = [
         "Add KEY=VALUE (repeatable) to the sign-off block of the results and\n\
          of the --html page: the system under test, the customer, the\n\
          operator (--label sut=array-3 --label operator=kim). [default: none]"),
+    def!(_ "latency" 3, Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.latency = on,
+            shown: Some(Shown {
+                on: |o| o.latency,
+                line: "Latency=on (every transfer call timed: percentiles per phase)",
+                key: "latency",
+            }),
+        }),
+        "Time every write and read call of the timed loops on every rank:\n\
+         per API, transfer size and phase the calls' count, min, p50, p90,\n\
+         p99, p99.9 and max (within 1 %), and the rank and host that saw\n\
+         the max. Merged over ranks after each iteration, outside the\n\
+         timers. [default: off]"),
     // off (the C API's keyed setter): no longer never, if it was
     def!(_ "mpi-info" 2, value(ValueKind::Hint, hint),
         "Add the MPI-IO hint KEY=VALUE (repeatable) after those of\n\

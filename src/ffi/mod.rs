@@ -18,6 +18,7 @@ macro_rules! checked {
     };
 }
 
+pub mod clock;
 pub mod hdf5;
 pub mod mem;
 pub mod mpi;

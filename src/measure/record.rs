@@ -1,5 +1,6 @@
 //! Results as data: one [`Record`] per (processes, transfer size, API) (spec §8.3–§8.5).
 
+use super::latency::LatencyFigures;
 use super::stonewall::WallFigures;
 use super::timer::{gbps, mbps, sample_std, ApiResults, TimeStats, Timer, COUNT};
 use crate::config::Api;
@@ -134,6 +135,9 @@ pub struct Record {
     /// ([`Direction::ALL`] order); the throughput of their phases is then the bytes
     /// actually moved over the time ([`PhaseStats::of_moved`]).
     pub wall: Option<[WallFigures; 2]>,
+    /// With `--latency`: the transfer calls' latencies of the write and the read phases
+    /// ([`Direction::ALL`] order), every rank and iteration.
+    pub latency: Option<[LatencyFigures; 2]>,
 }
 
 impl Record {
@@ -201,6 +205,7 @@ impl Record {
             extremes,
             samples,
             wall: r.wall.clone(),
+            latency: r.latency.clone(),
         }
     }
 
@@ -293,6 +298,7 @@ mod tests {
             files: 1,
             per_rank: vec![],
             wall: None,
+            latency: None,
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Mpiio, true, &r);
         assert!(!rec.has_samples() && !rec.extremes[1].known);
@@ -333,6 +339,7 @@ mod tests {
             files: 1,
             per_rank,
             wall: None,
+            latency: None,
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Posix, true, &r);
         let w = rec.phase(Phase::Write);

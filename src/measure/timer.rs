@@ -92,6 +92,9 @@ pub struct ApiResults {
     /// With `--stonewall`: the figures of the write and the read phases
     /// ([`crate::terms::Direction::ALL`] order).
     pub wall: Option<[super::stonewall::WallFigures; 2]>,
+    /// With `--latency`: the transfer calls' latencies of the write and the read phases
+    /// ([`crate::terms::Direction::ALL`] order).
+    pub latency: Option<[super::latency::LatencyFigures; 2]>,
 }
 
 #[cfg(test)]

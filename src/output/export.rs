@@ -327,6 +327,47 @@ fn wall_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
     ]
 }
 
+/// The fields added to every record with `--latency` (issue 31), after the
+/// stonewall's: the transfer calls of the record's direction (write or read) timed on
+/// every rank over every iteration, the shortest, the quantiles (within 0.79 %,
+/// [`crate::measure::latency`]) and the longest call in seconds, the rank and host that
+/// saw the longest, and the clock read (`tsc` or `clock_gettime(CLOCK_MONOTONIC)`).
+/// Empty (JSON `null`) for a direction without calls.
+pub const LATENCY_FIELDS: [&str; 10] = [
+    "latency_calls",
+    "latency_min_s",
+    "latency_p50_s",
+    "latency_p90_s",
+    "latency_p99_s",
+    "latency_p999_s",
+    "latency_max_s",
+    "latency_max_rank",
+    "latency_max_host",
+    "latency_clock",
+];
+
+/// The [`LATENCY_FIELDS`] values of phase `pi` of `r`.
+fn latency_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
+    let Some(l) = &r.latency else {
+        return Vec::new();
+    };
+    let l = &l[usize::from(Phase::ALL[pi].is_read())];
+    let (Some((min, max)), Some(q)) = (l.min_max_s(), l.quantiles_s()) else {
+        let mut v = vec![Int(0)];
+        v.extend(std::iter::repeat_n(Value::Null, LATENCY_FIELDS.len() - 1));
+        return v;
+    };
+    let mut v = vec![Int(l.count()), Float(min)];
+    v.extend(q.map(Float));
+    v.extend([
+        Float(max),
+        Int(u64::from(l.max_rank)),
+        text(l.max_host.clone()),
+        text(crate::ffi::clock::ClockKind::here().name()),
+    ]);
+    v
+}
+
 /// Index in [`FIELDS`] of `num_bytes`.
 pub(crate) const FIRST_PARAM: usize = 13;
 /// Index in [`FIELDS`] of `h5perf_version`.
@@ -468,6 +509,7 @@ fn record_values<'a>(
     v.extend(run_values(m));
     v.extend(params[FIRST_META - FIRST_PARAM..].iter().cloned());
     v.extend(wall_values(r, pi));
+    v.extend(latency_values(r, pi));
     v.extend(m.facts.iter().map(|(_, f)| text(f.as_str())));
     v
 }
@@ -659,7 +701,8 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
 }
 
 /// The field names of a record: [`FIELDS`], then the storage options' among
-/// `param_names`, then with `--stonewall` the [`WALL_FIELDS`], then the names of `meta`'s facts.
+/// `param_names`, then with `--stonewall` the [`WALL_FIELDS`], with `--latency` the
+/// [`LATENCY_FIELDS`], then the names of `meta`'s facts.
 fn field_names<'a>(p: &Params, param_names: &[&'a str], meta: &'a RunMeta) -> Vec<&'a str> {
     let storage = &param_names[FIRST_META - FIRST_PARAM..];
     let wall: &[&str] = if p.stonewall.millis.is_some() {
@@ -667,10 +710,12 @@ fn field_names<'a>(p: &Params, param_names: &[&'a str], meta: &'a RunMeta) -> Ve
     } else {
         &[]
     };
+    let latency: &[&str] = if p.latency { &LATENCY_FIELDS } else { &[] };
     FIELDS
         .iter()
         .chain(storage)
         .chain(wall)
+        .chain(latency)
         .copied()
         .chain(meta.facts.iter().map(|(k, _)| k.as_str()))
         .collect()
@@ -859,6 +904,7 @@ mod tests {
             extremes: [crate::measure::Extremes::default(); 6],
             samples: Vec::new(),
             wall: None,
+            latency: None,
         }
     }
 

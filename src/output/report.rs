@@ -3,8 +3,9 @@
 use std::fmt::Write;
 
 use crate::config::{Api, Params};
+use crate::measure::latency::QUANTILES;
 use crate::measure::{
-    ApiResults, Direction, Phase, PhaseStats, Record, TimeStats, Timer, WallFigures,
+    ApiResults, Direction, LatencyFigures, Phase, PhaseStats, Record, TimeStats, Timer, WallFigures,
 };
 
 /// Size formatting of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` or plain bytes.
@@ -315,6 +316,9 @@ pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
         if let Some(w) = &rec.wall {
             wall_block(&mut o, dir, &w[usize::from(dir == Direction::Read)], p);
         }
+        if let Some(l) = &rec.latency {
+            latency_block(&mut o, dir, &l[usize::from(dir == Direction::Read)]);
+        }
     }
     o
 }
@@ -356,6 +360,53 @@ fn wall_block(out: &mut String, dir: Direction, w: &WallFigures, p: &Params) {
             w.volume_factor()
         );
     }
+}
+
+/// The lines after a direction with `--latency` (issue 31): the calls timed and the
+/// clock, the minimum, the [`QUANTILES`] and the maximum, and the rank and host that saw
+/// the maximum. Nothing when no call was timed.
+fn latency_block(out: &mut String, dir: Direction, l: &LatencyFigures) {
+    let (Some((min, max)), Some(q)) = (l.min_max_s(), l.quantiles_s()) else {
+        return;
+    };
+    let name = match dir {
+        Direction::Write => "Write",
+        Direction::Read => "Read",
+    };
+    let _ = writeln!(
+        out,
+        "            Latency {name} calls ({} calls, every rank; clock {}):",
+        l.count(),
+        crate::ffi::clock::ClockKind::here().name()
+    );
+    let _ = write!(out, "                min {}", duration_text(min));
+    for (v, (_, label)) in q.iter().zip(QUANTILES) {
+        let _ = write!(out, ", {label} {}", duration_text(*v));
+    }
+    let _ = writeln!(
+        out,
+        ", max {} (rank {}, host {})",
+        duration_text(max),
+        l.max_rank,
+        l.max_host
+    );
+}
+
+/// A duration of `s` seconds with 4 significant digits in ns, us, ms or s: `1.234 us`.
+pub fn duration_text(s: f64) -> String {
+    let (v, unit) = match s {
+        s if s < 1e-6 => (s * 1e9, "ns"),
+        s if s < 1e-3 => (s * 1e6, "us"),
+        s if s < 1.0 => (s * 1e3, "ms"),
+        s => (s, "s"),
+    };
+    let decimals = match v {
+        v if v < 10.0 => 3,
+        v if v < 100.0 => 2,
+        v if v < 1000.0 => 1,
+        _ => 0,
+    };
+    format!("{v:.decimals$} {unit}")
 }
 
 /// The sync timer of direction `dir` when `--fsync` was given.
@@ -528,6 +579,7 @@ mod tests {
             files: 1,
             per_rank: vec![],
             wall: None,
+            latency: None,
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         api_results(&p, &rec, &r)
@@ -648,6 +700,7 @@ mod tests {
             files: 1,
             per_rank: vec![],
             wall: None,
+            latency: None,
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         let text = api_results(&p, &rec, &r);

@@ -371,6 +371,7 @@ mod tests {
                         extremes,
                         samples: smp,
                         wall: None,
+                        latency: None,
                     });
                 }
             }

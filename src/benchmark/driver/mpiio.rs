@@ -127,7 +127,7 @@ impl MpiioDriver {
     /// The 1D contiguous pattern's transfers: `(file, blkT, buf / blk, offset of
     /// transfer 0, step)`, or `None` for the other patterns.
     /// The write loop with `--payload` (transfer k's bytes from the payload's stamps,
-    /// on the general path) or `--stonewall` ([`each_write`]); out of line, so that the
+    /// on the general path), `--stonewall` or `--latency` ([`each_write`]); out of line, so that the
     /// default loop of [`Driver::write`] keeps its registers (`make bench-instr`).
     #[inline(never)]
     fn instrumented_writes(
@@ -268,7 +268,7 @@ impl Driver for MpiioDriver {
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()> {
-        if x.source.is_some() || x.wall.is_some() {
+        if x.source.is_some() || x.wall.is_some() || x.lat.is_some() {
             return self.instrumented_writes(ctx, x, buf);
         }
         match self.contiguous_1d(ctx) {
