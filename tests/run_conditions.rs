@@ -6,7 +6,9 @@
 //! block; the page, loaded in headless Chromium, logs nothing and shows one row per
 //! host; `--from` (results and rank CSV) rebuilds it byte for byte; the page-cache warning appears for a file
 //! smaller than the node's memory and not when the node's memory
-//! (`H5PERF_NODE_MEMORY`) is smaller than the data.
+//! (`H5PERF_NODE_MEMORY`) is smaller than the data; the verdict names the measurement
+//! mode first and flags the criteria on page-cache figures with the rule (a read without
+//! a cache drop; Raw Data Write under `--fsync`), and the page captions their charts.
 
 mod common;
 
@@ -69,6 +71,8 @@ fn conditions_and_labels_are_recorded_true_in_json_csv_and_page() {
         "rk.csv",
         "--html",
         "page.html",
+        "--expect",
+        "posix.read>=1B/s",
     ]);
     let o = mpirun_timeout(2, &args, &[("MPICH_MPIIO_H5PERF_TEST", "on")], d, T);
     assert!(o.success(), "{}", o.describe());
@@ -172,6 +176,8 @@ fn conditions_and_labels_are_recorded_true_in_json_csv_and_page() {
         "<section id=\"hosts\">",
         "<b>Warning:</b>",
         "<th>Mount options</th>",
+        "<b>Measurement mode:</b> PAGE CACHE",
+        "<li><b>Cache figure:</b> <code>posix.read&gt;=1B/s</code>: reads are page-cache figures",
     ] {
         assert!(page.contains(s), "page lacks {s}");
     }
@@ -183,6 +189,7 @@ fn conditions_and_labels_are_recorded_true_in_json_csv_and_page() {
         &tab,
         "JSON.stringify({hosts: [...document.querySelectorAll('#hosts tr')].slice(1).map(r => r.cells[0].textContent + '|' + r.cells[2].textContent), \
           signoff: [...document.querySelectorAll('#signoff th')].map(t => t.textContent), \
+          caveats: [...document.querySelectorAll('#size figcaption')].map(c => c.closest('figure').querySelector('svg').id), \
           width: document.documentElement.scrollWidth})",
     );
     let seen: J = serde_json::from_str(seen.as_str().unwrap()).unwrap();
@@ -195,10 +202,31 @@ fn conditions_and_labels_are_recorded_true_in_json_csv_and_page() {
         serde_json::json!(["sut", "operator", "Started", "Ended", "h5perf"])
     );
     assert!(seen["width"].as_u64().unwrap() <= 794, "{seen}");
+    // the chart a criterion bounds although it is a cache figure, and only that one
+    assert_eq!(seen["caveats"], serde_json::json!(["size-posix-read"]));
+    // the verdict on standard output: the mode first, the cache figure named with its rule
+    let v = verdict_lines(&o);
+    assert!(v[0].starts_with("Verdict: PASS"), "{v:?}");
+    assert!(v[1].starts_with("Measurement mode: PAGE CACHE: "), "{v:?}");
+    assert!(
+        v[2].starts_with(
+            "Cache figure: posix.read>=1B/s: reads are page-cache figures without --drop-caches"
+        ),
+        "{v:?}"
+    );
 
     // --from rebuilds the page byte for byte from the JSON and from the CSV
     for from in ["r.json", "r.csv"] {
-        let args = ["--from", from, "--from", "rk.csv", "--html", "again.html"];
+        let args = [
+            "--from",
+            from,
+            "--from",
+            "rk.csv",
+            "--html",
+            "again.html",
+            "--expect",
+            "posix.read>=1B/s",
+        ];
         let o = run_alone(&args, d, T);
         assert!(o.success(), "{}", o.describe());
         // not assert_eq: the page is too long to print
@@ -208,14 +236,35 @@ fn conditions_and_labels_are_recorded_true_in_json_csv_and_page() {
 }
 
 #[test]
-fn no_page_cache_warning_when_the_data_outgrows_the_node_memory() {
+fn no_page_cache_warning_when_the_data_outgrows_the_node_memory_and_fsync_leaves_raw_write_cached()
+{
     let dir = scratch_dir();
     let d = dir.path();
     let mut args = RUN.to_vec();
-    args.extend(["--conditions", "--json", "r.json"]);
+    args.extend(["--conditions", "--json", "r.json", "--fsync"]);
+    args.extend([
+        "--expect",
+        "mpiio.raw_write>=1B/s",
+        "--expect",
+        "mpiio.write>=1B/s",
+    ]);
     // a node of 4 KiB: 64 KiB per rank is more than twice that
     let o = mpirun_timeout(2, &args, &[("H5PERF_NODE_MEMORY", "4096")], d, T);
     assert!(o.success(), "{}", o.describe());
+    // --fsync: Write is a storage figure, Raw Data Write is not (the sync is outside it)
+    let v = verdict_lines(&o);
+    assert!(
+        v[1].starts_with("Measurement mode: storage where bypassed: --fsync"),
+        "{v:?}"
+    );
+    assert_eq!(
+        v[2],
+        "Cache figure: mpiio.raw_write>=1B/s: Raw Data Write is a page-cache figure (the sync \
+         of --fsync is outside its timer); only POSIX with --direct writes to the storage \
+         inside it",
+        "{v:?}"
+    );
+    assert!(v[3].starts_with("Result "), "{v:?}");
     let j: J = serde_json::from_str(&fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
     assert!(field(&j, "node_memory_bytes").ends_with("=4096"));
     assert!(j.get("page_cache_warning").is_none(), "{j}");

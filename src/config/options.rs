@@ -490,7 +490,8 @@ pub static DEFS: [Def; 57] = [
          MPI-IO component and the MPI-IO and HDF5 environment variables.\n\
          Gathered once before the run, outside the timers. Warns when the\n\
          data of a node fits in its memory (reads may be cache figures).\n\
-         [default: off]"),
+         The verdict then names the measurement mode and each criterion on a\n\
+         page-cache figure, with the rule. [default: off]"),
     def!(_ "csv" 2, name(ValueKind::Destination, |o, v| {
             put(&mut o.csv, file_name(v, STDOUT_HINT).map(Some))
         }),

@@ -327,6 +327,29 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
     Some((chart, text))
 }
 
+/// The caption of the chart of `api` and `phase` when the verdict knows the measurement
+/// mode and a criterion bounds that chart's figures although they are page-cache figures
+/// ([`crate::config::acceptance::cache_figure`]); empty otherwise.
+fn caveat(
+    run: &ResultSet,
+    verdict: Option<&Verdict>,
+    criteria: &[Criterion],
+    api: Api,
+    phase: Phase,
+) -> String {
+    if verdict.and_then(|v| v.mode.as_ref()).is_none()
+        || !criteria
+            .iter()
+            .any(|c| c.api() == api && c.phase() == phase)
+    {
+        return String::new();
+    }
+    let b = super::verdict::Mode::bypass_of(run);
+    crate::config::acceptance::cache_figure(api, phase, b)
+        .map(|why| format!("Caveat: a page-cache figure, not the storage's: {why}."))
+        .unwrap_or_default()
+}
+
 fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
     out.push_str("<figure>");
     out.push_str(&svg::render(chart));
@@ -363,6 +386,25 @@ fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
         st.word(),
         esc(&v.summary())
     );
+    if let Some(m) = &v.mode {
+        let _ = writeln!(
+            out,
+            "<p class=\"mode\" style=\"font-size:15px\"><b>Measurement mode:</b> {}</p>",
+            esc(&m.text)
+        );
+        if !m.cache_criteria.is_empty() {
+            out.push_str("<ul class=\"cache\" style=\"background:#fff3cd\">");
+            for (c, why) in &m.cache_criteria {
+                let _ = write!(
+                    out,
+                    "<li><b>Cache figure:</b> <code>{}</code>: {}</li>",
+                    esc(c),
+                    esc(why)
+                );
+            }
+            out.push_str("</ul>\n");
+        }
+    }
     let head = "<table><tr><th>Result</th><th>Check</th><th>Measured</th><th>Bound</th><th>Where</th></tr>\n";
     out.push_str(head);
     // the criteria, the validity row, the baseline's row and the first regressions
@@ -481,11 +523,23 @@ fn run_section(out: &mut String, run: &ResultSet) {
     }
     out.push_str("<section id=\"run\"><h2>Run</h2>\n<table>");
     // the labels are the sign-off block's, the nodes' the hosts table's
+    // with the conditions recorded, lists (`a=1;b=2`) may wrap after each `;` (ROMIO's
+    // hints in effect are one long word)
+    let wrap = fact(run, "mpi_io_env").is_some();
     let facts = run
         .facts
         .iter()
         .filter(|(k, _)| k != "labels" && !NODE_FACTS.contains(&k.as_str()))
-        .map(|(k, v)| (fact_title(k), v.clone()));
+        .map(|(k, v)| {
+            (
+                fact_title(k),
+                if wrap {
+                    v.replace(';', "; ")
+                } else {
+                    v.clone()
+                },
+            )
+        });
     for (k, v) in rows.into_iter().chain(facts) {
         let v = match k {
             "Command line" => format!("<code>{}</code>", esc(&v)),
@@ -697,7 +751,11 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
         let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
         for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
             let chart = size_chart(run, api, *phase, criteria, flagged);
-            figure_of(&mut out, &chart, "");
+            figure_of(
+                &mut out,
+                &chart,
+                &caveat(run, verdict, criteria, api, *phase),
+            );
         }
         out.push_str("</div>\n");
     }

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::config::acceptance::{cache_figure, Bypass};
 use crate::config::criteria::Criterion;
 
 use super::baseline::Comparison;
@@ -74,6 +75,73 @@ pub struct Verdict {
     /// the reason: one more failed check, its row after the criteria's
     /// ([`Verdict::mark_invalid`]).
     pub invalid: Option<String>,
+    /// How the run measured, when it recorded its conditions (`--conditions`): shown
+    /// first, with the criteria on page-cache figures ([`Mode::of`]).
+    pub mode: Option<Mode>,
+}
+
+/// The measurement mode of a run: which cache bypass was in effect, and which criteria
+/// bound a page-cache figure under it (the rule of
+/// [`crate::config::acceptance::cache_figure`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mode {
+    /// What the run's figures measure: `page cache (…)` or the bypasses in effect.
+    pub text: String,
+    /// The criteria on page-cache figures: (criterion as given, the rule that makes it one).
+    pub cache_criteria: Vec<(String, String)>,
+}
+
+impl Mode {
+    /// The storage options `run` records (its parameters `fsync`, `direct`,
+    /// `drop_caches`: `on`).
+    pub fn bypass_of(run: &ResultSet) -> Bypass {
+        let on = |k: &str| run.parameters.iter().any(|(n, v)| n == k && v == "on");
+        Bypass {
+            fsync: on("fsync"),
+            direct: on("direct"),
+            drop_caches: on("drop_caches"),
+        }
+    }
+
+    /// The mode of `run` and its `criteria`.
+    pub fn of(run: &ResultSet, criteria: &[Criterion]) -> Mode {
+        let b = Mode::bypass_of(run);
+        let mut parts = Vec::new();
+        if b.fsync {
+            parts.push(
+                "--fsync (Write and Write Open-Close include the sync; Raw Data Write does not)",
+            );
+        }
+        if b.direct {
+            parts.push("--direct (POSIX transfers bypass the page cache)");
+        }
+        if b.drop_caches {
+            parts.push("--drop-caches (reads after a cache drop)");
+        }
+        let text = if parts.is_empty() {
+            "PAGE CACHE: no --fsync, --direct or --drop-caches; every figure may be a page-cache figure".to_string()
+        } else {
+            format!("storage where bypassed: {}", parts.join(", "))
+        };
+        let cache_criteria = criteria
+            .iter()
+            .filter_map(|c| Some((c.text().to_string(), cache_figure(c.api(), c.phase(), b)?)))
+            .collect();
+        Mode {
+            text,
+            cache_criteria,
+        }
+    }
+
+    /// The lines the verdict shows: `Measurement mode: …`, then one per criterion on a
+    /// page-cache figure.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![format!("Measurement mode: {}", self.text)];
+        for (c, why) in &self.cache_criteria {
+            out.push(format!("Cache figure: {c}: {why}"));
+        }
+        out
+    }
 }
 
 /// `v` with two decimals, or three significant digits below 0.01 (never in exponent form).
@@ -200,6 +268,11 @@ impl Verdict {
             within,
             flagged,
             invalid: None,
+            mode: run
+                .facts
+                .iter()
+                .any(|(k, _)| k == "mpi_io_env")
+                .then(|| Mode::of(run, criteria)),
         }
     }
 
@@ -352,6 +425,9 @@ impl Verdict {
             out.push('\n');
         };
         let mut out = format!("\nVerdict: {} ({})\n", self.status().word(), self.summary());
+        for l in self.mode.iter().flat_map(Mode::lines) {
+            let _ = writeln!(out, "{l}");
+        }
         line(&mut out, head.map(str::to_string));
         for r in &self.rows {
             line(&mut out, cols(r));
@@ -665,5 +741,36 @@ mod tests {
         assert_eq!(figure(0.5), "0.50");
         assert_eq!(figure(0.001234), "0.00123");
         assert_eq!(figure(0.0), "0.00");
+    }
+
+    #[test]
+    fn the_mode_is_known_only_with_the_conditions_and_flags_cache_figures() {
+        let mut r = run();
+        let cs = [
+            crit("posix.read>=1B/s"),
+            crit("mpiio.raw_write>=1B/s"),
+            crit("mpiio.write>=1B/s"),
+        ];
+        assert_eq!(Verdict::evaluate(&r, &cs, None, None).mode, None);
+        r.facts.push(("mpi_io_env".into(), "none".into()));
+        let m = Verdict::evaluate(&r, &cs, None, None).mode.unwrap();
+        assert!(m.text.starts_with("PAGE CACHE"));
+        assert_eq!(m.cache_criteria.len(), 3);
+        r.parameters.push(("fsync".into(), "on".into()));
+        r.parameters.push(("drop_caches".into(), "on".into()));
+        let v = Verdict::evaluate(&r, &cs, None, None);
+        let m = v.mode.as_ref().unwrap();
+        assert!(
+            m.text.contains("--fsync") && m.text.contains("--drop-caches"),
+            "{}",
+            m.text
+        );
+        let flagged: Vec<&str> = m.cache_criteria.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(flagged, ["mpiio.raw_write>=1B/s"]);
+        let text = v.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].starts_with("Measurement mode: storage where bypassed: --fsync"));
+        assert!(lines[3].starts_with("Cache figure: mpiio.raw_write>=1B/s: Raw Data Write"));
+        assert!(lines[4].starts_with("Result"));
     }
 }
