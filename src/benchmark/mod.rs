@@ -6,6 +6,7 @@
 pub mod driver;
 mod explain;
 mod file_watch;
+pub mod order;
 pub mod payload;
 pub mod run;
 mod stonewall;

@@ -10,6 +10,7 @@ use super::driver::{
 };
 use super::explain::{explain, Why};
 use super::file_watch::FileWatch;
+use super::order::Order;
 use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
@@ -668,6 +669,12 @@ impl<'a> ApiRun<'a> {
             Access::Read => self.step.reader_of,
         };
         let (file, nprocs) = (self.file, u64::from(self.nprocs));
+        // --random: this phase's transfers in a seeded order, keyed per dataset below
+        let random = match phase {
+            Access::Write => run.p.random.write,
+            Access::Read => run.p.random.read,
+        };
+        let (seed, me) = (run.p.seed, self.rank);
         let share = n * ctx.pattern.buf_bytes();
         let verify = phase == Access::Read && run.p.debug.verify;
         let coll_xfer = drv.collective_transfers(ctx);
@@ -707,11 +714,15 @@ impl<'a> ApiRun<'a> {
             settle(before.and(began), sync)?;
             let at = first_position(file, ctx.p.num_dsets, d, nprocs, u64::from(writer), share);
             let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
+            let order = random.then(|| Order::new(n, seed, me, file, d, phase == Access::Read));
             // each arm builds its check, then starts the raw timer
             let (r0, mut first) = match (phase, src) {
                 (Access::Write, src) => {
                     let r0 = wtime();
-                    (r0, timed_writes(drv, ctx, n, buf, wall.as_mut(), src))
+                    (
+                        r0,
+                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, order),
+                    )
                 }
                 (Access::Read, Some(mut want)) if verify => {
                     // -D v with --payload: every byte against the writer's (Stamps::at)
@@ -724,7 +735,7 @@ impl<'a> ApiRun<'a> {
                     let r0 = wtime();
                     (
                         r0,
-                        timed_reads(drv, ctx, n, buf, Some(&mut check), wall.as_mut()),
+                        timed_reads(drv, ctx, n, buf, Some(&mut check), wall.as_mut(), order),
                     )
                 }
                 (Access::Read, _) => {
@@ -735,7 +746,10 @@ impl<'a> ApiRun<'a> {
                     };
                     let check: Option<ReadCheck<'_>> = if verify { Some(&mut check) } else { None };
                     let r0 = wtime();
-                    (r0, timed_reads(drv, ctx, n, buf, check, wall.as_mut()))
+                    (
+                        r0,
+                        timed_reads(drv, ctx, n, buf, check, wall.as_mut(), order),
+                    )
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -745,7 +759,7 @@ impl<'a> ApiRun<'a> {
                     w.target = Some(most);
                     // --payload is refused with --stonewall: the C tool's bytes here
                     first = match phase {
-                        Access::Write => timed_writes(drv, ctx, n, buf, Some(&mut *w), None),
+                        Access::Write => timed_writes(drv, ctx, n, buf, Some(&mut *w), None, order),
                         Access::Read => {
                             let mut check = |k: u64, b: &[u8]| {
                                 if !b.iter().all(|&x| x == read_byte) {
@@ -754,7 +768,7 @@ impl<'a> ApiRun<'a> {
                             };
                             let check: Option<ReadCheck<'_>> =
                                 if verify { Some(&mut check) } else { None };
-                            timed_reads(drv, ctx, n, buf, check, Some(&mut *w))
+                            timed_reads(drv, ctx, n, buf, check, Some(&mut *w), order)
                         }
                     };
                     w.target = None;

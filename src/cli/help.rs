@@ -347,6 +347,7 @@ mod tests {
                 K::Seconds => "seconds",
                 K::Hint => "`KEY=VALUE`",
                 K::Payload => "`constant`, `incompressible`, `compress=PCT`",
+                K::Phases => "`=PHASES` (attached, optional)",
             }),
             Action::Switch(_) => None,
         }

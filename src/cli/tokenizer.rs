@@ -663,6 +663,7 @@ mod tests {
                     ValueKind::Seconds => "2",
                     ValueKind::Hint => "cb_nodes=1",
                     ValueKind::Payload => "incompressible",
+                    ValueKind::Phases => "read",
                 }),
             };
             if d.long == "from" {

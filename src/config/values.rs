@@ -307,6 +307,8 @@ pub enum ValueKind {
     Hint,
     /// `--payload`: `constant`, `incompressible` or `compress=PCT`.
     Payload,
+    /// `--random=PHASES`: `write`, `read` or `write,read`.
+    Phases,
 }
 
 impl ValueKind {
@@ -326,6 +328,7 @@ impl ValueKind {
             ValueKind::Seconds => "SECONDS",
             ValueKind::Hint => "KEY=VALUE",
             ValueKind::Payload => "KIND",
+            ValueKind::Phases => "PHASES",
         }
     }
 
@@ -352,6 +355,7 @@ impl ValueKind {
             ValueKind::Seconds => "a number of seconds such as 300",
             ValueKind::Hint => "an MPI-IO hint KEY=VALUE",
             ValueKind::Payload => "constant, incompressible or compress=PCT",
+            ValueKind::Phases => "write, read or write,read",
         }
     }
 }

@@ -9,6 +9,7 @@
 use std::ffi::CString;
 
 use crate::agreement::Beacon;
+use crate::benchmark::order::Order;
 use crate::benchmark::payload::Stamps;
 use crate::config::Params;
 use crate::error::{Error, Result};
@@ -160,6 +161,9 @@ pub struct Transfers<'a> {
     /// `None`: the transfer buffer, as the C tool. A driver takes it once per dataset
     /// and writes on a path of its own, so the default path is untouched.
     pub source: Option<Stamps<'a>>,
+    /// `--random`: the `k`-th call makes transfer `order.at(k)` ([`Order`]); `None`: in
+    /// order. [`each_write`] and [`each_read`] take it on a path of its own.
+    pub order: Option<Order>,
 }
 
 /// The timed write loop of one dataset: transfers `0..n` from `buf`, or from `source`
@@ -175,6 +179,7 @@ pub fn timed_writes(
     buf: &[u8],
     wall: Option<&mut Wall>,
     source: Option<Stamps<'_>>,
+    order: Option<Order>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
@@ -183,6 +188,7 @@ pub fn timed_writes(
         check: None,
         wall,
         source,
+        order,
     };
     drv.write(ctx, &mut x, buf)
 }
@@ -198,6 +204,7 @@ pub fn timed_reads<'a>(
     buf: &mut [u8],
     check: Option<ReadCheck<'a>>,
     wall: Option<&'a mut Wall>,
+    order: Option<Order>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
@@ -206,6 +213,7 @@ pub fn timed_reads<'a>(
         check,
         wall,
         source: None,
+        order,
     };
     drv.read(ctx, &mut x, buf)
 }
@@ -218,9 +226,56 @@ pub fn each_write(
     x: &mut Transfers<'_>,
     one: impl FnMut(u64) -> Result<()>,
 ) -> Result<()> {
+    if let Some(order) = x.order {
+        return permuted_writes(ctx, x, order, one);
+    }
     match x.wall.as_deref_mut() {
         None => each_transfer(ctx, x.n, x.keep_going, one),
         Some(w) => walled(ctx, x.n, x.keep_going, w, one),
+    }
+}
+
+/// [`each_write`] with `--random`: the `k`-th call writes transfer `order.at(k)`; every
+/// rank makes the same number of calls as in order (collective transfers stay matched).
+/// Out of line, so that the ordered loop keeps its registers (`make bench-instr`).
+#[inline(never)]
+fn permuted_writes(
+    ctx: &Ctx<'_>,
+    x: &mut Transfers<'_>,
+    order: Order,
+    mut one: impl FnMut(u64) -> Result<()>,
+) -> Result<()> {
+    let mapped = |k| one(order.at(k));
+    match x.wall.as_deref_mut() {
+        None => each_transfer(ctx, x.n, x.keep_going, mapped),
+        Some(w) => walled(ctx, x.n, x.keep_going, w, mapped),
+    }
+}
+
+/// [`each_read`] with `--random`: the `k`-th call reads transfer `j = order.at(k)`, and
+/// `-D v` checks it as transfer `j`. Out of line, as [`permuted_writes`].
+#[inline(never)]
+fn permuted_reads<S>(
+    ctx: &Ctx<'_>,
+    x: &mut Transfers<'_>,
+    order: Order,
+    mut s: S,
+    mut one: impl FnMut(&mut S, u64) -> Result<()>,
+    data: impl Fn(&S) -> &[u8],
+) -> Result<()> {
+    let (n, keep_going) = (x.n, x.keep_going);
+    let mut check = x.check.as_mut();
+    let mut mapped = |k: u64| {
+        let j = order.at(k);
+        one(&mut s, j)?;
+        if let Some(c) = check.as_mut() {
+            c(j, data(&s));
+        }
+        Ok(())
+    };
+    match x.wall.as_deref_mut() {
+        None => each_transfer(ctx, n, keep_going, &mut mapped),
+        Some(w) => walled(ctx, n, keep_going, w, &mut mapped),
     }
 }
 
@@ -237,6 +292,9 @@ pub fn each_read<S>(
     mut one: impl FnMut(&mut S, u64) -> Result<()>,
     data: impl Fn(&S) -> &[u8],
 ) -> Result<()> {
+    if let Some(order) = x.order {
+        return permuted_reads(ctx, x, order, s, one, data);
+    }
     if let Some(w) = x.wall.as_deref_mut() {
         return walled_reads(
             ctx,
