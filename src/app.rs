@@ -316,7 +316,7 @@ fn check(comm: &Comm, opts: &Options) -> Result<(Params, Option<acceptance::Prep
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }
-    if params.payload.on() && params.payload.seed.is_none() {
+    if (params.payload.on() || params.random.on()) && params.payload.seed.is_none() {
         params.seed = new_seed(comm)?;
     }
     let accept = acceptance::prepare(comm, &opts.acceptance, &params)?;

@@ -9,6 +9,7 @@ use super::driver::{self, poll_interval, timed_writes, Access, Ctx, Driver};
 use super::explain::{explain, Why};
 use super::file_watch::FileWatch;
 use super::latency::LatencyRun;
+use super::order::Order;
 use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
@@ -698,6 +699,12 @@ impl<'a> ApiRun<'a> {
             Access::Read => self.step.reader_of,
         };
         let (file, nprocs) = (self.file, u64::from(self.nprocs));
+        // --random: this phase's transfers in a seeded order, keyed per dataset below
+        let random = match phase {
+            Access::Write => run.p.random.write,
+            Access::Read => run.p.random.read,
+        };
+        let (seed, me) = (run.p.seed, self.rank);
         let share = n * ctx.pattern.buf_bytes();
         let verify = phase == Access::Read && run.p.debug.verify;
         let coll_xfer = drv.collective_transfers(ctx);
@@ -736,19 +743,21 @@ impl<'a> ApiRun<'a> {
             );
             settle(before.and(began), sync)?;
             let at = first_position(file, ctx.p.num_dsets, d, nprocs, u64::from(writer), share);
+            let order = random.then(|| Order::new(n, seed, me, file, d, phase == Access::Read));
             let (r0, mut first) = match phase {
                 Access::Write => {
                     let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
+                    let l = lat.as_deref_mut();
                     let r0 = wtime();
                     (
                         r0,
-                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, lat.as_deref_mut()),
+                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, l, order),
                     )
                 }
                 Access::Read => {
                     let expect = Expect::of(verify, pool.as_deref_mut(), at, writer, read_byte);
                     let (w, l) = (wall.as_mut(), lat.as_deref_mut());
-                    verified_reads(drv, ctx, n, buf, w, l, expect, d, mismatches)
+                    verified_reads(drv, ctx, n, buf, w, l, order, expect, d, mismatches)
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -760,13 +769,14 @@ impl<'a> ApiRun<'a> {
                     first = match phase {
                         Access::Write => {
                             let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src, lat.as_deref_mut())
+                            let l = lat.as_deref_mut();
+                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src, l, order)
                         }
                         Access::Read => {
                             let pl = pool.as_deref_mut();
                             let expect = Expect::of(verify, pl, at, writer, read_byte);
                             let (w, l) = (Some(&mut *w), lat.as_deref_mut());
-                            verified_reads(drv, ctx, n, buf, w, l, expect, d, mismatches).1
+                            verified_reads(drv, ctx, n, buf, w, l, order, expect, d, mismatches).1
                         }
                     };
                     w.target = None;

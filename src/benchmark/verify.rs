@@ -5,6 +5,7 @@
 
 use super::driver::interface::Wall;
 use super::driver::{timed_reads, Ctx, Driver, ReadCheck};
+use super::order::Order;
 use super::payload::{Pool, Stamps};
 use crate::config::Api;
 use crate::error::Result;
@@ -124,6 +125,7 @@ pub(super) fn verified_reads(
     buf: &mut [u8],
     wall: Option<&mut Wall>,
     lat: Option<&mut Histogram>,
+    order: Option<Order>,
     expect: Expect<'_>,
     d: u64,
     mismatches: &mut Vec<Mismatch>,
@@ -131,7 +133,7 @@ pub(super) fn verified_reads(
     match expect {
         Expect::Nothing => {
             let r0 = wtime();
-            (r0, timed_reads(drv, ctx, n, buf, None, wall, lat))
+            (r0, timed_reads(drv, ctx, n, buf, None, wall, lat, order))
         }
         Expect::Byte(byte) => {
             let mut check = |k: u64, b: &[u8]| {
@@ -141,7 +143,10 @@ pub(super) fn verified_reads(
             };
             let check: ReadCheck<'_> = &mut check;
             let r0 = wtime();
-            (r0, timed_reads(drv, ctx, n, buf, Some(check), wall, lat))
+            (
+                r0,
+                timed_reads(drv, ctx, n, buf, Some(check), wall, lat, order),
+            )
         }
         Expect::Payload(mut want, writer) => {
             let mut check = |k: u64, b: &[u8]| {
@@ -152,7 +157,10 @@ pub(super) fn verified_reads(
             };
             let check: ReadCheck<'_> = &mut check;
             let r0 = wtime();
-            (r0, timed_reads(drv, ctx, n, buf, Some(check), wall, lat))
+            (
+                r0,
+                timed_reads(drv, ctx, n, buf, Some(check), wall, lat, order),
+            )
         }
     }
 }

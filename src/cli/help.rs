@@ -348,6 +348,7 @@ mod tests {
                 K::Hint | K::Label => "`KEY=VALUE`",
                 K::Payload => "`constant`, `incompressible`, `compress=PCT`",
                 K::ChunkCache => "`BYTES[,SLOTS[,W0]]`",
+                K::Phases => "`=PHASES` (attached, optional)",
             }),
             Action::Switch(_) => None,
         }

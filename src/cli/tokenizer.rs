@@ -665,6 +665,7 @@ mod tests {
                     ValueKind::Label => "sut=array-3",
                     ValueKind::Payload => "incompressible",
                     ValueKind::ChunkCache => "1M,521,0.5",
+                    ValueKind::Phases => "read",
                 }),
             };
             if d.long == "from" {

@@ -4,6 +4,7 @@
 use std::ffi::{OsStr, OsString};
 
 use super::acceptance::Acceptance;
+use super::order::{parse_phases, RandomOrder};
 use super::payload::{parse_payload, PayloadOptions};
 use super::stonewall::StonewallOptions;
 use super::storage::StorageOptions;
@@ -99,6 +100,9 @@ pub struct Options {
     /// `--label KEY=VALUE`, repeatable: the sign-off block's entries, in the order given
     /// (default: none).
     pub labels: Vec<(String, String)>,
+    /// `--random[=PHASES]`: each dataset's transfers in a seeded random order in these
+    /// phases (default: none, in order).
+    pub random: RandomOrder,
     /// `--file-per-process`: every rank its own data file per file index (IOR `-F`,
     /// "N-N"), opened on `MPI_COMM_SELF` (default: off, one shared file per index).
     pub file_per_process: bool,
@@ -147,6 +151,7 @@ impl Default for Options {
             labels: Vec::new(),
             file_per_process: false,
             latency: false,
+            random: RandomOrder::default(),
         }
     }
 }
@@ -335,6 +340,10 @@ impl Def {
                 kind: ValueKind::Shift,
                 ..
             } => Some("[=SHIFT]"),
+            Action::Optional {
+                kind: ValueKind::Phases,
+                ..
+            } => Some("[=PHASES]"),
             Action::Optional { .. } => Some("[=VALUE]"),
             Action::Switch(_) => None,
         }
@@ -428,7 +437,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 57] = [
+pub static DEFS: [Def; 58] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -654,6 +663,15 @@ pub static DEFS: [Def; 57] = [
          stderr: step k of N, what ran, its time, an estimate of the time\n\
          left. Without it the lines appear only when stderr is a terminal.\n\
          Never on stdout, never inside a timed phase. [default: off]"),
+    def!(_ "random" 4, Action::Optional {
+            kind: ValueKind::Phases,
+            apply: |o, v| put(&mut o.random, parse_phases(v)),
+        },
+        "Make each rank's transfers of each dataset in a seeded random order\n\
+         (each exactly once, so the files are those of an ordered run) in\n\
+         the phases given: write, read or write,read; --random alone is\n\
+         both. The seed is --seed's, else a new one per run, shown in the\n\
+         parameter block and the results. [default: off]"),
     def!(_ "rank-csv" 3, name(ValueKind::Destination, |o, v| {
             put(&mut o.rank_csv, file_name(v, STDOUT_HINT).map(Some))
         }),

@@ -4,6 +4,7 @@
 use std::ops::{Deref, DerefMut};
 
 use super::options::{Action, Def, Options, Shown, Switch, DEFS};
+use super::order::RandomOrder;
 use super::payload::PayloadOptions;
 use super::storage::{StorageFacts, StorageOptions};
 use super::values::ApiSet;
@@ -31,8 +32,9 @@ pub struct Params {
     pub min_procs: u32,
     /// Largest process count (>= min_procs).
     pub max_procs: u32,
-    /// The seed of a generated payload (`--payload`): `--seed`'s, else 0 until the run
-    /// chooses one for itself (`app`, agreed by every rank before any I/O).
+    /// The seed of a generated payload (`--payload`) and of `--random`'s order:
+    /// `--seed`'s, else 0 until the run chooses one for itself (`app`, agreed by every
+    /// rank before any I/O).
     pub seed: u64,
 }
 
@@ -140,6 +142,10 @@ impl Params {
     pub fn report_lines(&self, facts: &StorageFacts) -> Vec<String> {
         let mut lines = self.storage.report_lines(facts);
         lines.extend(self.payload.report_line(self.seed));
+        lines.extend(
+            self.random
+                .report_line(self.seed, self.payload.seed.is_some()),
+        );
         lines.extend(shown_on(&DEFS, self).map(|s| s.line.to_string()));
         lines.extend(self.stonewall.report_lines());
         if let Some(c) = self.chunk_cache {
@@ -169,6 +175,13 @@ impl Params {
                     .into_iter()
                     .zip(self.payload.field_values(self.seed)),
             );
+        }
+        if self.random.on() {
+            fields.push((RandomOrder::FIELD, self.random.name().to_string()));
+            if !self.payload.on() {
+                // the payload's fields carry the seed when it is on
+                fields.push((PayloadOptions::FIELDS[1], self.seed.to_string()));
+            }
         }
         fields.extend(shown_on(&DEFS, self).map(|s| (s.key, "on".to_string())));
         fields.extend(self.stonewall.fields());
@@ -204,7 +217,15 @@ impl Params {
             self.storage
                 .problems(&non_posix, self.write_only, &self.proc_counts()),
         );
-        out.extend(self.payload.problems(self.storage.read_only));
+        out.extend(
+            self.payload
+                .problems(self.storage.read_only, self.random.on()),
+        );
+        out.extend(self.random.problems(
+            self.write_only,
+            self.storage.read_only,
+            self.stonewall.millis.is_some(),
+        ));
         if self.file_per_process {
             out.extend(self.file_per_process_problems());
         }
@@ -429,7 +450,7 @@ impl Params {
 pub fn result_keys() -> impl Iterator<Item = &'static str> {
     StorageOptions::FIELDS
         .into_iter()
-        .chain(std::iter::once(PayloadOptions::FIELDS[0]))
+        .chain([PayloadOptions::FIELDS[0], RandomOrder::FIELD])
         .chain(DEFS.iter().filter_map(shown).map(|s| s.key))
         .chain(["stonewall_s", "wear_out", "valid"])
         .chain(["deflate", "chunk_cache"])

@@ -81,12 +81,13 @@ impl PayloadOptions {
     }
 
     /// The combinations refused before anything runs, one message each.
-    pub fn problems(&self, read_only: bool) -> Vec<String> {
+    pub fn problems(&self, read_only: bool, random: bool) -> Vec<String> {
         let mut out = Vec::new();
-        if !self.on() && self.seed.is_some() {
+        if !self.on() && !random && self.seed.is_some() {
             out.push(
-                "--seed sets the bytes of a generated payload, and the constant payload has \
-                 none: give --payload=incompressible or --payload=compress=PCT"
+                "--seed sets the bytes of a generated payload and the order of --random, and \
+                 the run has neither: give --payload=incompressible, --payload=compress=PCT \
+                 or --random"
                     .to_string(),
             );
         }
@@ -154,20 +155,20 @@ mod tests {
             kind: PayloadKind::Constant,
             seed: Some(3),
         };
-        assert!(seed_alone.problems(false)[0].starts_with("--seed sets"));
+        assert!(seed_alone.problems(false, false)[0].starts_with("--seed sets"));
         let inc = PayloadOptions {
             kind: PayloadKind::Incompressible,
             seed: None,
         };
-        assert!(inc.problems(false).is_empty());
-        let m = inc.problems(true);
+        assert!(inc.problems(false, false).is_empty());
+        let m = inc.problems(true, false);
         assert_eq!(m.len(), 1);
         assert!(m[0].contains("--read-only with --payload=incompressible needs --seed=N"));
         let seeded = PayloadOptions {
             seed: Some(7),
             ..inc
         };
-        assert!(seeded.problems(true).is_empty());
+        assert!(seeded.problems(true, false).is_empty());
         assert_eq!(
             seeded.report_line(7).unwrap(),
             "Payload=incompressible (seed 7, given; no two 4 KiB blocks equal)"

@@ -311,6 +311,8 @@ pub enum ValueKind {
     ChunkCache,
     /// `--label`: one entry of the sign-off block, `KEY=VALUE`.
     Label,
+    /// `--random=PHASES`: `write`, `read` or `write,read`.
+    Phases,
 }
 
 impl ValueKind {
@@ -331,6 +333,7 @@ impl ValueKind {
             ValueKind::Hint | ValueKind::Label => "KEY=VALUE",
             ValueKind::Payload => "KIND",
             ValueKind::ChunkCache => "BYTES[,SLOTS[,W0]]",
+            ValueKind::Phases => "PHASES",
         }
     }
 
@@ -359,6 +362,7 @@ impl ValueKind {
             ValueKind::Label => "a label KEY=VALUE such as sut=array-3",
             ValueKind::Payload => "constant, incompressible or compress=PCT",
             ValueKind::ChunkCache => "a size, then optionally slots and w0: 1M,521,0.75",
+            ValueKind::Phases => "write, read or write,read",
         }
     }
 }

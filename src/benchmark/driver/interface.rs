@@ -9,6 +9,7 @@
 use std::ffi::CString;
 
 use crate::agreement::Beacon;
+use crate::benchmark::order::Order;
 use crate::benchmark::payload::Stamps;
 use crate::config::Params;
 use crate::error::{Error, Result};
@@ -174,6 +175,9 @@ pub struct Transfers<'a> {
     /// ([`crate::ffi::clock`]); `None` without it. [`each_write`] and [`each_read`] then
     /// time each call on a path of their own ([`clocked_writes`], [`clocked_reads`]).
     pub lat: Option<&'a mut Histogram>,
+    /// `--random`: the `k`-th call makes transfer `order.at(k)` ([`Order`]); `None`: in
+    /// order. [`each_write`] and [`each_read`] take it on a path of its own.
+    pub order: Option<Order>,
 }
 
 /// The timed write loop of one dataset: transfers `0..n` from `buf`, or from `source`
@@ -190,6 +194,7 @@ pub fn timed_writes(
     wall: Option<&mut Wall>,
     source: Option<Stamps<'_>>,
     lat: Option<&mut Histogram>,
+    order: Option<Order>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
@@ -199,6 +204,7 @@ pub fn timed_writes(
         wall,
         source,
         lat,
+        order,
     };
     drv.write(ctx, &mut x, buf)
 }
@@ -215,6 +221,7 @@ pub fn timed_reads<'a>(
     check: Option<ReadCheck<'a>>,
     wall: Option<&'a mut Wall>,
     lat: Option<&'a mut Histogram>,
+    order: Option<Order>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
@@ -224,6 +231,7 @@ pub fn timed_reads<'a>(
         wall,
         source: None,
         lat,
+        order,
     };
     drv.read(ctx, &mut x, buf)
 }
@@ -249,9 +257,56 @@ fn plain_writes(
     x: &mut Transfers<'_>,
     one: impl FnMut(u64) -> Result<()>,
 ) -> Result<()> {
+    if let Some(order) = x.order {
+        return permuted_writes(ctx, x, order, one);
+    }
     match x.wall.as_deref_mut() {
         None => each_transfer(ctx, x.n, x.keep_going, one),
         Some(w) => walled(ctx, x.n, x.keep_going, w, one),
+    }
+}
+
+/// [`each_write`] with `--random`: the `k`-th call writes transfer `order.at(k)`; every
+/// rank makes the same number of calls as in order (collective transfers stay matched).
+/// Out of line, so that the ordered loop keeps its registers (`make bench-instr`).
+#[inline(never)]
+fn permuted_writes(
+    ctx: &Ctx<'_>,
+    x: &mut Transfers<'_>,
+    order: Order,
+    mut one: impl FnMut(u64) -> Result<()>,
+) -> Result<()> {
+    let mapped = |k| one(order.at(k));
+    match x.wall.as_deref_mut() {
+        None => each_transfer(ctx, x.n, x.keep_going, mapped),
+        Some(w) => walled(ctx, x.n, x.keep_going, w, mapped),
+    }
+}
+
+/// [`each_read`] with `--random`: the `k`-th call reads transfer `j = order.at(k)`, and
+/// `-D v` checks it as transfer `j`. Out of line, as [`permuted_writes`].
+#[inline(never)]
+fn permuted_reads<S>(
+    ctx: &Ctx<'_>,
+    x: &mut Transfers<'_>,
+    order: Order,
+    mut s: S,
+    mut one: impl FnMut(&mut S, u64) -> Result<()>,
+    data: impl Fn(&S) -> &[u8],
+) -> Result<()> {
+    let (n, keep_going) = (x.n, x.keep_going);
+    let mut check = x.check.as_mut();
+    let mut mapped = |k: u64| {
+        let j = order.at(k);
+        one(&mut s, j)?;
+        if let Some(c) = check.as_mut() {
+            c(j, data(&s));
+        }
+        Ok(())
+    };
+    match x.wall.as_deref_mut() {
+        None => each_transfer(ctx, n, keep_going, &mut mapped),
+        Some(w) => walled(ctx, n, keep_going, w, &mut mapped),
     }
 }
 
@@ -303,7 +358,8 @@ fn clocked_writes(
 ) -> Result<()> {
     let mut t = h.tally();
     let (n, keep_going) = (x.n, x.keep_going);
-    let res = match (x.wall.is_some(), ClockKind::here()) {
+    // --stonewall and --random take their own loops, with each call clocked
+    let res = match (x.wall.is_some() || x.order.is_some(), ClockKind::here()) {
         (false, ClockKind::Tsc) => clocked_run::<Tsc>(ctx, n, keep_going, &mut t, one),
         (false, ClockKind::Monotonic) => clocked_run::<Monotonic>(ctx, n, keep_going, &mut t, one),
         (true, ClockKind::Tsc) => plain_writes(ctx, x, |k| clocked::<Tsc>(&mut t, || one(k))),
@@ -329,7 +385,7 @@ fn clocked_reads<S>(
 ) -> Result<()> {
     let mut t = h.tally();
     let (n, keep_going) = (x.n, x.keep_going);
-    let plain = x.wall.is_none() && x.check.is_none();
+    let plain = x.wall.is_none() && x.check.is_none() && x.order.is_none();
     let res = match (plain, ClockKind::here()) {
         (true, ClockKind::Tsc) => {
             clocked_run::<Tsc>(ctx, n, keep_going, &mut t, |k| one(&mut s, k))
@@ -403,6 +459,9 @@ fn plain_reads<S>(
     mut one: impl FnMut(&mut S, u64) -> Result<()>,
     data: impl Fn(&S) -> &[u8],
 ) -> Result<()> {
+    if let Some(order) = x.order {
+        return permuted_reads(ctx, x, order, s, one, data);
+    }
     if let Some(w) = x.wall.as_deref_mut() {
         return walled_reads(
             ctx,
