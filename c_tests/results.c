@@ -10,7 +10,10 @@
  *   - h5perf_results_meta: complete, fs_type, command_line, world_size, hosts; NULL for
  *     an unknown key;
  *   - the results files written by rank 0 (complete JSON, rank CSV row count), nothing
- *     on stdout without a report.
+ *     on stdout without a report;
+ *   - h5perf_results_latency (--latency, issue 31): on every rank, per record and phase,
+ *     as many calls as transfers, min <= p50 <= p90 <= p99 <= p99.9 <= max, within
+ *     the phase's time, the max's host that of its rank; H5PERF_EINVAL out of range.
  */
 #include "check.h"
 
@@ -61,6 +64,7 @@ int main(int argc, char **argv)
     ct_check_rc(h5perf_config_set_min_xfer_size(cfg, 32768), H5PERF_OK, "set_min_xfer");
     ct_check_rc(h5perf_config_set_block_size(cfg, 32768), H5PERF_OK, "set_block");
     ct_check_rc(h5perf_config_set_iterations(cfg, 3), H5PERF_OK, "set_iterations");
+    ct_check_rc(h5perf_config_set(cfg, "latency", NULL), H5PERF_OK, "set.latency");
 
     h5perf_results *res = NULL;
     char path[64], head[256];
@@ -73,14 +77,34 @@ int main(int argc, char **argv)
 
     size_t n = h5perf_results_count(res);
     long want_rows = 1;
-    int spread_ok = 1, samples_ok = 1, hosts_ok = 1;
-    char why[512] = "";
+    int spread_ok = 1, samples_ok = 1, hosts_ok = 1, latency_ok = 1;
+    char why[512] = "", lwhy[512] = "";
     for (size_t i = 0; i < n; i++) {
         const h5perf_record *r = h5perf_results_get(res, i);
         const h5perf_phase *ph[6] = {&r->raw_write, &r->write, &r->write_open_close,
                                      &r->raw_read, &r->read, &r->read_open_close};
         want_rows += (long)r->iterations * 6 * r->nprocs;
         for (int p = 0; p < 6; p++) {
+            h5perf_latency l;
+            if (h5perf_results_latency(res, i, p, &l) != H5PERF_OK) {
+                latency_ok = 0;
+                snprintf(lwhy, sizeof lwhy, "record %zu phase %d: %s", i, p, h5perf_last_error());
+            } else {
+                uint64_t want = (uint64_t)r->iterations * (uint64_t)r->nprocs * (65536 / r->xfer_size);
+                const char *h = h5perf_results_rank_host(res, l.max_rank);
+                if (l.calls != want || !(0 < l.min && l.min <= l.p50 && l.p50 <= l.p90 &&
+                                         l.p90 <= l.p99 && l.p99 <= l.p999 && l.p999 <= l.max) ||
+                    l.max > ph[p]->max_time * 1.01 || !h || !l.max_host ||
+                    strcmp(h, l.max_host) != 0) {
+                    latency_ok = 0;
+                    snprintf(lwhy, sizeof lwhy,
+                             "record %zu phase %d: %llu calls (want %llu), min %g p50 %g p90 %g "
+                             "p99 %g p99.9 %g max %g (phase %g s), rank %d host \"%s\"",
+                             i, p, (unsigned long long)l.calls, (unsigned long long)want, l.min,
+                             l.p50, l.p90, l.p99, l.p999, l.max, ph[p]->max_time, l.max_rank,
+                             l.max_host ? l.max_host : "(null)");
+                }
+            }
             h5perf_spread s;
             if (h5perf_results_spread(res, i, p, &s) != H5PERF_OK) {
                 spread_ok = 0;
@@ -151,6 +175,11 @@ int main(int argc, char **argv)
     ct_check(spread_ok, "spread", "%s", why);
     ct_check(samples_ok, "rank_time", "%s", why);
     ct_check(hosts_ok, "hosts", "%s", why);
+    ct_check(latency_ok, "latency", "%s", lwhy);
+    h5perf_latency l;
+    ct_check_rc(h5perf_results_latency(res, n, 0, &l), H5PERF_EINVAL, "latency.out_of_range");
+    ct_check_rc(h5perf_results_latency(res, 0, 6, &l), H5PERF_EINVAL, "latency.bad_phase");
+    ct_check_rc(h5perf_results_latency(res, 0, 0, NULL), H5PERF_EINVAL, "latency.null");
     h5perf_spread s;
     ct_check_rc(h5perf_results_spread(res, n, 0, &s), H5PERF_EINVAL, "spread.out_of_range");
     ct_check_rc(h5perf_results_spread(res, 0, 6, &s), H5PERF_EINVAL, "spread.bad_phase");

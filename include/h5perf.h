@@ -242,6 +242,26 @@ typedef struct h5perf_spread {
 /* The spread of phase (H5PERF_PHASE_*) of record i into *out. H5PERF_EINVAL for a NULL
  * argument, i out of range or an unknown phase. */
 int h5perf_results_spread(const h5perf_results *res, size_t i, int phase, h5perf_spread *out);
+/* --latency (issue 31): the transfer calls of one direction (write or read) of a
+ * record, every rank and iteration merged after each iteration (the same on every
+ * rank). The percentiles are within 0.79 % of a measured call's time (log-linear
+ * histogram, 128 buckets per power of two); min and max exact. */
+typedef struct h5perf_latency {
+    uint64_t calls;       /* calls timed (0: none; then every field 0 and "")       */
+    double min;           /* the shortest call, seconds                             */
+    double p50;           /* the median, seconds                                    */
+    double p90;           /* the 90th percentile                                    */
+    double p99;           /* the 99th percentile                                    */
+    double p999;          /* the 99.9th percentile                                  */
+    double max;           /* the longest call, seconds                              */
+    int32_t max_rank;     /* the rank of comm that made the longest call            */
+    const char *max_host; /* its host; valid until h5perf_results_free              */
+} h5perf_latency;
+/* The latencies of the direction of phase (H5PERF_PHASE_*: the write phases give the
+ * write calls, the read phases the read calls) of record i into *out. H5PERF_EINVAL
+ * for a NULL argument, i out of range, an unknown phase or a run without --latency
+ * (h5perf_config_set(cfg, "latency", NULL)). */
+int h5perf_results_latency(const h5perf_results *res, size_t i, int phase, h5perf_latency *out);
 /* The own time (seconds) of rank in iteration (0-based) and phase of record i: the
  * per-rank samples, rank 0 of comm only (elsewhere, and out of range: H5PERF_EINVAL). */
 int h5perf_results_rank_time(const h5perf_results *res, size_t i, int iteration, int phase,

@@ -310,6 +310,31 @@ pub struct H5perfSpread {
     pub fastest_host: *const c_char,
 }
 
+/// `h5perf_latency`: the transfer calls' latencies of one direction of a record
+/// (`--latency`, issue 31), every rank and iteration, in seconds.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct H5perfLatency {
+    /// Calls timed (0: none, the other fields 0 and "").
+    pub calls: u64,
+    /// The shortest call (s).
+    pub min: f64,
+    /// The median (s), within 0.79 % ([`crate::measure::latency`]).
+    pub p50: f64,
+    /// The 90th percentile (s).
+    pub p90: f64,
+    /// The 99th percentile (s).
+    pub p99: f64,
+    /// The 99.9th percentile (s).
+    pub p999: f64,
+    /// The longest call (s).
+    pub max: f64,
+    /// The rank (of the communicator) that made the longest call.
+    pub max_rank: i32,
+    /// Its host; valid until `h5perf_results_free`.
+    pub max_host: *const c_char,
+}
+
 /// A string from C as the bytes it holds: NULL = `None`.
 /// # Safety
 /// `p` is NULL or NUL-terminated.

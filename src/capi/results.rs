@@ -10,7 +10,7 @@ use crate::ffi::mpi::{self, Comm};
 use crate::measure::Record;
 
 use super::{
-    code_of, fail, guard, H5perfConfig, H5perfRecord, H5perfResults, H5perfSpread,
+    code_of, fail, guard, H5perfConfig, H5perfLatency, H5perfRecord, H5perfResults, H5perfSpread,
     H5PERF_EINCONCLUSIVE, H5PERF_EINVAL, H5PERF_EMPI, H5PERF_EVERDICT, H5PERF_EVERIFY, H5PERF_OK,
 };
 
@@ -183,6 +183,66 @@ pub unsafe extern "C" fn h5perf_results_spread(
             fastest_time: e.fastest_time,
             slowest_host: host(e.slowest_rank),
             fastest_host: host(e.fastest_rank),
+        };
+        // SAFETY: out is non-NULL and writable, guaranteed by the caller.
+        unsafe { out.write(v) };
+        H5PERF_OK
+    })
+}
+
+/// `h5perf_results_latency`: the latencies of the calls of phase `phase`'s direction
+/// (write or read) of record `i` (`--latency`). `H5PERF_EINVAL` for a NULL argument,
+/// `i` out of range, an unknown phase, or a run without `--latency`.
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_latency(
+    res: *const H5perfResults,
+    i: usize,
+    phase: c_int,
+    out: *mut H5perfLatency,
+) -> c_int {
+    guard(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some((all, r)) = (unsafe { full_record(res, i) }) else {
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_results_latency: NULL results or record out of range",
+            );
+        };
+        let Some(ph) = usize::try_from(phase).ok().filter(|p| *p < 6) else {
+            return fail(
+                H5PERF_EINVAL,
+                &format!("h5perf_results_latency: no phase {phase}"),
+            );
+        };
+        if out.is_null() {
+            return fail(H5PERF_EINVAL, "h5perf_results_latency: NULL output");
+        }
+        let Some(lat) = &r.latency else {
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_results_latency: the run was made without --latency",
+            );
+        };
+        let l = &lat[usize::from(crate::terms::Phase::ALL[ph].is_read())];
+        let (min, max) = l.min_max_s().unwrap_or((0.0, 0.0));
+        let q = l.quantiles_s().unwrap_or([0.0; 4]);
+        let host = all
+            .rank_hosts
+            .get(l.max_rank as usize)
+            .filter(|_| l.count() != 0)
+            .map_or(c"".as_ptr(), |h| h.as_ptr());
+        let v = H5perfLatency {
+            calls: l.count(),
+            min,
+            p50: q[0],
+            p90: q[1],
+            p99: q[2],
+            p999: q[3],
+            max,
+            max_rank: l.max_rank as i32,
+            max_host: host,
         };
         // SAFETY: out is non-NULL and writable, guaranteed by the caller.
         unsafe { out.write(v) };

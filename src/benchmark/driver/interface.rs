@@ -173,7 +173,7 @@ pub struct Transfers<'a> {
     pub source: Option<Stamps<'a>>,
     /// `--latency`: the phase's histogram of transfer-call times in clock ticks
     /// ([`crate::ffi::clock`]); `None` without it. [`each_write`] and [`each_read`] then
-    /// time each call on a path of their own ([`clocked_writes`], [`clocked_reads`]).
+    /// time each call on a path of their own (`clocked_writes`, `clocked_reads`).
     pub lat: Option<&'a mut Histogram>,
     /// `--random`: the `k`-th call makes transfer `order.at(k)` ([`Order`]); `None`: in
     /// order. [`each_write`] and [`each_read`] take it on a path of its own.
