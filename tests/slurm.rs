@@ -163,9 +163,7 @@ fn json(path: &Path) -> serde_json::Value {
 /// `srun -N 2 -n 4` (2 tasks per node) runs h5perf, all three APIs, `-D v`, `--reorder`:
 /// it succeeds, its ranks are on node1 and node2 (two each), and the results name the
 /// Slurm job (`scontrol`'s id and name, the node list compressed as Slurm gives it, the
-/// step's tasks per node) in the JSON, every CSV row and the page. Then `--drop-caches`
-/// under srun runs once per node: one process per node opens `/proc/sys/vm/drop_caches`
-/// and writes `3` once per file (strace on every task).
+/// step's tasks per node) in the JSON, every CSV row and the page.
 #[test]
 fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
     let tmp_before = slurm_tmp_entries();
@@ -254,75 +252,6 @@ fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
     assert!(page.contains("<tr><th>Slurm node list</th><td>node[1-2]</td></tr>"));
     assert!(pio_tmp_files(dir.path()).is_empty(), "data files left");
 
-    // --drop-caches under srun: on each node exactly one rank opens
-    // /proc/sys/vm/drop_caches and writes "3" once per file (2 files); every rank under
-    // strace, its trace named by host and Slurm task id
-    require_tool("strace", "strace");
-    let traces = scratch_dir();
-    let tdir = traces.path().to_string_lossy().into_owned();
-    let o = s.run(
-        &c,
-        &[
-            "srun",
-            &mpi,
-            "-N",
-            "2",
-            "-n",
-            "4",
-            "--ntasks-per-node=2",
-            "-J",
-            "h5perf-drop",
-            "/bin/sh",
-            "-c",
-            r#"exec strace -qq -f -e trace=openat,write -o "$0/$(hostname).$SLURM_PROCID" "$@""#,
-            &tdir,
-            &bin,
-            "-A",
-            "posix",
-            "-F",
-            "2",
-            "-p",
-            "4",
-            "-P",
-            "4",
-            "-e",
-            "64K",
-            "-B",
-            "16K",
-            "-x",
-            "64K",
-            "--drop-caches",
-        ],
-        &[],
-        dir.path(),
-    );
-    assert!(o.success(), "srun h5perf --drop-caches\n{}", o.describe());
-    s.assert_no_job_processes(&c, "srun h5perf --drop-caches");
-    assert!(
-        o.stdout.contains("rank 0: Drop caches=on"),
-        "{}",
-        o.describe()
-    );
-    let names = dir_entries(traces.path());
-    assert_eq!(names.len(), 4, "one trace per task: {names:?}");
-    let mut droppers: Vec<(String, usize)> = Vec::new();
-    for name in names {
-        let t = fs::read_to_string(traces.path().join(&name)).unwrap();
-        if t.contains("\"/proc/sys/vm/drop_caches\"") {
-            let host = name.split('.').next().unwrap().to_string();
-            // strace pads the result to a column: `write(7, "3", 1)     = 1`
-            let wrote = |l: &&str| l.contains(" write(") && l.contains(", \"3\", 1)");
-            let n = t.lines().filter(wrote).count();
-            assert!(t.lines().filter(wrote).all(|l| l.ends_with("= 1")), "{t}");
-            droppers.push((host, n));
-        }
-    }
-    droppers.sort();
-    assert_eq!(
-        droppers,
-        [("node1".to_string(), 2), ("node2".to_string(), 2)],
-        "per node the one process touching drop_caches and its writes of \"3\""
-    );
     c.finish();
     assert_eq!(
         slurm_tmp_entries(),
