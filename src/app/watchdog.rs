@@ -128,7 +128,7 @@ pub const GRACE: Duration = Duration::from_secs(3);
 
 /// The longest a meeting may take (two waits of [`GRACE`] and the file operations); past
 /// it the rank prints its own line and ends, as when the data directory is not known.
-const MEETING: Duration = Duration::from_secs(8);
+pub const MEETING: Duration = Duration::from_secs(8);
 
 /// How often a waiting rank looks at the files.
 const POLL: Duration = Duration::from_millis(50);
