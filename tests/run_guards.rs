@@ -372,3 +372,59 @@ fn a_stalled_rank_ends_at_the_timeout() {
     table_row("SIGSTOP of rank 1, --timeout 10", &o, &left, "");
     assert!(left.is_empty(), "left {left:?}\n{}", o.describe());
 }
+
+/// `--timeout` when the data directory hangs: the ranks meet there at the deadline, and a
+/// file operation that never returns (here a FIFO without a reader under the name each
+/// rank writes first, so its `open` blocks) must not keep a rank from ending: after the
+/// meeting's bound (8 s) each rank prints its own line and ends; the job ends well
+/// before the harness's timeout.
+#[test]
+fn a_hanging_data_directory_does_not_hold_the_timeout() {
+    let dir = scratch_dir();
+    for r in 0..2 {
+        let fifo = dir.path().join(format!("#h5perf-timeout.{r}.tmp"));
+        let st = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let o = mpirun_timeout(
+        2,
+        &[
+            "-A",
+            "posix",
+            "-e",
+            "128M",
+            "-x",
+            "1M",
+            "-X",
+            "1M",
+            "-B",
+            "1M",
+            "-i",
+            "200",
+            "-p",
+            "2",
+            "--timeout",
+            "1",
+        ],
+        &[],
+        dir.path(),
+        TIMEOUT,
+    );
+    assert!(o.status != Some(0), "{}", o.describe());
+    // 1 s, the meeting's 8 s, the start: a rank held by the FIFO would reach TIMEOUT
+    assert!(o.elapsed < Duration::from_secs(40), "{}", o.describe());
+    assert!(
+        o.stderr.lines().any(
+            |l| l.starts_with("h5perf: rank ") && l.contains(": --timeout of 1 s exceeded in ")
+        ),
+        "{}",
+        o.describe()
+    );
+    // the FIFOs are the test's own; nothing else is left
+    let mut left = leftovers(dir.path());
+    left.retain(|n| !n.starts_with("#h5perf-timeout.") || !n.ends_with(".tmp"));
+    assert!(left.is_empty(), "left {left:?}\n{}", o.describe());
+}

@@ -15,7 +15,8 @@
 //! the line themselves). A rank with no file was not run at the deadline (stopped, a
 //! frozen node): it had not arrived. If such a rank runs again before it is killed (Open
 //! MPI sends SIGCONT before SIGTERM) its watchdog has seen the gap and ends it silently.
-//! Before the data directory is known (the checks) each rank prints its own line. The
+//! Before the data directory is known (the checks), or when the meeting does not end
+//! within [`MEETING`] (a data directory that hangs), each rank prints its own line. The
 //! launcher then ends the job with a non-zero status; the results files hold what the
 //! finished steps wrote, marked `"complete": false`. Without `--timeout` no thread is
 //! started.
@@ -81,9 +82,21 @@ impl Watchdog {
                     return;
                 }
                 let dir: Option<PathBuf> = place.lock().map(|d| d.clone()).unwrap_or(None);
-                match dir {
-                    Some(d) => meet(&job, &d, &seen),
-                    None => write_stderr(alone_message(job.rank, job.seconds).as_bytes()),
+                let (rank, seconds) = (job.rank, job.seconds);
+                // the meeting runs in a thread of its own: a file system that hangs (what
+                // the ranks may be waiting for) must not keep this one from ending the rank
+                let met = dir.is_some_and(|d| {
+                    let (tx, rx) = std::sync::mpsc::channel();
+                    std::thread::Builder::new()
+                        .name("h5perf-timeout-meeting".into())
+                        .spawn(move || {
+                            meet(&job, &d, &seen);
+                            let _ = tx.send(());
+                        })
+                        .is_ok_and(|_| rx.recv_timeout(MEETING).is_ok())
+                });
+                if !met {
+                    write_stderr(alone_message(rank, seconds).as_bytes());
                 }
                 terminate_self();
             })?;
@@ -113,6 +126,10 @@ const STALLED: Duration = Duration::from_secs(2);
 /// rank that prints the message.
 pub const GRACE: Duration = Duration::from_secs(3);
 
+/// The longest a meeting may take (two waits of [`GRACE`] and the file operations); past
+/// it the rank prints its own line and ends, as when the data directory is not known.
+pub const MEETING: Duration = Duration::from_secs(8);
+
 /// How often a waiting rank looks at the files.
 const POLL: Duration = Duration::from_millis(50);
 
@@ -122,7 +139,8 @@ fn file_of(dir: &Path, rank: u32) -> PathBuf {
 }
 
 /// One rank's part at the deadline in `dir`: its file, the wait for the others, and the
-/// message if it is the lowest rank that arrived (or the one that printed it is gone).
+/// message if it is the lowest rank that arrived (or the one that printed it is gone);
+/// this rank's own line when its file cannot be written.
 fn meet(job: &Job, dir: &Path, done: &AtomicBool) {
     let size = u32::try_from(job.hosts.len()).unwrap_or(u32::MAX);
     let mine = file_of(dir, job.rank);
