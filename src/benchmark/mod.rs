@@ -8,6 +8,7 @@ mod explain;
 mod file_watch;
 pub mod hints_probe;
 pub mod latency;
+mod layout;
 pub mod order;
 pub mod payload;
 pub mod run;

@@ -9,6 +9,8 @@ use super::driver::{self, poll_interval, timed_writes, Access, Ctx, Driver};
 use super::explain::{explain, Why};
 use super::file_watch::FileWatch;
 use super::latency::LatencyRun;
+use super::layout::measures;
+pub(super) use super::layout::pattern;
 use super::order::Order;
 use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
@@ -21,13 +23,13 @@ use crate::datadir::{data_file_name, leftovers, rank_file_name, RunEnv};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
-use crate::measure::{
-    ApiResults, Counts, Direction, IterStat, Measures, Record, Times, WallFigures, COUNT,
-};
+use crate::measure::{ApiResults, IterStat, Record, Times, WallFigures, COUNT};
 use crate::output::report;
 use crate::output::sink::Sink;
-use crate::pattern::{Pattern, Pattern1D, Pattern2D};
+use crate::pattern::Pattern;
 use crate::terms::doing::{self, Doing};
+
+mod wall;
 
 /// What a whole run produced on this rank.
 #[derive(Debug, Default, Clone)]
@@ -285,38 +287,6 @@ struct Step {
     /// The rank whose part this rank reads: itself, or `(r + SHIFT) mod N` with
     /// `--reorder`.
     reader_of: u32,
-}
-
-/// The access pattern of `rank` for `n` processes, transfer size `buf` and `api`
-/// (the chunked raw-file layout of 2D applies to POSIX and MPI-IO only, spec §6.4).
-/// With `--file-per-process` (1D only) every rank's file holds its part alone: the
-/// pattern of rank 0 of one process.
-pub(super) fn pattern(p: &Params, n: u32, rank: u32, buf: u64, api: Api) -> Pattern {
-    let (n, rank) = if p.file_per_process {
-        (1, 0)
-    } else {
-        (n, rank)
-    };
-    if p.dim2d {
-        Pattern::D2(Pattern2D {
-            bpp: p.num_bytes,
-            buf,
-            blk: p.blk_size,
-            nprocs: u64::from(n),
-            rank: u64::from(rank),
-            interleaved: p.interleaved,
-            chunked: p.chunk && api != Api::Phdf5,
-        })
-    } else {
-        Pattern::D1(Pattern1D {
-            bpp: p.num_bytes,
-            buf,
-            blk: p.blk_size,
-            nprocs: u64::from(n),
-            rank: u64::from(rank),
-            interleaved: p.interleaved,
-        })
-    }
 }
 
 /// The state of one API's iterations for the current (N, transfer size).
@@ -796,51 +766,6 @@ impl<'a> ApiRun<'a> {
     }
 }
 
-impl ApiRun<'_> {
-    /// `--stonewall`: agree on what every rank did in the phase just ended (outside every
-    /// timer) and add it to the figures; after a write phase, learn how many transfers
-    /// the read phase may make (those of the rank whose part this rank reads). Returns
-    /// the bytes all ranks moved in the phase (`None` without `--stonewall`).
-    fn phase_figures(&mut self, phase: Access) -> Result<Option<u64>> {
-        let (Some(w), Some(figs)) = (self.wall.take(), self.figures.as_mut()) else {
-            return Ok(None);
-        };
-        let fig = &mut figs[usize::from(phase == Access::Read)];
-        let (comm, pat) = (self.ctx.comm, &self.ctx.pattern);
-        let (bytes, all) = stonewall::phase_figures(comm, self.rank, pat, &w, fig, self.iteration)?;
-        if phase == Access::Write {
-            self.written = all;
-            self.read_limit = self.limit_of(&self.written, u64::MAX);
-        }
-        Ok(Some(bytes))
-    }
-
-    /// The transfers of the rank whose part this rank reads among `counts` (`missing`
-    /// when there is no such entry).
-    fn limit_of(&self, counts: &[u64], missing: u64) -> u64 {
-        counts
-            .get(self.step.reader_of as usize)
-            .copied()
-            .unwrap_or(missing)
-    }
-
-    /// The counts file's content for this configuration with `counts`.
-    fn counts(&self, counts: Vec<u64>) -> Counts {
-        stonewall::counts_of(self.api, &self.write_pattern, self.run.p.num_dsets, counts)
-    }
-
-    /// `--read-only --stonewall`: the counts file beside the data file `cpath`, checked
-    /// ([`stonewall::load_counts`]); this rank then reads as many transfers as the rank
-    /// whose part it reads wrote. Collective; errors agreed.
-    fn load_counts(&mut self, cpath: &CString) -> Result<()> {
-        let want = self.counts(Vec::new());
-        let collective = self.drv.collective_transfers(&self.ctx);
-        let c = stonewall::load_counts(self.ctx.comm, self.rank, cpath, &want, collective)?;
-        self.read_limit = self.limit_of(&c.counts, 0);
-        Ok(())
-    }
-}
-
 /// After agreement `agreed`: if it failed, settle the error beacon (collective: every
 /// rank has the same failed agreement), so no beacon message is left in flight.
 fn settle_beacon(ctx: &Ctx<'_>, agreed: Result<()>) -> Result<()> {
@@ -849,14 +774,6 @@ fn settle_beacon(ctx: &Ctx<'_>, agreed: Result<()>) -> Result<()> {
         return agreed.and(settled);
     }
     agreed
-}
-
-/// The phases and timers that a phase of a file accumulates into (spec §8.1).
-fn measures(phase: Access) -> Measures {
-    match phase {
-        Access::Write => Direction::Write.measures(),
-        Access::Read => Direction::Read.measures(),
-    }
 }
 
 /// Agree on an open. If it failed somewhere, ranks whose (collective) open succeeded

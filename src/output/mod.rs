@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod conditions;
 pub mod distinct;
 pub mod export;
+pub mod fields;
 pub mod html;
 pub mod json_text;
 pub mod paths;

@@ -186,6 +186,7 @@ pub struct Transfers<'a> {
 /// Never inlined: `make bench` counts the instructions spent in it (callgrind's
 /// `--toggle-collect=*timed_writes*`), so it holds exactly the timed loop.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub fn timed_writes(
     drv: &mut dyn Driver,
     ctx: &Ctx<'_>,
@@ -213,6 +214,7 @@ pub fn timed_writes(
 /// `check` when given (`-D v`, inside the raw-read timer, spec §8.1), [`Driver::read`]:
 /// the same read path with or without the check. Never inlined, as [`timed_writes`].
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub fn timed_reads<'a>(
     drv: &mut dyn Driver,
     ctx: &Ctx<'_>,
