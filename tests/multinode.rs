@@ -926,8 +926,27 @@ fn drop_caches_once_per_node() {
         "64K",
         "--drop-caches",
     ];
-    let (o, traces) = traced_over_nodes(&c, &[2, 2], &args, dir.path(), "openat,write");
+    let (o, traces) = traced_over_nodes(&c, &[2, 2], &args, dir.path(), "openat,write,fsync,sync");
     assert_clean_success(&o, "--drop-caches over 2 nodes");
+    // each rank writes back its data files itself; nobody syncs the whole node (a sync(2)
+    // waited minutes for other jobs' dirty data on a busy machine)
+    let syncs: Vec<&str> = traces
+        .iter()
+        .flat_map(|(_, calls)| calls.iter().filter(|c| c.name == "sync"))
+        .map(|c| c.line.as_str())
+        .collect();
+    assert!(syncs.is_empty(), "sync(2) called: {syncs:?}");
+    for f in ["#pio_tmp_1.posix", "#pio_tmp_2.posix"] {
+        let fsyncers = traces
+            .iter()
+            .filter(|(_, calls)| {
+                calls
+                    .iter()
+                    .any(|c| c.name == "fsync" && c.path.ends_with(f))
+            })
+            .count();
+        assert_eq!(fsyncers, 4, "ranks that wrote back {f} before the drop");
+    }
     assert!(o.stdout.contains("rank 0: Drop caches=on"), "{}", o.stdout);
     let mut drops: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut openers: BTreeMap<String, usize> = BTreeMap::new();

@@ -788,8 +788,12 @@ fn drop_caches_writes_3_once_per_node_between_write_and_read() {
         "64K",
         "--drop-caches",
     ];
-    let (o, traces) = traced(2, &args, &[], dir.path(), "openat,close,write");
+    let (o, traces) = traced(2, &args, &[], dir.path(), "openat,close,write,fsync,sync");
     assert_ok(&o, "--drop-caches");
+    assert!(
+        !traces.iter().flatten().any(|c| c.name == "sync"),
+        "sync(2) waits for every job's dirty data: the ranks fsync their files instead"
+    );
     assert!(o.stdout.contains("rank 0: Drop caches=on"), "{}", o.stdout);
     let droppers: Vec<&Vec<Call>> = traces
         .iter()
@@ -800,7 +804,7 @@ fn drop_caches_writes_3_once_per_node_between_write_and_read() {
         .collect();
     assert_eq!(droppers.len(), 1, "one rank per node (one node here)");
     // that rank's story: the up-front check opens it without writing; then per file:
-    // write phase, drop (open, "3"), read phase
+    // write phase, write-back (open, fsync), drop (open, "3"), read phase
     let story: Vec<String> = droppers[0]
         .iter()
         .filter_map(|c| {
@@ -818,6 +822,7 @@ fn drop_caches_writes_3_once_per_node_between_write_and_read() {
                     };
                     Some(format!("open {f} {how}"))
                 }
+                ("fsync", f) if f.starts_with("#pio_tmp") => Some(format!("fsync {f}")),
                 _ => None,
             }
         })
@@ -827,10 +832,14 @@ fn drop_caches_writes_3_once_per_node_between_write_and_read() {
         [
             "open drop_caches write",
             "open #pio_tmp_1.posix write",
+            "open #pio_tmp_1.posix read",
+            "fsync #pio_tmp_1.posix",
             "open drop_caches write",
             "drop",
             "open #pio_tmp_1.posix read",
             "open #pio_tmp_2.posix write",
+            "open #pio_tmp_2.posix read",
+            "fsync #pio_tmp_2.posix",
             "open drop_caches write",
             "drop",
             "open #pio_tmp_2.posix read",

@@ -560,7 +560,10 @@ impl<'a> ApiRun<'a> {
             return Ok(());
         }
         if let (true, Some(node)) = (p.storage.drop_caches, &self.step.node) {
-            drop_caches(comm, node)?;
+            // the file this rank wrote and the one it reads (--reorder, --file-per-process)
+            let files = [cpath.as_c_str(), read.1.as_c_str()];
+            let n = if read.1 == cpath { 1 } else { 2 };
+            drop_caches(comm, node, &files[..n])?;
         }
         if p.debug.level >= 4 {
             out.write(&self.read_pattern.trace(rank));

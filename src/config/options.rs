@@ -528,9 +528,10 @@ pub static DEFS: [Def; 58] = [
          STATX_DIOALIGN, else the logical block size); tmpfs is refused.\n\
          [default: off]"),
     def!(_ "drop-caches" 2, flag(|o, on| o.storage.drop_caches = on),
-        "Before each read phase, outside every timer, one process per node\n\
-         runs sync and writes 3 to /proc/sys/vm/drop_caches (root only),\n\
-         so that reads come from the storage. [default: off]"),
+        "Before each read phase, outside every timer, every process fsyncs\n\
+         its data files, then one per node writes 3 to\n\
+         /proc/sys/vm/drop_caches (root only), so that reads come from the\n\
+         storage. [default: off]"),
     def!('e' "num-bytes" 5, value(ValueKind::Size, |o, v| put(&mut o.num_bytes, parse_size(v))),
         "Bytes per process per dataset (2D: see below). [default: 256K,\n\
          8K with -g]"),

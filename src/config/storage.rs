@@ -182,8 +182,8 @@ impl StorageOptions {
         }
         if self.drop_caches {
             v.push(
-                "Drop caches=on (before each read phase, one rank per node: sync, then 3 > \
-                 /proc/sys/vm/drop_caches)"
+                "Drop caches=on (before each read phase: every rank fsyncs its data files, \
+                 then one rank per node writes 3 > /proc/sys/vm/drop_caches)"
                     .to_string(),
             );
         }

@@ -149,20 +149,14 @@ pub fn file_system_name(path: &CStr) -> Result<String> {
         .map_or_else(|| format!("{kind:#x}"), |(_, n)| (*n).to_string()))
 }
 
-/// `sync(2)`: schedule every file system's dirty data for writing (Linux waits for it).
-pub fn sync_all() {
-    // SAFETY: sync has no arguments and cannot fail.
-    unsafe { libc::sync() }
-}
-
 /// Whether this process may drop the page cache: [`DROP_CACHES`] opened for writing
 /// (mode 0200: root only) and closed unwritten. Errors: the open's (`EACCES`, `EROFS`).
 pub fn check_drop_caches() -> Result<()> {
     open_drop_caches().map(drop)
 }
 
-/// Drop the clean page cache, dentries and inodes (`3` to [`DROP_CACHES`]; call
-/// [`sync_all`] first). Errors: the open's or the write's, with the path.
+/// Drop the clean page cache, dentries and inodes (`3` to [`DROP_CACHES`]; write back
+/// the files whose pages should go first: only clean pages are dropped). Errors: the open's or the write's, with the path.
 pub fn drop_page_cache() -> Result<()> {
     let mut f = open_drop_caches()?;
     f.write_all(b"3").map_err(|e| io_error("write", &e))
