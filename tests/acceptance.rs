@@ -287,6 +287,28 @@ fn baseline_equal_passes_doubled_fails_exactly_that_noisy_does_not() {
         .map(|(_, r)| r.clone())
         .collect();
     fs::write(d.join("part.csv"), to_csv(&ones)).unwrap();
+    // a run that did not finish (complete: false) cannot pass, whatever its figures
+    let o = alone(&["--from", "r.json", "--expect", "posix.write>=1B/s"], d);
+    assert!(o.success(), "{}", o.describe());
+    let text = fs::read_to_string(d.join("r.json")).unwrap();
+    let cut = text.replacen("\"complete\": true", "\"complete\": false", 1);
+    assert_ne!(cut, text, "the JSON names its completeness");
+    fs::write(d.join("cut.json"), cut).unwrap();
+    let o = alone(&["--from", "cut.json", "--expect", "posix.write>=1B/s"], d);
+    assert_eq!(o.status, Some(3), "{}", o.describe());
+    let v = verdict_lines(&o);
+    assert!(v[0].starts_with("Verdict: FAIL ("), "{v:?}");
+    assert!(
+        v[0].contains("run INVALID (the results file says complete: false"),
+        "{v:?}"
+    );
+    let fails = rows_with(&v, "FAIL");
+    assert_eq!(fails.len(), 1, "{v:?}");
+    assert!(
+        fails[0].contains("run complete") && fails[0].contains("INCOMPLETE"),
+        "{v:?}"
+    );
+
     let o = alone(&["--from", "r.json", "--baseline", "part.csv"], d);
     assert!(o.success(), "{}", o.describe());
     let v = verdict_lines(&o);

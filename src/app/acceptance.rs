@@ -283,6 +283,11 @@ pub fn exit_status(failed: u64, undecided: u64) -> i32 {
 const INVALID_REASON: &str =
     "a stonewalled write phase ended before its deadline: the volume is too small";
 
+/// Why the results of a run that did not finish fail a `--from` verdict
+/// ([`Verdict::mark_incomplete`]).
+const INCOMPLETE_REASON: &str = "the results file says complete: false: the run was stopped \
+     before its end (a signal, a time limit) or its data failed -D v";
+
 /// After the run (collective): rank 0 writes the verdict table and the page; errors agreed.
 /// An invalid run (`--stonewall`) fails the verdict ([`verdict_of`]).
 pub(super) fn finish(
@@ -362,7 +367,11 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
         .as_deref()
         .map(|h| Sink::document(h, "--html"))
         .transpose()?;
-    let verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance(), a.within);
+    let mut verdict = verdict_of(&set, &a.expect, baseline.as_ref(), a.tolerance(), a.within);
+    // a run that did not finish cannot pass (its figures are those of the steps it made)
+    if let (Some(v), "false") = (verdict.as_mut(), set.run_field("complete")) {
+        v.mark_incomplete(INCOMPLETE_REASON);
+    }
     if let Some(v) = &verdict {
         write_stdout(&v.text())?;
     }

@@ -280,6 +280,21 @@ impl Verdict {
     /// a failed row after the criteria's, counted by [`Verdict::failed`] and named by
     /// [`Verdict::summary`], so the verdict's own status is FAIL.
     pub fn mark_invalid(&mut self, reason: &str) {
+        let bound = "every write phase lasts its deadline";
+        self.mark_unusable("run valid (--stonewall)", "INVALID", bound, reason);
+    }
+
+    /// Mark the results of a run that did not finish (`complete: false` in a results
+    /// file read by `--from`: stopped by a signal or a time limit, or its data failed
+    /// `-D v`) for `reason`: they cannot pass, as [`Verdict::mark_invalid`].
+    pub fn mark_incomplete(&mut self, reason: &str) {
+        let bound = "every step of the run finished";
+        self.mark_unusable("run complete", "INCOMPLETE", bound, reason);
+    }
+
+    /// The failed row of [`Verdict::mark_invalid`] and [`Verdict::mark_incomplete`]
+    /// (the first one given only).
+    fn mark_unusable(&mut self, check: &str, measured: &str, bound: &str, reason: &str) {
         if self.invalid.is_some() {
             return;
         }
@@ -287,9 +302,9 @@ impl Verdict {
             self.criteria,
             Row {
                 status: Status::Fail,
-                check: "run valid (--stonewall)".to_string(),
-                measured: "INVALID".to_string(),
-                bound: "every write phase lasts its deadline".to_string(),
+                check: check.to_string(),
+                measured: measured.to_string(),
+                bound: bound.to_string(),
                 place: reason.to_string(),
             },
         );
