@@ -246,6 +246,22 @@ pub fn each_write(
     x: &mut Transfers<'_>,
     one: impl FnMut(u64) -> Result<()>,
 ) -> Result<()> {
+    if x.lat.is_some() || x.order.is_some() || x.wall.is_some() {
+        return instrumented_writes(ctx, x, one);
+    }
+    each_transfer(ctx, x.n, x.keep_going, one)
+}
+
+/// [`each_write`] with an instrument (`--latency`, `--random`, `--stonewall`): one
+/// out-of-line path for all of them, so that the default loop keeps its registers
+/// (`make bench-instr`: two instruments' branches in the default loop's function cost it
+/// 2 instructions per transfer).
+#[inline(never)]
+fn instrumented_writes(
+    ctx: &Ctx<'_>,
+    x: &mut Transfers<'_>,
+    one: impl FnMut(u64) -> Result<()>,
+) -> Result<()> {
     if let Some(h) = x.lat.take() {
         return clocked_writes(ctx, x, h, one);
     }
@@ -319,6 +335,30 @@ fn permuted_reads<S>(
 /// a second way of reading.
 #[inline(always)]
 pub fn each_read<S>(
+    ctx: &Ctx<'_>,
+    x: &mut Transfers<'_>,
+    s: S,
+    one: impl FnMut(&mut S, u64) -> Result<()>,
+    data: impl Fn(&S) -> &[u8],
+) -> Result<()> {
+    if x.lat.is_some() || x.order.is_some() || x.wall.is_some() || x.check.is_some() {
+        return instrumented_reads(ctx, x, s, one, data);
+    }
+    let mut s = s;
+    let mut one = one;
+    each_transfer(
+        ctx,
+        x.n,
+        x.keep_going,
+        #[inline(always)]
+        move |k| one(&mut s, k),
+    )
+}
+
+/// [`each_read`] with an instrument or the check of `-D v`, out of line as
+/// [`instrumented_writes`].
+#[inline(never)]
+fn instrumented_reads<S>(
     ctx: &Ctx<'_>,
     x: &mut Transfers<'_>,
     s: S,
