@@ -136,7 +136,7 @@ fn reading() -> (u64, u64) {
 /// Nanoseconds per tick of `kind`: 1 for [`ClockKind::Monotonic`]; for
 /// [`ClockKind::Tsc`] the monotonic nanoseconds over the counter's ticks since
 /// [`anchor`] (the first call, or this one). When less than 10 ms have passed, it
-/// waits (busy) until they have, so the two readings ([`reading`], a few µs wide at
+/// waits (busy) until they have, so the two readings (each a few µs wide at
 /// most) err by less than 0.1 %. Never in a timer.
 pub fn ns_per_tick(kind: ClockKind) -> f64 {
     if kind == ClockKind::Monotonic {
