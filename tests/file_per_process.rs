@@ -12,7 +12,6 @@ mod common;
 use common::*;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
 use std::time::Duration;
 
 /// Small runs (under strace too) take a few seconds; a hang is cut short well before this.
@@ -25,45 +24,6 @@ fn disk_dir() -> tempfile::TempDir {
         .prefix("h5perf-fpp-")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .expect("cannot create a scratch directory in CARGO_TARGET_TMPDIR")
-}
-
-fn assert_ok(o: &Outcome, what: &str) {
-    assert!(o.success(), "{what}: the run failed\n{}", o.describe());
-    assert!(
-        !o.stdout.contains("read data error") && !o.stderr.contains("read data error"),
-        "{what}: verification errors\n{}",
-        o.describe()
-    );
-}
-
-/// `MPIEXEC FLAGS -n NP strace -f -y -qq -s 8 -ff -o DIR/t -e trace=CALLS h5perf ARGS`
-/// in `cwd`. Returns the outcome and the traces of every process and thread.
-fn traced(np: usize, args: &[&str], cwd: &Path, calls: &str) -> (Outcome, Traces) {
-    let strace = require_tool("strace", "strace");
-    let tdir = scratch_dir();
-    let mut argv = launcher();
-    argv.extend(
-        [
-            "-n",
-            &np.to_string(),
-            &strace.to_string_lossy(),
-            "-f",
-            "-y",
-            "-qq",
-            "-s",
-            "8",
-            "-ff",
-            "-o",
-            &tdir.path().join("t").to_string_lossy(),
-            "-e",
-            &format!("trace={calls}"),
-            &h5perf_bin().to_string_lossy(),
-        ]
-        .map(String::from),
-    );
-    argv.extend(args.iter().map(|s| s.to_string()));
-    let o = run_session(&argv, &[], cwd, RUN_TIMEOUT);
-    (o, read_traces(tdir.path()))
 }
 
 const SUFFIXES: [&str; 3] = [".posix", ".mpio", ".h5"];
@@ -222,6 +182,7 @@ fn each_rank_writes_syncs_its_own_file_and_reads_the_next_ranks() {
     let (o, traces) = traced(
         3,
         &args,
+        &[],
         dir.path(),
         "openat,pread64,pwrite64,fsync,fdatasync,write",
     );

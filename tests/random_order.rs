@@ -9,50 +9,10 @@ mod common;
 
 use common::*;
 use std::fs;
-use std::path::Path;
 use std::time::Duration;
 
 /// Small runs (under strace too) take a few seconds; a hang is cut short well before this.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
-
-fn assert_ok(o: &Outcome, what: &str) {
-    assert!(o.success(), "{what}: the run failed\n{}", o.describe());
-    assert!(
-        !o.stdout.contains("read data error") && !o.stderr.contains("read data error"),
-        "{what}: verification errors\n{}",
-        o.describe()
-    );
-}
-
-/// `MPIEXEC FLAGS -n NP strace -f -y -qq -s 8 -ff -o DIR/t -e trace=pwrite64,pread64
-/// h5perf ARGS` in `cwd` with `env`: the outcome and every traced process's calls.
-fn traced(np: usize, args: &[&str], env: &[(&str, &str)], cwd: &Path) -> (Outcome, Traces) {
-    let strace = require_tool("strace", "strace");
-    let tdir = scratch_dir();
-    let mut argv = launcher();
-    argv.extend(
-        [
-            "-n",
-            &np.to_string(),
-            &strace.to_string_lossy(),
-            "-f",
-            "-y",
-            "-qq",
-            "-s",
-            "8",
-            "-ff",
-            "-o",
-            &tdir.path().join("t").to_string_lossy(),
-            "-e",
-            "trace=pwrite64,pread64",
-            &h5perf_bin().to_string_lossy(),
-        ]
-        .map(String::from),
-    );
-    argv.extend(args.iter().map(|s| s.to_string()));
-    let o = run_session(&argv, env, cwd, RUN_TIMEOUT);
-    (o, read_traces(tdir.path()))
-}
 
 /// 64 KiB per rank and dataset in 4 KiB transfers: 16 transfers, 2 datasets.
 const SIZES: [&str; 10] = ["-e", "64K", "-x", "4K", "-X", "4K", "-B", "4K", "-d", "2"];
@@ -120,7 +80,7 @@ fn transfers_in_a_seeded_permutation_leave_the_files_of_an_ordered_run() {
             args.extend(["-A", "posix"]);
         }
         let (o, traces) = if trace {
-            traced(2, &args, &keep, dir.path())
+            traced(2, &args, &keep, dir.path(), "pwrite64,pread64")
         } else {
             (
                 mpirun_timeout(2, &args, &keep, dir.path(), RUN_TIMEOUT),

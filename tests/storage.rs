@@ -32,49 +32,6 @@ fn disk_dir() -> tempfile::TempDir {
         .expect("cannot create a scratch directory in CARGO_TARGET_TMPDIR")
 }
 
-/// `MPIEXEC FLAGS -n NP strace -f -y -qq -s 8 -ff -o DIR/t -e trace=CALLS h5perf ARGS`
-/// in `cwd`, with the launcher's environment plus `env`. Returns the outcome and the
-/// traces of every process and thread.
-fn traced(
-    np: usize,
-    args: &[&str],
-    env: &[(&str, &str)],
-    cwd: &Path,
-    calls: &str,
-) -> (Outcome, Traces) {
-    let strace = require_tool("strace", "strace");
-    let tdir = scratch_dir();
-    let mut argv = launcher();
-    argv.extend([
-        "-n".to_string(),
-        np.to_string(),
-        strace.to_string_lossy().into_owned(),
-        "-f".into(),
-        "-y".into(),
-        "-qq".into(),
-        "-s".into(),
-        "8".into(),
-        "-ff".into(),
-        "-o".into(),
-        tdir.path().join("t").to_string_lossy().into_owned(),
-        "-e".into(),
-        format!("trace={calls}"),
-        h5perf_bin().to_string_lossy().into_owned(),
-    ]);
-    argv.extend(args.iter().map(|s| s.to_string()));
-    let o = run_session(&argv, env, cwd, RUN_TIMEOUT);
-    (o, read_traces(tdir.path()))
-}
-
-fn assert_ok(o: &Outcome, what: &str) {
-    assert!(o.success(), "{what}: the run failed\n{}", o.describe());
-    assert!(
-        !o.stdout.contains("read data error") && !o.stderr.contains("read data error"),
-        "{what}: verification errors\n{}",
-        o.describe()
-    );
-}
-
 /// A refused run: non-zero exit, nothing on stdout, exactly one `h5perf: ` line on
 /// stderr containing every needle, no `#pio_tmp*` file and no direct-I/O probe left in
 /// `dir`.

@@ -290,6 +290,16 @@ pub fn run_alone(args: &[&str], cwd: &Path, timeout: Duration) -> Outcome {
     run_session(&argv, &[], cwd, timeout)
 }
 
+/// `o` succeeded and printed no verification error (`read data error`, spec §7.3).
+pub fn assert_ok(o: &Outcome, what: &str) {
+    assert!(o.success(), "{what}: the run failed\n{}", o.describe());
+    assert!(
+        !o.stdout.contains("read data error") && !o.stderr.contains("read data error"),
+        "{what}: verification errors\n{}",
+        o.describe()
+    );
+}
+
 /// The verdict table's lines of `o`: from `Verdict:` to the end of stdout, without the
 /// box MPICH's launcher prints on stdout when a rank exits with a non-zero status.
 pub fn verdict_lines(o: &Outcome) -> Vec<String> {

@@ -1,11 +1,16 @@
 //! `strace` output read back: the system calls of each traced process, as
 //! `strace -f -y -qq -s 8 -ff -o DIR/PREFIX ...` writes them (one file per process or
-//! thread, `PREFIX.PID`). Used by tests/storage.rs (one host) and tests/multinode.rs
-//! (the file prefix names the simulated node).
+//! thread, `PREFIX.PID`), and [`traced`], a run of h5perf under it. Used by tests on one
+//! host (storage, file_per_process, random_order) and tests/multinode.rs (the file prefix
+//! names the simulated node).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
+use std::time::Duration;
+
+use super::launcher::{h5perf_bin, launcher, require_tool, run_session, Outcome};
+use super::scratch::scratch_dir;
 
 /// One system call of a trace, as `strace -y -s 8` prints it.
 #[derive(Debug, Clone)]
@@ -141,4 +146,41 @@ pub fn read_traces_by_file(dir: &Path) -> BTreeMap<String, Vec<Call>> {
 /// The traces in `dir` (see [`read_traces_by_file`]).
 pub fn read_traces(dir: &Path) -> Traces {
     read_traces_by_file(dir).into_values().collect()
+}
+
+/// A strace'd run is cut short after this: small runs take a few seconds under strace.
+const TRACED_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// `MPIEXEC FLAGS -n NP strace -f -y -qq -s 8 -ff -o DIR/t -e trace=CALLS h5perf ARGS`
+/// in `cwd`, with the launcher's environment plus `env`, cut short after 120 s. Returns
+/// the outcome and the traces of every process and thread ([`read_traces`]).
+pub fn traced(
+    np: usize,
+    args: &[&str],
+    env: &[(&str, &str)],
+    cwd: &Path,
+    calls: &str,
+) -> (Outcome, Traces) {
+    let strace = require_tool("strace", "strace");
+    let tdir = scratch_dir();
+    let mut argv = launcher();
+    argv.extend([
+        "-n".to_string(),
+        np.to_string(),
+        strace.to_string_lossy().into_owned(),
+        "-f".into(),
+        "-y".into(),
+        "-qq".into(),
+        "-s".into(),
+        "8".into(),
+        "-ff".into(),
+        "-o".into(),
+        tdir.path().join("t").to_string_lossy().into_owned(),
+        "-e".into(),
+        format!("trace={calls}"),
+        h5perf_bin().to_string_lossy().into_owned(),
+    ]);
+    argv.extend(args.iter().map(|s| s.to_string()));
+    let o = run_session(&argv, env, cwd, TRACED_TIMEOUT);
+    (o, read_traces(tdir.path()))
 }
