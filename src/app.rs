@@ -355,7 +355,7 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
     let env = RunEnv::from_process();
     let dir = datadir::data_dir_checked(comm, &env, params.storage.read_only)?;
     let same = (comm.rank()? == 0)
-        .then(|| distinct::check_distinct(params, &opts.acceptance, &dir).err())
+        .then(|| distinct::check_distinct(params, &opts.acceptance, &dir, caller.report).err())
         .flatten()
         .map(|e| e.to_string());
     refuse_if_any(comm, same)?;

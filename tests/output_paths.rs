@@ -342,3 +342,40 @@ fn a_link_to_standard_output_that_is_a_regular_file_is_appended_to() {
     left.sort();
     assert_eq!(left, vec!["cap.txt", "stdout"]);
 }
+
+/// Standard output is one output however it is named (the fresh-user trial of issue 35
+/// found `--csv - --json /dev/stdout > f` mixing two documents in one file, exit 0): two
+/// results documents on it are refused, and when it is a regular file (`>> cap.txt`) a
+/// results file of the same name is refused as the same file as the report. Nothing is
+/// written: the file keeps its text, no data file is left.
+#[test]
+fn standard_output_is_one_output_however_it_is_named() {
+    let dir = scratch_dir();
+    let cap = dir.path().join("cap.txt");
+    for (extra, message) in [
+        (
+            &["--csv", "-", "--json", "/dev/stdout"][..],
+            "both write to standard output",
+        ),
+        (
+            &["--csv", "cap.txt"][..],
+            "standard output '/dev/stdout' and --csv 'cap.txt' are the same file",
+        ),
+    ] {
+        fs::write(&cap, "OLD\n").unwrap();
+        let mut argv = launcher();
+        argv.extend(["-n", "2", "sh", "-c", "exec \"$0\" \"$@\" >> cap.txt"].map(String::from));
+        argv.push(h5perf_bin().to_string_lossy().into_owned());
+        argv.extend(args(extra).iter().map(|s| s.to_string()));
+        let o = run_session(&argv, &[], dir.path(), TIMEOUT);
+        table(&extra.join(" "), &o, dir.path());
+        assert!(!o.success(), "refused: {}", o.describe());
+        assert!(o.stderr.contains(message), "{message}: {}", o.describe());
+        assert_eq!(
+            fs::read_to_string(&cap).unwrap(),
+            "OLD\n",
+            "nothing written"
+        );
+        assert_eq!(dir_entries(dir.path()), vec!["cap.txt"], "nothing left");
+    }
+}

@@ -23,22 +23,50 @@ struct Output<'a> {
     name: &'a OsStr,
 }
 
-/// Refuse outputs (not `-` nor special files) that would overwrite each other, a data file of
-/// the run in `dir` or the `--baseline`, compared as files ([`FileKey`]). Touches no file.
+/// Refuse outputs (not special files) that would overwrite each other, a data file of the run
+/// in `dir` or the `--baseline`, compared as files ([`FileKey`]). Standard output counts as
+/// one output: two results documents on it (as `-` or as `/dev/stdout`) are refused, and when
+/// it is a regular file (`h5perf > f`) that holds the report (`report_on_stdout`, no `-o`) or
+/// a document, it is compared like a named file. Touches no file.
 ///
 /// # Errors
 /// The refusal ([`Error::Invalid`]), one line naming both options and files.
-pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
+pub fn check_distinct(
+    p: &Params,
+    a: &Acceptance,
+    dir: &Path,
+    report_on_stdout: bool,
+) -> Result<()> {
     let named = [
         ("-o/--output", p.output.as_deref()),
-        ("--json", p.json.as_deref().filter(|f| *f != STDOUT)),
-        ("--csv", p.csv.as_deref().filter(|f| *f != STDOUT)),
-        ("--rank-csv", p.rank_csv.as_deref().filter(|f| *f != STDOUT)),
-        ("--html", a.html.as_deref().filter(|f| *f != STDOUT)),
+        ("--json", p.json.as_deref()),
+        ("--csv", p.csv.as_deref()),
+        ("--rank-csv", p.rank_csv.as_deref()),
+        ("--html", a.html.as_deref()),
     ];
-    let outputs: Vec<(Output<'_>, FileKey)> = named
+    let is_stdout = |name: &OsStr| paths::is_standard_output(Path::new(name));
+    // the results documents on standard output: at most one (the report may precede it)
+    let on_stdout: Vec<(&str, &OsStr)> = named[1..]
+        .iter()
+        .filter_map(|&(option, name)| name.filter(|n| is_stdout(n)).map(|n| (option, n)))
+        .collect();
+    if let [(a, na), (b, nb), ..] = on_stdout[..] {
+        return Err(refused(format!(
+            "{a} '{}' and {b} '{}' both write to standard output: the two documents would be \
+             mixed in one stream; give one of them a file name",
+            path_text(na),
+            path_text(nb)
+        )));
+    }
+    let stdout_used = !on_stdout.is_empty()
+        || (report_on_stdout && p.output.is_none())
+        // `-o -` is a file named `-`, as in the C tool
+        || p.output.as_deref().is_some_and(|n| n != STDOUT && is_stdout(n));
+    let stdout_file = Path::new("/dev/stdout");
+    let mut outputs: Vec<(Output<'_>, FileKey)> = named
         .iter()
         .filter_map(|&(option, name)| name.map(|name| Output { option, name }))
+        .filter(|o| !(is_stdout(o.name) && (o.option != "-o/--output" || o.name != STDOUT)))
         // a special file named twice is written through: the outputs cannot overwrite each other
         .filter(|o| !paths::is_special(Path::new(o.name)))
         .map(|o| {
@@ -46,6 +74,14 @@ pub fn check_distinct(p: &Params, a: &Acceptance, dir: &Path) -> Result<()> {
             (o, key)
         })
         .collect();
+    // standard output redirected to a regular file is that file
+    if stdout_used && std::fs::metadata(stdout_file).is_ok_and(|m| m.is_file()) {
+        let o = Output {
+            option: "standard output",
+            name: stdout_file.as_os_str(),
+        };
+        outputs.insert(0, (o, FileKey::of(stdout_file)));
+    }
     for (i, (a, ka)) in outputs.iter().enumerate() {
         for (b, kb) in &outputs[i + 1..] {
             if ka == kb {
@@ -147,7 +183,7 @@ mod tests {
     use crate::config::Options;
 
     fn check_distinct(p: &Params, dir: &Path) -> std::result::Result<(), String> {
-        super::check_distinct(p, &Acceptance::default(), dir).map_err(|e| e.to_string())
+        super::check_distinct(p, &Acceptance::default(), dir, false).map_err(|e| e.to_string())
     }
 
     fn params(args: &[(&str, &str)]) -> Params {
@@ -194,8 +230,17 @@ mod tests {
             d,
         )
         .unwrap();
-        // '-' is standard output for --json/--csv, never a clash
-        check_distinct(&params(&[("--json", "-"), ("--csv", "-")]), d).unwrap();
+        // two documents on standard output, however it is named
+        for (a, b) in [
+            ("-", "-"),
+            ("-", "/dev/stdout"),
+            ("/dev/fd/1", "/proc/self/fd/1"),
+        ] {
+            let e = check_distinct(&params(&[("--json", a), ("--csv", b)]), d).unwrap_err();
+            assert!(e.contains("both write to standard output"), "{a} {b}: {e}");
+        }
+        // one document on standard output is the documented use
+        check_distinct(&params(&[("--json", "/dev/stdout"), ("--csv", &a)]), d).unwrap();
     }
 
     #[test]
@@ -208,16 +253,20 @@ mod tests {
         a.set_baseline(d.join("old.csv").as_os_str()).unwrap();
         a.set_html(d.join("./p.html").as_os_str()).unwrap();
         let p = params(&[("--csv", d.join("link.csv").to_str().unwrap())]);
-        let e = super::check_distinct(&p, &a, d).unwrap_err().to_string();
+        let e = super::check_distinct(&p, &a, d, false)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("--csv '") && e.contains("and --baseline '"),
             "the run's CSV through a link is the baseline: {e}"
         );
         let p = params(&[("-o", d.join("p.html").to_str().unwrap())]);
-        let e = super::check_distinct(&p, &a, d).unwrap_err().to_string();
+        let e = super::check_distinct(&p, &a, d, false)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("-o/--output") && e.contains("--html"), "{e}");
         let p = params(&[("--csv", d.join("new.csv").to_str().unwrap())]);
-        super::check_distinct(&p, &a, d).unwrap();
+        super::check_distinct(&p, &a, d, false).unwrap();
     }
 
     #[test]
