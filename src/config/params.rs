@@ -194,11 +194,23 @@ impl Params {
         fields
     }
 
-    /// Check every (process count, transfer size) combination before any I/O (spec §4,
-    /// §6.6, §10, §11.9), then the fill settings and storage options; one message per
-    /// distinct problem, in the order found.
+    /// Check, before any I/O, the options that cannot run together (fill settings, storage,
+    /// payload, --random, --file-per-process...), and when they can, every (process count,
+    /// transfer size) combination (spec §4, §6.6, §10, §11.9); one message per distinct
+    /// problem, in the order found (one line for a transfer-size problem that several
+    /// transfer sizes share).
     pub fn problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
-        let mut out = self.engine_problems(world_size, mem_bytes);
+        let combinations = self.combination_problems();
+        if !combinations.is_empty() {
+            // an impossible combination first and alone: the sizes' problems may follow from it
+            return combinations;
+        }
+        self.engine_problems(world_size, mem_bytes)
+    }
+
+    /// The options that cannot run together (checked before the sizes).
+    fn combination_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
         if let Some(m) = self.fill.refusal(self.chunk, self.dim2d) {
             out.push(m);
         }
@@ -329,6 +341,7 @@ impl Params {
         };
         let blk = self.blk_size;
         let bpp = self.num_bytes;
+        let mut not_multiple: Vec<u64> = Vec::new();
         for n in self.proc_counts() {
             if n > world_size {
                 push(format!(
@@ -360,9 +373,16 @@ impl Params {
                     continue;
                 }
                 if buf % blk != 0 {
-                    push(format!(
-                        "Transfer buffer size ({buf}) must be a multiple of the interleaved I/O block size ({blk})"
-                    ));
+                    // one line for all the sizes: the first one's message, the others named
+                    // after the loops
+                    if not_multiple.is_empty() {
+                        push(format!(
+                            "Transfer buffer size ({buf}) must be a multiple of the interleaved I/O block size ({blk})"
+                        ));
+                    }
+                    if !not_multiple.contains(&buf) {
+                        not_multiple.push(buf);
+                    }
                     continue;
                 }
                 let Some(side) = bpp.checked_mul(u64::from(n)) else {
@@ -436,6 +456,25 @@ impl Params {
                         self.num_dsets
                     ));
                 }
+            }
+        }
+        if let [first, ref others @ ..] = not_multiple[..] {
+            let head = format!(
+                "Transfer buffer size ({first}) must be a multiple of the interleaved I/O block size ({blk})"
+            );
+            let mut more = String::new();
+            if !others.is_empty() {
+                let list: Vec<String> = others.iter().map(u64::to_string).collect();
+                more += &format!("; so must the transfer buffer sizes {}", list.join(", "));
+            }
+            if self.given.blk_size == 0 && !more.is_empty() {
+                more += &format!(
+                    " (-B was not given: the block size defaults to half of -e, {blk} bytes; \
+                     give -B SIZE dividing every transfer buffer size)"
+                );
+            }
+            if let Some(line) = out.iter_mut().find(|m| **m == head) {
+                line.push_str(&more);
             }
         }
         out
@@ -607,6 +646,41 @@ mod tests {
         assert_eq!(p.buf_sizes(), vec![4096, 8192]);
         let p = resolve(|o| o.num_bytes = 1, 1);
         assert_eq!(p.buf_sizes(), vec![0]);
+    }
+
+    #[test]
+    fn a_transfer_size_problem_of_several_sizes_is_one_line() {
+        // the fresh user's `-e 16M -x 64K -X 4M`: 7 lines before
+        let p = resolve(
+            |o| {
+                o.num_bytes = 16 << 20;
+                o.buf_min = 64 << 10;
+                o.buf_max = 4 << 20;
+            },
+            1,
+        );
+        let m = p.problems(1, MEM);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].starts_with("Transfer buffer size (65536) must be a multiple of the interleaved I/O block size (8388608); so must the transfer buffer sizes 131072, "),
+            "{m:?}"
+        );
+        assert!(m[0].ends_with(", 4194304 (-B was not given: the block size defaults to half of -e, 8388608 bytes; give -B SIZE dividing every transfer buffer size)"), "{m:?}");
+        // --file-per-process with -g: the reason alone, not the sizes' problems it causes
+        let p = resolve(
+            |o| {
+                o.file_per_process = true;
+                o.dim2d = true;
+                o.num_bytes = 1 << 20;
+            },
+            2,
+        );
+        let m = p.problems(2, MEM);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].starts_with("--file-per-process cannot be combined with -g"),
+            "{m:?}"
+        );
     }
 
     #[test]
@@ -819,7 +893,7 @@ mod tests {
             p.problems(2, MEM),
             vec!["--fill-value=undefined --fill-time=alloc (chunked datasets): HDF5 refuses this combination: \"fill value writing on allocation set, but no fill value defined\" (H5Dcreate2)"]
         );
-        // after the engine's checks
+        // before the engine's checks, and alone
         let p = resolve(
             |o| {
                 o.fill.value = Some(FillValue::Undefined);
@@ -830,9 +904,8 @@ mod tests {
             2,
         );
         let m = p.problems(2, MEM);
-        assert_eq!(m.len(), 2);
-        assert!(m[0].starts_with("number of process(4)"));
-        assert!(m[1].contains("(contiguous datasets)"));
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(m[0].contains("(contiguous datasets)"), "{m:?}");
         // accepted settings add nothing
         let p = resolve(
             |o| {
