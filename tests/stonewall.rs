@@ -285,6 +285,12 @@ fn a_run_shorter_than_its_deadline_is_invalid_and_fails_expect() {
     assert!(o
         .stdout
         .contains("INVALID: 1 of 1 phase(s) ended before the deadline"));
+    assert!(
+        o.stdout
+            .contains("Ranks stopped: none (each rank ended its planned transfers"),
+        "no rank was stopped, and the report says so:\n{}",
+        o.stdout
+    );
     assert_invalid_verdict(&o.stdout);
     let j = json(d, "r.json");
     for r in j["records"].as_array().unwrap() {
@@ -514,7 +520,7 @@ fn read_only_wear_out_of_different_counts_is_refused() {
     assert!(!o.success(), "{}", o.describe());
     assert!(
         o.stderr
-            .contains("--read-only --stonewall: no counts file #pio_tmp_1.posix.stonewall"),
+            .contains("--read-only --stonewall: cannot read the counts file #pio_tmp_1.posix.stonewall: No such file or directory; write"),
         "{}",
         o.describe()
     );

@@ -139,9 +139,10 @@ pub(super) fn remove_counts(cpath: &CString) -> Result<()> {
 pub(super) fn read_counts(cpath: &CString) -> Result<String> {
     std::fs::read_to_string(counts_path(cpath)).map_err(|e| {
         Error::Invalid(vec![format!(
-            "--read-only --stonewall: no counts file {} ({e}): write the files with \
-             --stonewall and HDF5_NOCLEANUP=1 first",
-            counts_name(cpath)
+            "--read-only --stonewall: cannot read the counts file {}: {}; write the files \
+             with --stonewall and HDF5_NOCLEANUP=1 first",
+            counts_name(cpath),
+            crate::error::io_text(&e)
         )])
     })
 }

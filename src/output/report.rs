@@ -342,11 +342,20 @@ fn wall_block(out: &mut String, dir: Direction, w: &WallFigures, p: &Params) {
         "                Transfers per rank: min {} (rank {}), max {} (rank {}), of {} planned",
         w.min.0, w.min.1, w.max.0, w.max.1, w.planned
     );
-    let _ = writeln!(
-        out,
-        "                Ranks stopped: first {:.3} s, last {:.3} s after the phase's start",
-        w.first_stop_s, w.last_stop_s
-    );
+    if w.short_phases == w.phases {
+        // the deadline stopped no rank: the times are when the ranks ended their plan
+        let _ = writeln!(
+            out,
+            "                Ranks stopped: none (each rank ended its planned transfers: first {:.3} s, last {:.3} s after the phase's start)",
+            w.first_stop_s, w.last_stop_s
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "                Ranks stopped: first {:.3} s, last {:.3} s after the phase's start",
+            w.first_stop_s, w.last_stop_s
+        );
+    }
     if p.stonewall.wear_out {
         let _ = writeln!(out, "                Wear-out: {:.3} s", w.wear_out_s);
     }
