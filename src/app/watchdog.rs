@@ -27,6 +27,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::ffi::signals::{terminate_self, write_stderr};
+use crate::output::report::fmt_size;
+
+/// A transfer size as the report's parameter block and the progress lines write it (`64KB`).
+fn size_text(bytes: u64) -> String {
+    fmt_size(i64::try_from(bytes).unwrap_or(i64::MAX))
+}
 use crate::terms::doing;
 
 /// The watchdog of one rank; stopped (and joined) on drop.
@@ -223,6 +229,7 @@ fn summary(job: &Job, seen: &[Option<String>]) -> String {
         let step = if procs == "0" {
             String::new()
         } else {
+            let xfer = xfer.parse().map_or_else(|_| xfer.to_string(), size_text);
             format!(" ({procs} process(es), transfer size {xfer})")
         };
         let place = format!("{words}{step}");
@@ -257,7 +264,7 @@ fn summary(job: &Job, seen: &[Option<String>]) -> String {
 pub fn alone_message(rank: u32, seconds: u64) -> String {
     let (stage, procs, xfer) = doing::now();
     let step = if procs > 0 {
-        format!(" ({procs} process(es), transfer size {xfer})")
+        format!(" ({procs} process(es), transfer size {})", size_text(xfer))
     } else {
         String::new()
     };
@@ -305,7 +312,7 @@ mod tests {
             m,
             "h5perf: --timeout of 10 s exceeded: rank 1 (host n1) had not arrived (not \
              running at the deadline: stopped, or was on a frozen node); ranks 0, 2 in the \
-             write phase (2 process(es), transfer size 1024) waited; ending the job\n"
+             write phase (2 process(es), transfer size 1KB) waited; ending the job\n"
         );
         let m = summary(&job(), &[w("0 0 the checks\n"), None, None]);
         assert!(

@@ -384,7 +384,7 @@ fn latency_block(out: &mut String, dir: Direction, l: &LatencyFigures) {
     };
     let _ = writeln!(
         out,
-        "            Latency {name} calls ({} calls, every rank; clock {}):",
+        "            Latency {name} calls ({} calls, every rank and iteration; clock {}):",
         l.count(),
         crate::ffi::clock::ClockKind::here().name()
     );
