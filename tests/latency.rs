@@ -11,6 +11,7 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
+use common::browser::Browser;
 use common::*;
 use serde_json::Value as J;
 
@@ -147,9 +148,12 @@ fn a_delayed_transfer_is_the_tail_and_names_its_rank() {
         "--latency",
         "--json",
         "r.json",
+        "--html",
+        "page.html",
     ];
     let o = mpirun_timeout(2, &args, &env, d, T);
     assert!(o.success(), "{}", o.describe());
+    page_names_the_slowest_rank(&d.join("page.html"));
     let line = format!("(rank 1, host {})", host());
     assert!(o.stdout.contains(&line), "{line} in\n{}", o.stdout);
     let j = json(d, "r.json");
@@ -173,6 +177,31 @@ fn a_delayed_transfer_is_the_tail_and_names_its_rank() {
     assert!(
         p99 < 0.25,
         "the second longest call is an ordinary one: {r}"
+    );
+}
+
+/// The page of the delayed-transfer run renders in Chromium without a console message,
+/// holds the POSIX write calls' latency chart with its five lines, and its caption names
+/// rank 1 and this host as the longest call's (0.5 s or more).
+fn page_names_the_slowest_rank(page: &Path) {
+    let mut b = Browser::start();
+    let tab = b.open(page, 1000, 1400);
+    let logged = b.messages(&tab);
+    assert!(logged.is_empty(), "the page logs: {logged:?}");
+    let seen = b.eval(
+        &tab,
+        "JSON.stringify({lines: document.querySelectorAll('#latency-posix-write g.series').length, \
+          box: document.querySelector('#latency-posix-write').getBoundingClientRect().height, \
+          caption: document.querySelector('#latency-posix-write').closest('figure').querySelector('figcaption').textContent})",
+    );
+    let seen: J = serde_json::from_str(seen.as_str().expect("a string")).expect("JSON");
+    assert_eq!(seen["lines"], 5, "{seen}");
+    assert!(seen["box"].as_f64().unwrap() > 100.0, "{seen}");
+    let caption = seen["caption"].as_str().unwrap();
+    let want = format!(" on rank 1 ({}), 2 processes, 4 KiB.", host());
+    assert!(
+        caption.starts_with("Longest write call: 0.5") && caption.ends_with(&want),
+        "{caption}"
     );
 }
 

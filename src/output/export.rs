@@ -15,7 +15,7 @@ use crate::measure::{Phase, Record};
 pub use super::fields::{FIELDS, LATENCY_FIELDS, WALL_FIELDS};
 pub(crate) use super::fields::{FIRST_META, FIRST_PARAM};
 use super::fields::{FIRST_RUN, FIRST_SPREAD};
-use super::results::{Cell, CellKey, RankSample, ResultSet};
+use super::results::{Cell, CellKey, CellLatency, RankSample, ResultSet};
 
 /// What describes the run as a whole, the same in every record.
 #[derive(Debug, Clone, PartialEq)]
@@ -277,6 +277,21 @@ fn latency_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
     v
 }
 
+/// The latencies of phase `pi` of `r` as a [`CellLatency`] (`None` without `--latency` or
+/// when no call was timed): the figures [`latency_values`] writes.
+fn cell_latency(r: &Record, pi: usize) -> Option<CellLatency> {
+    let l = &r.latency.as_ref()?[usize::from(Phase::ALL[pi].is_read())];
+    let ((min_s, max_s), quantiles_s) = (l.min_max_s()?, l.quantiles_s()?);
+    Some(CellLatency {
+        calls: l.count(),
+        min_s,
+        quantiles_s,
+        max_s,
+        max_rank: l.max_rank,
+        max_host: l.max_host.clone(),
+    })
+}
+
 /// One field value.
 #[derive(Debug, Clone, PartialEq)]
 enum Value<'a> {
@@ -478,6 +493,7 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
                 slowest: e
                     .known
                     .then(|| (e.slowest_rank, meta.host_of(e.slowest_rank).to_string())),
+                latency: cell_latency(r, pi),
             }
         })
         .collect();
