@@ -393,6 +393,7 @@ mod tests {
                         samples: smp,
                         wall: None,
                         latency: None,
+                        file_latency: None,
                     });
                 }
             }
