@@ -7,8 +7,11 @@ use crate::config::Api;
 use super::super::results::{procs_text, size_text, Cell, CellLatency, ResultSet};
 use super::super::svg::{Chart, Mark, Point, Series};
 
-/// The lines of a latency chart: name and figure of a [`CellLatency`] (seconds).
-const LINES: [(&str, fn(&CellLatency) -> f64); 5] = [
+/// A figure of a [`CellLatency`], seconds.
+type Figure = fn(&CellLatency) -> f64;
+
+/// The lines of a latency chart: name and figure.
+const LINES: [(&str, Figure); 5] = [
     ("p50", |l| l.quantiles_s[0]),
     ("p90", |l| l.quantiles_s[1]),
     ("p99", |l| l.quantiles_s[2]),
