@@ -2,7 +2,8 @@
 //! histograms' counts are the transfers the pattern makes, every API, every phase); a
 //! transfer of one rank delayed 0.5 s by the LD_PRELOAD slow shim (tests/slow_shim.c)
 //! is the p99.9 and the max, within the histogram's error, and its rank and host are
-//! named; the percentiles agree with the calls' times measured by another LD_PRELOAD
+//! named; the file's open, sync and close calls are counted and timed on their own (a
+//! sync delayed by the slow shim is named); the percentiles agree with the calls' times measured by another LD_PRELOAD
 //! shim around each `pwrite`/`pread` (tests/latency_shim.c) within the stated error.
 
 mod common;
@@ -11,6 +12,7 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
+use common::browser::Browser;
 use common::*;
 use serde_json::Value as J;
 
@@ -62,6 +64,7 @@ fn every_transfer_call_is_counted() {
         "2",
         "-i",
         "2",
+        "--fsync",
         "--latency",
         "--json",
         "r.json",
@@ -87,10 +90,47 @@ fn every_transfer_call_is_counted() {
         "{}",
         o.stdout
     );
+    // the file calls: one open, sync and close per rank, file and iteration and direction
+    for call in ["open", "sync", "close"] {
+        for dir in ["Write", "Read"] {
+            let line = format!("Latency {dir} {call} (4 calls, every rank; clock CLOCK_MONOTONIC)");
+            let want = if call == "sync" && dir == "Read" {
+                0
+            } else {
+                6
+            };
+            assert_eq!(
+                o.stdout.matches(&line).count(),
+                want,
+                "{line}\n{}",
+                o.stdout
+            );
+        }
+    }
     let j = json(d, "r.json");
     let recs = j["records"].as_array().expect("records");
     assert_eq!(recs.len(), 3 * 2 * 6);
     for r in recs {
+        let read = r["phase"].as_str().unwrap().contains("read");
+        for call in ["open", "sync", "close"] {
+            let want = if call == "sync" && read { 0.0 } else { 4.0 };
+            assert_eq!(num(r, &format!("latency_{call}_calls")), want, "{call} {r}");
+            if want > 0.0 {
+                let (lo, mid, hi) = (
+                    num(r, &format!("latency_{call}_min_s")),
+                    num(r, &format!("latency_{call}_p50_s")),
+                    num(r, &format!("latency_{call}_max_s")),
+                );
+                assert!(0.0 < lo && lo <= mid && mid <= hi, "{call} {r}");
+                assert_eq!(
+                    r[format!("latency_{call}_max_host")],
+                    host().as_str(),
+                    "{r}"
+                );
+            } else {
+                assert!(r[format!("latency_{call}_max_s")].is_null(), "{r}");
+            }
+        }
         let xfer = num(r, "xfer_size");
         let want = 2.0 * 2.0 * 2.0 * (32768.0 / xfer);
         assert_eq!(num(r, "latency_calls"), want, "{r}");
@@ -147,9 +187,12 @@ fn a_delayed_transfer_is_the_tail_and_names_its_rank() {
         "--latency",
         "--json",
         "r.json",
+        "--html",
+        "page.html",
     ];
     let o = mpirun_timeout(2, &args, &env, d, T);
     assert!(o.success(), "{}", o.describe());
+    page_names_the_slowest_rank(&d.join("page.html"));
     let line = format!("(rank 1, host {})", host());
     assert!(o.stdout.contains(&line), "{line} in\n{}", o.stdout);
     let j = json(d, "r.json");
@@ -173,6 +216,85 @@ fn a_delayed_transfer_is_the_tail_and_names_its_rank() {
     assert!(
         p99 < 0.25,
         "the second longest call is an ordinary one: {r}"
+    );
+}
+
+/// Rank 1's first fsync of a data file sleeps 0.4 s (the slow shim): with `--fsync` and
+/// two files that sync is the longest of the four (2 ranks × 2 files), on rank 1 and
+/// this host; no transfer call saw the sleep; one open and close per rank and file.
+#[test]
+fn a_delayed_sync_is_timed_as_a_call_of_its_own() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let build = scratch_dir();
+    let shim = slow_shim(build.path());
+    let env = [
+        ("LD_PRELOAD", shim.as_str()),
+        ("H5PERF_TEST_SLOW_RANK", "1"),
+        ("H5PERF_TEST_SLOW_MS", "400"),
+        ("H5PERF_TEST_SLOW_ONCE", "1"),
+        ("H5PERF_TEST_SLOW_CALL", "fsync"),
+    ];
+    let args = [
+        "-A",
+        "posix",
+        "-p",
+        "2",
+        "-e",
+        "64K",
+        "-x",
+        "16K",
+        "-X",
+        "16K",
+        "-B",
+        "4K",
+        "-F",
+        "2",
+        "-w",
+        "--fsync",
+        "--latency",
+        "--json",
+        "r.json",
+    ];
+    let o = mpirun_timeout(2, &args, &env, d, T);
+    assert!(o.success(), "{}", o.describe());
+    let line = "Latency Write sync (4 calls, every rank; clock CLOCK_MONOTONIC)";
+    assert!(o.stdout.contains(line), "{line} in\n{}", o.stdout);
+    let j = json(d, "r.json");
+    let r = &j["records"][0];
+    for call in ["open", "sync", "close"] {
+        assert_eq!(num(r, &format!("latency_{call}_calls")), 4.0, "{call} {r}");
+    }
+    let (max, p50) = (num(r, "latency_sync_max_s"), num(r, "latency_sync_p50_s"));
+    assert!(max >= 0.4, "{r}");
+    assert!(p50 < 0.2, "the other syncs are ordinary ones: {r}");
+    assert_eq!(r["latency_sync_max_rank"], 1, "{r}");
+    assert_eq!(r["latency_sync_max_host"], host().as_str(), "{r}");
+    assert!(num(r, "latency_max_s") < 0.2, "no transfer call slept: {r}");
+}
+
+/// The page of the delayed-transfer run renders in Chromium without a console message,
+/// holds the POSIX write calls' latency chart with its five lines, and its caption names
+/// rank 1 and this host as the longest call's (0.5 s or more).
+fn page_names_the_slowest_rank(page: &Path) {
+    let mut b = Browser::start();
+    let tab = b.open(page, 1000, 1400);
+    let logged = b.messages(&tab);
+    assert!(logged.is_empty(), "the page logs: {logged:?}");
+    let seen = b.eval(
+        &tab,
+        "JSON.stringify({lines: document.querySelectorAll('#latency-posix-write g.series').length, \
+          box: document.querySelector('#latency-posix-write').getBoundingClientRect().height, \
+          caption: document.querySelector('#latency-posix-write').closest('figure').querySelector('figcaption').textContent})",
+    );
+    let seen: J = serde_json::from_str(seen.as_str().expect("a string")).expect("JSON");
+    assert_eq!(seen["lines"], 5, "{seen}");
+    assert!(seen["box"].as_f64().unwrap() > 100.0, "{seen}");
+    let caption = seen["caption"].as_str().unwrap();
+    let want = format!(" on rank 1 ({}), 2 processes, 4 KiB.", host());
+    assert!(
+        caption.starts_with("Longest write call: 0.5") && caption.ends_with(&want),
+        "{caption}"
     );
 }
 

@@ -984,7 +984,9 @@ fn drop_caches_once_per_node() {
 /// node2) sleeps 1.5 s in its first data write (the LD_PRELOAD shim of tests/slow_shim.c,
 /// forwarded to every rank by the launcher); the write records of `--json` name rank 2
 /// and host node2 as the slowest (≥ 1 s) and never rank 2 as the fastest; `--rank-csv`
-/// carries the node of every rank.
+/// carries the node of every rank. With `--latency` (issue 31) the delayed transfer is
+/// the longest write call (≥ 1 s), named with rank 2 and host node2 in the files, the
+/// report and the page's latency chart, while p50 is an ordinary call.
 #[test]
 fn a_slowed_node_is_named() {
     let c = Cluster::new(2);
@@ -1013,6 +1015,9 @@ fn a_slowed_node_is_named() {
             "r.json",
             "--rank-csv",
             "ranks.csv",
+            "--latency",
+            "--html",
+            "page.html",
         ],
         &env,
         dir.path(),
@@ -1024,6 +1029,26 @@ fn a_slowed_node_is_named() {
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{text}"));
     let checked = assert_slowest_in_writes(&j, 2, "node2");
     assert_eq!(checked, 3, "three write phases\n{text}");
+    for rec in j["records"].as_array().expect("records") {
+        if rec["phase"].as_str().unwrap().contains("write") {
+            // 4 ranks × 1 write call of 64 KiB
+            assert_eq!(rec["latency_calls"], 4, "{rec}");
+            assert_eq!(rec["latency_max_rank"], 2, "{rec}");
+            assert_eq!(rec["latency_max_host"], "node2", "{rec}");
+            assert!(rec["latency_max_s"].as_f64().unwrap() >= 1.0, "{rec}");
+            assert!(rec["latency_p50_s"].as_f64().unwrap() < 0.75, "{rec}");
+        }
+    }
+    assert!(
+        o.stdout.contains("(rank 2, host node2)"),
+        "the report's latency line:\n{}",
+        o.stdout
+    );
+    let page = fs::read_to_string(dir.path().join("page.html")).expect("page.html");
+    assert!(
+        page.contains(" on rank 2 (node2), 4 processes, 64 KiB.</figcaption>"),
+        "the latency chart's caption names rank 2 on node2"
+    );
     let ranks = fs::read_to_string(dir.path().join("ranks.csv")).expect("ranks.csv");
     let mut lines = ranks.lines();
     let head: Vec<&str> = lines.next().expect("header").split(',').collect();

@@ -6,7 +6,9 @@
  * and syscall(SYS_pwrite64, ...) are interposed.
  * With $H5PERF_TEST_SLOW_FSYNC_MS set, every process sleeps that long in fsync of a
  * results document's temporary file (a name holding ".h5perf-tmp."), so a signal can
- * be sent while the file exists (issue 35, item 9). */
+ * be sent while the file exists (issue 35, item 9).
+ * With $H5PERF_TEST_SLOW_CALL=fsync the slow rank sleeps in its fsync of #pio_tmp data
+ * files instead of its writes (--latency's sync calls, issue 31). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -17,6 +19,11 @@
 #include <unistd.h>
 
 static int slept_once = 0;
+
+static int slow_in_fsync(void) {
+    const char *c = getenv("H5PERF_TEST_SLOW_CALL");
+    return c && strcmp(c, "fsync") == 0;
+}
 
 static void maybe_sleep(int fd) {
     const char *want = getenv("H5PERF_TEST_SLOW_RANK");
@@ -42,14 +49,14 @@ static void maybe_sleep(int fd) {
 ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset) {
     static ssize_t (*real)(int, const void *, size_t, off_t) = NULL;
     if (!real) real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
-    maybe_sleep(fd);
+    if (!slow_in_fsync()) maybe_sleep(fd);
     return real(fd, buf, count, offset);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset) {
     static ssize_t (*real)(int, const void *, size_t, off_t) = NULL;
     if (!real) real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
-    maybe_sleep(fd);
+    if (!slow_in_fsync()) maybe_sleep(fd);
     return real(fd, buf, count, offset);
 }
 
@@ -67,13 +74,14 @@ long syscall(long number, ...) {
     long a[6];
     for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
     va_end(ap);
-    if (number == SYS_pwrite64) maybe_sleep((int)a[0]);
+    if (number == SYS_pwrite64 && !slow_in_fsync()) maybe_sleep((int)a[0]);
     return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 int fsync(int fd) {
     static int (*real)(int) = NULL;
     if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    if (slow_in_fsync()) maybe_sleep(fd);
     const char *ms = getenv("H5PERF_TEST_SLOW_FSYNC_MS");
     if (ms) {
         char link[64], path[4096];

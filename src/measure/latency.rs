@@ -210,6 +210,36 @@ impl Tally<'_> {
 pub const QUANTILES: [(f64, &str); 4] =
     [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99.9")];
 
+/// The calls of a phase outside its transfer loop that `--latency` times one by one
+/// (where the API has them: the file's open and close, and with `--fsync` the sync).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileCall {
+    /// Opening the file (`open`, `MPI_File_open`, `H5Fcreate`/`H5Fopen`).
+    Open,
+    /// `--fsync`: forcing the data to storage (`fsync`, `MPI_File_sync`, `H5Fflush` and
+    /// `MPI_File_sync`).
+    Sync,
+    /// Closing the file (`close`, `MPI_File_close`, `H5Fclose`).
+    Close,
+}
+
+impl FileCall {
+    /// Every kind, in the order of [`FileLatencies`].
+    pub const ALL: [FileCall; 3] = [FileCall::Open, FileCall::Sync, FileCall::Close];
+
+    /// The name in the report and the fields: `open`, `sync`, `close`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileCall::Open => "open",
+            FileCall::Sync => "sync",
+            FileCall::Close => "close",
+        }
+    }
+}
+
+/// The latencies of a direction's [`FileCall`]s, in [`FileCall::ALL`] order.
+pub type FileLatencies = [LatencyFigures; 3];
+
 /// The latencies of the transfer calls of one direction (write or read) of one record,
 /// every rank and iteration merged, in nanoseconds.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -7,7 +7,7 @@ pub mod stonewall;
 pub mod timer;
 
 pub use crate::terms::{Direction, Measures, Phase};
-pub use latency::{Histogram, LatencyFigures};
+pub use latency::{FileCall, FileLatencies, Histogram, LatencyFigures};
 pub use record::{Extremes, PhaseStats, Record};
 pub use stonewall::{Counts, PhaseWall, RankWall, WallFigures};
 pub use timer::{gbps, mbps, sample_std, ApiResults, IterStat, TimeStats, Timer, Times, COUNT};

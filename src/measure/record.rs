@@ -1,6 +1,6 @@
 //! Results as data: one [`Record`] per (processes, transfer size, API) (spec §8.3–§8.5).
 
-use super::latency::LatencyFigures;
+use super::latency::{FileLatencies, LatencyFigures};
 use super::stonewall::WallFigures;
 use super::timer::{gbps, mbps, sample_std, ApiResults, TimeStats, Timer, COUNT};
 use crate::config::Api;
@@ -138,6 +138,9 @@ pub struct Record {
     /// With `--latency`: the transfer calls' latencies of the write and the read phases
     /// ([`Direction::ALL`] order), every rank and iteration.
     pub latency: Option<[LatencyFigures; 2]>,
+    /// With `--latency`: the open, sync (`--fsync`) and close calls' latencies of the
+    /// write and the read phases ([`Direction::ALL`] order), every rank and iteration.
+    pub file_latency: Option<[FileLatencies; 2]>,
 }
 
 impl Record {
@@ -206,6 +209,7 @@ impl Record {
             samples,
             wall: r.wall.clone(),
             latency: r.latency.clone(),
+            file_latency: r.file_latency.clone(),
         }
     }
 
@@ -299,6 +303,7 @@ mod tests {
             per_rank: vec![],
             wall: None,
             latency: None,
+            file_latency: None,
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Mpiio, true, &r);
         assert!(!rec.has_samples() && !rec.extremes[1].known);
@@ -340,6 +345,7 @@ mod tests {
             per_rank,
             wall: None,
             latency: None,
+            file_latency: None,
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Posix, true, &r);
         let w = rec.phase(Phase::Write);

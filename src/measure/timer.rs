@@ -95,6 +95,9 @@ pub struct ApiResults {
     /// With `--latency`: the transfer calls' latencies of the write and the read phases
     /// ([`crate::terms::Direction::ALL`] order).
     pub latency: Option<[super::latency::LatencyFigures; 2]>,
+    /// With `--latency`: the open, sync and close calls' latencies of the write and the
+    /// read phases.
+    pub file_latency: Option<[super::latency::FileLatencies; 2]>,
 }
 
 #[cfg(test)]

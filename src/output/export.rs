@@ -10,12 +10,12 @@ pub use crate::datadir::host::{hostname, now_unix_seconds, rfc3339_utc};
 use crate::error::Result;
 use crate::ffi::hdf5::{AllocTime, FillTime, FillValue};
 use crate::ffi::mpi::Comm;
-use crate::measure::{Phase, Record};
+use crate::measure::{FileLatencies, Phase, Record};
 
-pub use super::fields::{FIELDS, LATENCY_FIELDS, WALL_FIELDS};
+pub use super::fields::{FIELDS, LATENCY_FIELDS, LATENCY_FILE_FIELDS, WALL_FIELDS};
 pub(crate) use super::fields::{FIRST_META, FIRST_PARAM};
 use super::fields::{FIRST_RUN, FIRST_SPREAD};
-use super::results::{Cell, CellKey, RankSample, ResultSet};
+use super::results::{Cell, CellKey, CellLatency, RankSample, ResultSet};
 
 /// What describes the run as a whole, the same in every record.
 #[derive(Debug, Clone, PartialEq)]
@@ -277,6 +277,51 @@ fn latency_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
     v
 }
 
+/// The [`LATENCY_FILE_FIELDS`] values of phase `pi` of `r`.
+/// A record with transfer latencies but none of its file calls has them as calls 0.
+fn file_latency_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
+    let none: [FileLatencies; 2] = Default::default();
+    let l = match (&r.latency, &r.file_latency) {
+        (_, Some(l)) => l,
+        (Some(_), None) => &none,
+        (None, None) => return Vec::new(),
+    };
+    let mut v = Vec::with_capacity(LATENCY_FILE_FIELDS.len());
+    for f in &l[usize::from(Phase::ALL[pi].is_read())] {
+        match (f.min_max_s(), f.quantiles_s()) {
+            (Some((min, max)), Some(q)) => v.extend([
+                Int(f.count()),
+                Float(min),
+                Float(q[0]),
+                Float(q[2]),
+                Float(max),
+                Int(u64::from(f.max_rank)),
+                text(f.max_host.clone()),
+            ]),
+            _ => {
+                v.push(Int(0));
+                v.extend(std::iter::repeat_n(Value::Null, 6));
+            }
+        }
+    }
+    v
+}
+
+/// The latencies of phase `pi` of `r` as a [`CellLatency`] (`None` without `--latency` or
+/// when no call was timed): the figures [`latency_values`] writes.
+fn cell_latency(r: &Record, pi: usize) -> Option<CellLatency> {
+    let l = &r.latency.as_ref()?[usize::from(Phase::ALL[pi].is_read())];
+    let ((min_s, max_s), quantiles_s) = (l.min_max_s()?, l.quantiles_s()?);
+    Some(CellLatency {
+        calls: l.count(),
+        min_s,
+        quantiles_s,
+        max_s,
+        max_rank: l.max_rank,
+        max_host: l.max_host.clone(),
+    })
+}
+
 /// One field value.
 #[derive(Debug, Clone, PartialEq)]
 enum Value<'a> {
@@ -412,6 +457,7 @@ fn record_values<'a>(
     v.extend(params[FIRST_META - FIRST_PARAM..].iter().cloned());
     v.extend(wall_values(r, pi));
     v.extend(latency_values(r, pi));
+    v.extend(file_latency_values(r, pi));
     v.extend(m.facts.iter().map(|(_, f)| text(f.as_str())));
     v
 }
@@ -478,6 +524,7 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
                 slowest: e
                     .known
                     .then(|| (e.slowest_rank, meta.host_of(e.slowest_rank).to_string())),
+                latency: cell_latency(r, pi),
             }
         })
         .collect();
@@ -604,7 +651,7 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
 
 /// The field names of a record: [`FIELDS`], then the storage options' among
 /// `param_names`, then with `--stonewall` the [`WALL_FIELDS`], with `--latency` the
-/// [`LATENCY_FIELDS`], then the names of `meta`'s facts.
+/// [`LATENCY_FIELDS`] and the [`LATENCY_FILE_FIELDS`], then the names of `meta`'s facts.
 fn field_names<'a>(p: &Params, param_names: &[&'a str], meta: &'a RunMeta) -> Vec<&'a str> {
     let storage = &param_names[FIRST_META - FIRST_PARAM..];
     let wall: &[&str] = if p.stonewall.millis.is_some() {
@@ -613,11 +660,13 @@ fn field_names<'a>(p: &Params, param_names: &[&'a str], meta: &'a RunMeta) -> Ve
         &[]
     };
     let latency: &[&str] = if p.latency { &LATENCY_FIELDS } else { &[] };
+    let files: &[&str] = if p.latency { &LATENCY_FILE_FIELDS } else { &[] };
     FIELDS
         .iter()
         .chain(storage)
         .chain(wall)
         .chain(latency)
+        .chain(files)
         .copied()
         .chain(meta.facts.iter().map(|(k, _)| k.as_str()))
         .collect()
@@ -807,6 +856,7 @@ mod tests {
             samples: Vec::new(),
             wall: None,
             latency: None,
+            file_latency: None,
         }
     }
 

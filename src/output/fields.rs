@@ -96,6 +96,34 @@ pub const LATENCY_FIELDS: [&str; 10] = [
     "latency_clock",
 ];
 
+/// With `--latency`, after [`LATENCY_FIELDS`]: the file calls of the record's direction
+/// timed one by one (`open`, `sync` with `--fsync`, `close`), each the calls, min, p50,
+/// p99, max (seconds) and the rank and host of the max; `latency_sync_calls` 0 and the
+/// others empty without `--fsync`.
+pub const LATENCY_FILE_FIELDS: [&str; 21] = [
+    "latency_open_calls",
+    "latency_open_min_s",
+    "latency_open_p50_s",
+    "latency_open_p99_s",
+    "latency_open_max_s",
+    "latency_open_max_rank",
+    "latency_open_max_host",
+    "latency_sync_calls",
+    "latency_sync_min_s",
+    "latency_sync_p50_s",
+    "latency_sync_p99_s",
+    "latency_sync_max_s",
+    "latency_sync_max_rank",
+    "latency_sync_max_host",
+    "latency_close_calls",
+    "latency_close_min_s",
+    "latency_close_p50_s",
+    "latency_close_p99_s",
+    "latency_close_max_s",
+    "latency_close_max_rank",
+    "latency_close_max_host",
+];
+
 /// Index in [`FIELDS`] of `num_bytes`.
 pub(crate) const FIRST_PARAM: usize = 13;
 /// Index in [`FIELDS`] of `h5perf_version`.

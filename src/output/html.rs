@@ -12,6 +12,8 @@ use super::results::{procs_text, size_text, Cell, CellKey, RankSample, ResultSet
 use super::svg::{self, esc, Bound, Chart, Mark, Point, Series};
 use super::verdict::{figure, Status, Verdict};
 
+mod latency;
+
 /// The page's style sheet (the charts' classes are [`svg::CSS`]).
 const PAGE_CSS: &str = "\
 body{font-family:sans-serif;margin:0 auto;max-width:1000px;padding:12px;color:#222;font-size:14px}\
@@ -182,6 +184,7 @@ fn size_chart(
         series: lines(run, named, |c| log2(c.key.xfer_size as f64), title, flagged),
         bounds: bounds(run, criteria, api, phase, &steps),
         bars: true,
+        y_ticks: None,
     }
 }
 
@@ -239,6 +242,7 @@ fn procs_chart(
         ),
         bounds: drawn,
         bars: true,
+        y_ticks: None,
     }
 }
 
@@ -319,6 +323,7 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
         series,
         bounds: Vec::new(),
         bars: false,
+        y_ticks: None,
     };
     let text = match caption.is_empty() {
         true => String::new(),
@@ -786,6 +791,29 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
             }
         }
         out.push_str("</div></section>\n");
+    }
+
+    if latency::any(run) {
+        let _ = writeln!(
+            out,
+            "<section id=\"latency\"><h2>Latency of the transfer calls</h2>\n<p class=\"note\">{}</p>",
+            esc(latency::NOTE)
+        );
+        for api in run.apis() {
+            let charts: Vec<(Chart, String)> = [false, true]
+                .into_iter()
+                .filter_map(|read| latency::chart(run, api, api_title(api), read))
+                .collect();
+            if charts.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
+            for (chart, caption) in &charts {
+                figure_of(&mut out, chart, caption);
+            }
+            out.push_str("</div>\n");
+        }
+        out.push_str("</section>\n");
     }
 
     summary_section(&mut out, run, flagged);

@@ -11,7 +11,7 @@ use crate::measure::{Phase, Record};
 
 use super::export::{self, RunMeta, FIELDS, FIRST_META, FIRST_PARAM};
 use super::json_text::{self, Json};
-use super::results::{Cell, CellKey, RankSample, ResultSet, FACT_KEYS, RUN_FIELDS};
+use super::results::{Cell, CellKey, CellLatency, RankSample, ResultSet, FACT_KEYS, RUN_FIELDS};
 
 /// A results file that cannot be read back: the complete message.
 fn bad(msg: impl Into<String>) -> Error {
@@ -374,7 +374,25 @@ fn cell_of(get: &Get<'_>, at: &str) -> Result<Cell> {
         min_mibps: figure(get, "min_mibps", at)?,
         std_mibps: figure(get, "std_mibps", at)?,
         slowest,
+        latency: latency_of(get, at)?,
     })
+}
+
+/// The `latency_*` fields of a record (`--latency`): `None` when absent or when no call
+/// was timed (`latency_calls` 0, the figures empty).
+fn latency_of(get: &Get<'_>, at: &str) -> Result<Option<CellLatency>> {
+    if get("latency_calls").is_none() || num::<u64>(get, "latency_calls", at)? == 0 {
+        return Ok(None);
+    }
+    let q = |k: &str| figure(get, &format!("latency_{k}_s"), at);
+    Ok(Some(CellLatency {
+        calls: num(get, "latency_calls", at)?,
+        min_s: q("min")?,
+        quantiles_s: [q("p50")?, q("p90")?, q("p99")?, q("p999")?],
+        max_s: q("max")?,
+        max_rank: num(get, "latency_max_rank", at)?,
+        max_host: get("latency_max_host").unwrap_or_default(),
+    }))
 }
 
 /// The cells read so far, a second measurement of one key refused (found by hashing).
@@ -595,6 +613,49 @@ mod tests {
             assert_eq!(direct, files, "storage fields: {storage}");
             assert!(!direct.samples.is_empty() && !direct.parameters.is_empty());
         }
+    }
+
+    /// With `--latency`, the `latency_*` fields of the CSV and the JSON files read back to
+    /// the run's own latencies (the page's latency charts are drawn from them); a record
+    /// without timed calls (`latency_calls` 0) reads back as none.
+    #[test]
+    fn latencies_read_back() {
+        use crate::measure::{Histogram, LatencyFigures};
+        let (m, mut p, mut recs) =
+            run_set(&[2], &[4096, 8192], &[Api::Posix], false, &|n, x, a, ph| {
+                f64::from(n) + x as f64 + a as f64 + ph as f64
+            });
+        p.given.latency = true;
+        for (i, r) in recs.iter_mut().enumerate() {
+            let mut h = Histogram::new();
+            for v in [1_000, 2_000, 500_000_000 + i as u64] {
+                h.record(v);
+            }
+            let mut f = LatencyFigures::default();
+            f.add(&h, 1, "node-b");
+            r.latency = Some([f, LatencyFigures::default()]);
+        }
+        let direct = of_run(&m, &p, &recs);
+        let l = direct.cells[0]
+            .latency
+            .as_ref()
+            .expect("the write latencies");
+        assert_eq!((l.calls, l.max_rank, l.max_host.as_str()), (3, 1, "node-b"));
+        assert_eq!(l.max_s, 0.5);
+        let read = direct
+            .cells
+            .iter()
+            .find(|c| c.key.phase().is_read())
+            .unwrap();
+        assert_eq!(read.latency, None);
+        assert_eq!(
+            results_from_csv(&export::to_csv(&m, &p, &recs)).unwrap(),
+            direct
+        );
+        assert_eq!(
+            results_from_json(&export::to_json(&m, &p, &recs)).unwrap(),
+            direct
+        );
     }
 
     fn rates(n: u32, x: u64, a: usize, p: usize) -> f64 {

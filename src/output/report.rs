@@ -5,7 +5,8 @@ use std::fmt::Write;
 use crate::config::{Api, Params};
 use crate::measure::latency::QUANTILES;
 use crate::measure::{
-    ApiResults, Direction, LatencyFigures, Phase, PhaseStats, Record, TimeStats, Timer, WallFigures,
+    ApiResults, Direction, FileCall, FileLatencies, LatencyFigures, Phase, PhaseStats, Record,
+    TimeStats, Timer, WallFigures,
 };
 
 /// Size formatting of the parameter block (spec §2.3): `NGB`, `NMB`, `NKB` or plain bytes.
@@ -319,6 +320,9 @@ pub fn api_results(p: &Params, rec: &Record, r: &ApiResults) -> String {
         if let Some(l) = &rec.latency {
             latency_block(&mut o, dir, &l[usize::from(dir == Direction::Read)]);
         }
+        if let Some(l) = &rec.file_latency {
+            file_latency_lines(&mut o, dir, &l[usize::from(dir == Direction::Read)]);
+        }
     }
     o
 }
@@ -399,6 +403,33 @@ fn latency_block(out: &mut String, dir: Direction, l: &LatencyFigures) {
         l.max_rank,
         l.max_host
     );
+}
+
+/// The lines after a direction's transfer latencies with `--latency`: per file call
+/// with calls (open, `--fsync`'s sync, close) the calls timed, min, p50, p99, max and
+/// the rank and host that saw the max.
+fn file_latency_lines(out: &mut String, dir: Direction, l: &FileLatencies) {
+    let name = match dir {
+        Direction::Write => "Write",
+        Direction::Read => "Read",
+    };
+    for (call, f) in FileCall::ALL.iter().zip(l) {
+        let (Some((min, max)), Some(q)) = (f.min_max_s(), f.quantiles_s()) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "            Latency {name} {} ({} calls, every rank; clock CLOCK_MONOTONIC): min {}, p50 {}, p99 {}, max {} (rank {}, host {})",
+            call.name(),
+            f.count(),
+            duration_text(min),
+            duration_text(q[0]),
+            duration_text(q[2]),
+            duration_text(max),
+            f.max_rank,
+            f.max_host
+        );
+    }
 }
 
 /// A duration of `s` seconds with 4 significant digits in ns, us, ms or s: `1.234 us`.
@@ -589,6 +620,7 @@ mod tests {
             per_rank: vec![],
             wall: None,
             latency: None,
+            file_latency: None,
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         api_results(&p, &rec, &r)
@@ -710,6 +742,7 @@ mod tests {
             per_rank: vec![],
             wall: None,
             latency: None,
+            file_latency: None,
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         let text = api_results(&p, &rec, &r);

@@ -80,6 +80,27 @@ pub struct Cell {
     pub std_mibps: f64,
     /// The slowest rank and its host, when the per-rank times were gathered.
     pub slowest: Option<(u32, String)>,
+    /// With `--latency`: the latencies of the phase direction's transfer calls (the
+    /// `latency_*` fields), `None` without the option or when no call was timed.
+    pub latency: Option<CellLatency>,
+}
+
+/// The latencies of one direction's transfer calls of a measurement, every rank and
+/// iteration merged (`--latency`, the `latency_*` fields; seconds).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellLatency {
+    /// Calls timed (`latency_calls`).
+    pub calls: u64,
+    /// The shortest call, s (`latency_min_s`).
+    pub min_s: f64,
+    /// p50, p90, p99 and p99.9, s (`latency_p50_s` … `latency_p999_s`).
+    pub quantiles_s: [f64; 4],
+    /// The longest call, s (`latency_max_s`).
+    pub max_s: f64,
+    /// The rank that saw the longest call (`latency_max_rank`).
+    pub max_rank: u32,
+    /// Its host (`latency_max_host`).
+    pub max_host: String,
 }
 
 impl Cell {
@@ -372,6 +393,7 @@ mod tests {
                         samples: smp,
                         wall: None,
                         latency: None,
+                        file_latency: None,
                     });
                 }
             }

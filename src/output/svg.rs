@@ -100,6 +100,10 @@ pub struct Chart {
     pub bounds: Vec<Bound>,
     /// Draw the min–max bar of every point.
     pub bars: bool,
+    /// `None`: a y axis from 0 to a nice value above the data ([`y_axis`]). `Some`: the
+    /// y ticks, position (axis units, ascending) and label, the axis from the first to
+    /// the last (a log scale: positions of log10 values, labels of the values).
+    pub y_ticks: Option<Vec<(f64, String)>>,
 }
 
 /// `s` with `&`, `<`, `>`, `"` and `'` escaped, for XML text and attribute values; every
@@ -319,9 +323,15 @@ pub fn render(chart: &Chart) -> String {
         .filter(|b| on_scale(*b))
         .fold(data_top, f64::max);
     let (step, steps) = y_axis(top);
-    let ymax = step * f64::from(steps);
+    let given = chart.y_ticks.as_ref().filter(|t| {
+        t.len() >= 2 && t.iter().all(|(y, _)| y.is_finite()) && t[t.len() - 1].0 > t[0].0
+    });
+    let (ymin, ymax) = match given {
+        Some(t) => (t[0].0, t[t.len() - 1].0),
+        None => (0.0, step * f64::from(steps)),
+    };
     let px = |x: f64| x0 + (x - lo) / (hi - lo) * (x1 - x0);
-    let py = |y: f64| y0 - y.max(0.0) / ymax * (y0 - y1);
+    let py = |y: f64| y0 - (y.max(ymin) - ymin) / (ymax - ymin) * (y0 - y1);
 
     let mut o = String::with_capacity(4096);
     let (w, h) = (c(WIDTH), c(height(chart)));
@@ -338,11 +348,17 @@ pub fn render(chart: &Chart) -> String {
     let (cx0, cx1, cy0, cy1) = (c(x0), c(x1), c(y0), c(y1));
     let mut grid = String::new();
     let mut labels = String::new();
-    for i in 0..=steps {
-        let v = step * f64::from(i);
-        let y = py(v);
+    let y_ticks: Vec<(f64, String)> = match given {
+        Some(t) => t.clone(),
+        None => (0..=steps)
+            .map(|i| step * f64::from(i))
+            .map(|v| (v, tick_text(v, step)))
+            .collect(),
+    };
+    for (v, label) in &y_ticks {
+        let y = py(*v);
         let _ = write!(grid, "M{cx0} {}H{cx1}", c(y));
-        text_at(&mut labels, "e", x0 - 4.0, y + 3.5, &tick_text(v, step));
+        text_at(&mut labels, "e", x0 - 4.0, y + 3.5, label);
     }
     for (x, label) in &chart.x_ticks {
         text_at(&mut labels, "m", px(*x), y0 + 13.0, label);
@@ -502,6 +518,7 @@ mod tests {
                 at: None,
             }],
             bars: true,
+            y_ticks: None,
         }
     }
 
