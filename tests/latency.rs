@@ -93,7 +93,9 @@ fn every_transfer_call_is_counted() {
     // the file calls: one open, sync and close per rank, file and iteration and direction
     for call in ["open", "sync", "close"] {
         for dir in ["Write", "Read"] {
-            let line = format!("Latency {dir} {call} (4 calls, every rank; clock CLOCK_MONOTONIC)");
+            let line = format!(
+                "Latency {dir} {call} (4 calls, every rank and iteration; clock CLOCK_MONOTONIC)"
+            );
             let want = if call == "sync" && dir == "Read" {
                 0
             } else {
@@ -258,7 +260,7 @@ fn a_delayed_sync_is_timed_as_a_call_of_its_own() {
     ];
     let o = mpirun_timeout(2, &args, &env, d, T);
     assert!(o.success(), "{}", o.describe());
-    let line = "Latency Write sync (4 calls, every rank; clock CLOCK_MONOTONIC)";
+    let line = "Latency Write sync (4 calls, every rank and iteration; clock CLOCK_MONOTONIC)";
     assert!(o.stdout.contains(line), "{line} in\n{}", o.stdout);
     let j = json(d, "r.json");
     let r = &j["records"][0];

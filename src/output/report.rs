@@ -419,7 +419,7 @@ fn file_latency_lines(out: &mut String, dir: Direction, l: &FileLatencies) {
         };
         let _ = writeln!(
             out,
-            "            Latency {name} {} ({} calls, every rank; clock CLOCK_MONOTONIC): min {}, p50 {}, p99 {}, max {} (rank {}, host {})",
+            "            Latency {name} {} ({} calls, every rank and iteration; clock CLOCK_MONOTONIC): min {}, p50 {}, p99 {}, max {} (rank {}, host {})",
             call.name(),
             f.count(),
             duration_text(min),
