@@ -66,12 +66,15 @@ pub fn iterations(set: &ResultSet, cell: &Cell) -> Vec<Iteration> {
     out
 }
 
+/// A host, its ranks and, per iteration (from 1), the largest time of its ranks (s).
+type HostTimes = (String, u32, Vec<(u32, f64)>);
+
 /// Each host's share of `cell`, hosts in the order of their first rank, from the
 /// per-rank samples of `set`; empty without samples of that cell.
 pub fn hosts(set: &ResultSet, cell: &Cell) -> Vec<HostShare> {
     let wall = stonewalled(set);
     // (host, ranks seen in iteration 1, per iteration its largest time)
-    let mut by_host: Vec<(String, u32, Vec<(u32, f64)>)> = Vec::new();
+    let mut by_host: Vec<HostTimes> = Vec::new();
     for s in set.samples.iter().filter(|s| s.key == cell.key) {
         let i = match by_host.iter().position(|(h, _, _)| *h == s.host) {
             Some(i) => i,
