@@ -344,10 +344,30 @@ fn the_page_shows_each_iteration_and_each_hosts_share_as_the_rank_samples_give_t
     let width = b.eval(&tab, "document.documentElement.scrollWidth");
     assert!(width.as_u64().unwrap() <= 794, "{width}");
     let records = j["records"].as_array().unwrap();
-    // one row per measurement, in the results' order, and per host one row each
+    // one row per measurement, in the results' order, and per host one row each; the
+    // JSON's per_host the same
     assert_eq!(its.len(), records.len(), "{its:?}");
     assert_eq!(per_host.len(), records.len(), "{per_host:?}");
-    for ((row, hrow), r) in its.iter().zip(&per_host).zip(records) {
+    let in_json = j["per_host"].as_array().expect("per_host in the JSON");
+    assert_eq!(in_json.len(), records.len(), "{j}");
+    for (((row, hrow), r), jh) in its.iter().zip(&per_host).zip(records).zip(in_json) {
+        for k in ["nprocs", "xfer_size", "api", "phase", "bytes"] {
+            assert_eq!(jh[k], r[k], "{k}: {jh} vs {r}");
+        }
+        assert_eq!(
+            (jh["host"].as_str(), jh["ranks"].as_u64()),
+            (Some(host.as_str()), Some(2))
+        );
+        let t = r["avg_time_s"].as_f64().unwrap();
+        assert!(
+            (jh["avg_time_s"].as_f64().unwrap() - t).abs() <= 1e-9 * t,
+            "{jh} vs {r}"
+        );
+        let m = r["avg_mibps"].as_f64().unwrap();
+        assert!(
+            (jh["mibps"].as_f64().unwrap() - m).abs() <= 1e-9 * m,
+            "{jh} vs {r}"
+        );
         let phase = r["phase"].as_str().unwrap();
         assert_eq!(row[0], "POSIX");
         assert_eq!(row[1], "2");
