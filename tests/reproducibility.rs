@@ -358,11 +358,24 @@ fn stable_refuses_criteria_on_page_cache_figures_before_any_io() {
         "--expect",
         "posix.write>=1B/s",
     ];
-    let o = mpirun_timeout(1, &args, &[], d, T);
+    // a node of 1 MB: the 64 KiB file is less than twice its memory
+    let memory = [("H5PERF_NODE_MEMORY", "1000000")];
+    let o = mpirun_timeout(1, &args, &memory, d, T);
     assert_eq!(o.status, Some(1), "{}", o.describe());
     let err = o.stderr_clean();
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("h5perf: ")).collect();
-    assert_eq!(lines.len(), 2, "{}", o.describe());
+    assert_eq!(lines.len(), 3, "{}", o.describe());
+    // the file is refused too: node, data per node, memory, the multiple
+    let host = std::process::Command::new("hostname").output().unwrap();
+    let host = String::from_utf8_lossy(&host.stdout).trim().to_string();
+    assert!(
+        lines[2].starts_with(&format!(
+            "h5perf: --stable refuses the run: the data of a read step on host {host} is \
+             65536 bytes, less than 2 times the node's memory (1000000 bytes; 2 x 1000000 = \
+             2000000 bytes), and no cache bypass (--drop-caches, --direct for POSIX) is active"
+        )),
+        "{lines:?}"
+    );
     assert!(
         lines[0].starts_with("h5perf: --stable refuses --expect 'posix.raw_write>=1B/s': ")
             && lines[0].contains("the sync of --fsync is outside its timer"),
@@ -397,6 +410,37 @@ fn stable_refuses_criteria_on_page_cache_figures_before_any_io() {
         T,
     );
     assert!(o.success(), "{}", o.describe());
+    assert!(
+        verdict_lines(&o)[0].starts_with("Verdict: PASS"),
+        "{}",
+        o.describe()
+    );
+    // the same small file read with POSIX --direct: the cache is bypassed, the reads and
+    // the file size are accepted, and the run passes
+    let o = mpirun_timeout(
+        1,
+        &[
+            "-A",
+            "posix",
+            "-e",
+            "64K",
+            "-B",
+            "16K",
+            "-x",
+            "16K",
+            "-X",
+            "16K",
+            "--direct",
+            "--stable",
+            "--expect",
+            "posix.read>=1B/s",
+        ],
+        &memory,
+        d,
+        T,
+    );
+    assert!(o.success(), "{}", o.describe());
+    assert!(!o.stderr_clean().contains("refuses"), "{}", o.describe());
     assert!(
         verdict_lines(&o)[0].starts_with("Verdict: PASS"),
         "{}",

@@ -288,3 +288,137 @@ fn malformed_labels_are_refused_before_any_run() {
     }
     assert!(dir_entries(d).is_empty(), "{:?}", dir_entries(d));
 }
+
+/// The `f64` of a page cell's text (`123.45 0.000123`: the throughput, then the time).
+fn numbers(text: &str) -> Vec<f64> {
+    text.split_whitespace()
+        .map(|w| w.trim_end_matches('%').parse().unwrap_or(f64::NAN))
+        .collect()
+}
+
+#[test]
+fn the_page_shows_each_iteration_and_each_hosts_share_as_the_rank_samples_give_them() {
+    let dir = scratch_dir();
+    let d = dir.path();
+    let args = [
+        "-A",
+        "posix",
+        "-e",
+        "64K",
+        "-B",
+        "16K",
+        "-x",
+        "16K",
+        "-X",
+        "16K",
+        "-i",
+        "3",
+        "-p",
+        "2",
+        "--conditions",
+        "--json",
+        "r.json",
+        "--rank-csv",
+        "rk.csv",
+        "--html",
+        "page.html",
+    ];
+    let o = mpirun_timeout(2, &args, &[], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let j: J = serde_json::from_str(&fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    let host = j["hosts"][0]["name"].as_str().unwrap().to_string();
+    let rk = parse_csv(&fs::read_to_string(d.join("rk.csv")).unwrap());
+    let c = |k: &str| col(&rk[0], k);
+    let mut b = Browser::start();
+    let tab = b.open(&d.join("page.html"), 794, 1123);
+    let logged = b.messages(&tab);
+    assert!(logged.is_empty(), "the page logs: {logged:?}");
+    let mut rows = |id: &str| -> Vec<Vec<String>> {
+        let v = b.eval(
+            &tab,
+            &format!("JSON.stringify([...document.querySelectorAll('#{id} tr')].slice(1).map(r => [...r.cells].map(c => c.textContent)))"),
+        );
+        serde_json::from_str(v.as_str().unwrap()).unwrap()
+    };
+    let (its, per_host) = (rows("iterations"), rows("per-host"));
+    let width = b.eval(&tab, "document.documentElement.scrollWidth");
+    assert!(width.as_u64().unwrap() <= 794, "{width}");
+    let records = j["records"].as_array().unwrap();
+    // one row per measurement, in the results' order, and per host one row each; the
+    // JSON's per_host the same
+    assert_eq!(its.len(), records.len(), "{its:?}");
+    assert_eq!(per_host.len(), records.len(), "{per_host:?}");
+    let in_json = j["per_host"].as_array().expect("per_host in the JSON");
+    assert_eq!(in_json.len(), records.len(), "{j}");
+    for (((row, hrow), r), jh) in its.iter().zip(&per_host).zip(records).zip(in_json) {
+        for k in ["nprocs", "xfer_size", "api", "phase", "bytes"] {
+            assert_eq!(jh[k], r[k], "{k}: {jh} vs {r}");
+        }
+        assert_eq!(
+            (jh["host"].as_str(), jh["ranks"].as_u64()),
+            (Some(host.as_str()), Some(2))
+        );
+        let t = r["avg_time_s"].as_f64().unwrap();
+        assert!(
+            (jh["avg_time_s"].as_f64().unwrap() - t).abs() <= 1e-9 * t,
+            "{jh} vs {r}"
+        );
+        let m = r["avg_mibps"].as_f64().unwrap();
+        assert!(
+            (jh["mibps"].as_f64().unwrap() - m).abs() <= 1e-9 * m,
+            "{jh} vs {r}"
+        );
+        let phase = r["phase"].as_str().unwrap();
+        assert_eq!(row[0], "POSIX");
+        assert_eq!(row[1], "2");
+        let bytes = r["bytes"].as_u64().unwrap() as f64;
+        // each iteration: its slowest rank's time in the rank CSV, bytes over it
+        let mut times = Vec::new();
+        for it in 1..=3 {
+            let slowest = rk[1..]
+                .iter()
+                .filter(|x| x[c("phase")] == phase && x[c("iteration")] == it.to_string())
+                .map(|x| x[c("time_s")].parse::<f64>().unwrap())
+                .fold(0.0, f64::max);
+            let shown = numbers(&row[4 + it]);
+            assert!(
+                (shown[1] - slowest).abs() <= 1e-6,
+                "{phase} {it}: {row:?} vs {slowest}"
+            );
+            let mibps = bytes / 1_048_576.0 / slowest;
+            assert!(
+                (shown[0] - mibps).abs() <= 0.006 + mibps * 1e-6 / slowest,
+                "{phase} {it}: {row:?} vs {mibps}"
+            );
+            times.push(slowest);
+        }
+        // the mean of the shown times is the results' mean time, their spread its cv
+        let mean = times.iter().sum::<f64>() / 3.0;
+        let avg = r["avg_time_s"].as_f64().unwrap();
+        assert!((mean - avg).abs() <= 1e-6, "{phase}: {mean} vs {avg}");
+        let sd = (times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        let cv = numbers(&row[4])[0];
+        assert!(
+            (cv - 100.0 * sd / mean).abs() <= 0.01 + 100.0 * 3e-6 / mean,
+            "{phase}: {cv}"
+        );
+        // one host with both ranks: its share is the whole measurement
+        assert_eq!(
+            hrow[3..7],
+            [
+                row[3].clone(),
+                host.clone(),
+                "2".into(),
+                r["bytes"].to_string()
+            ]
+        );
+        let hmean = numbers(&hrow[7])[0];
+        assert!((hmean - avg).abs() <= 1e-6, "{phase}: {hrow:?} vs {avg}");
+        let h = numbers(&hrow[8])[0];
+        let avg_mibps = r["avg_mibps"].as_f64().unwrap();
+        assert!(
+            (h - avg_mibps).abs() <= 0.006 + avg_mibps * 1e-6 / avg,
+            "{phase}: {hrow:?} vs {avg_mibps}"
+        );
+    }
+}

@@ -7,6 +7,7 @@ use crate::error::{path_text, Error, Result};
 use crate::ffi::mpi::{Comm, Op};
 use crate::measure::{Phase, Record};
 use crate::output::baseline::{self, Comparison};
+use crate::output::conditions;
 use crate::output::export::RunMeta;
 use crate::output::reproducibility;
 use crate::output::results::{CellKey, ResultSet};
@@ -178,8 +179,20 @@ fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
 /// The before-run checks of the acceptance options `a` (collective; `None` without any);
 /// agreed errors: a criterion that selects nothing, an unusable baseline or page file.
 pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Option<Prepared>> {
+    // --stable: data that fits in a node's page cache is refused before any I/O (every
+    // rank gets the same hosts and nodes, so every rank decides alike)
+    let too_small = if a.stable {
+        let hosts = conditions::gather_hosts(comm)?;
+        let nodes = conditions::gather_nodes(comm, &hosts)?;
+        conditions::stable_refusal(params, &hosts, &nodes)
+    } else {
+        None
+    };
     if !a.any() {
-        return Ok(None);
+        return match too_small {
+            Some(m) => Err(Error::Invalid(vec![m])),
+            None => Ok(None),
+        };
     }
     let (apis, procs, sizes, phases) = plan(params);
     let mut keys = Vec::new();
@@ -208,6 +221,7 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
             Some(format!("--stable refuses --expect '{}': {why}", c.text()))
         }));
     }
+    problems.extend(too_small);
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }

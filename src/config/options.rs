@@ -707,7 +707,9 @@ pub static DEFS: [Def; 58] = [
         "Measure the storage, not the page cache: refuse, before any I/O,\n\
          each --expect criterion on a page-cache figure, with the reason\n\
          (writes need --fsync, Raw Data Write --direct, reads --drop-caches;\n\
-         --direct counts for POSIX only). [default: off]"),
+         --direct counts for POSIX only); refuse the run when a node's data\n\
+         in a read step is under twice its memory and no bypass covers the\n\
+         reads. [default: off]"),
     def!(_ "stonewall" 3, value(ValueKind::Seconds, |o, v| o.stonewall.set_seconds(v)),
         "Time-limited phases: in each write and read phase a rank starts no\n\
          transfer later than SECONDS after the phase's start; throughput is\n\

@@ -30,6 +30,21 @@ pub const NODE_FACTS: [&str; 5] = [
     "node_load_start",
 ];
 
+/// Every rank's host name, by rank (collective: each rank broadcasts its own; a control
+/// character is escaped, as the report prints it).
+///
+/// # Errors
+/// A broadcast fails.
+pub fn gather_hosts(comm: &Comm) -> Result<Vec<String>> {
+    let me = crate::datadir::host::hostname();
+    let mut names = Vec::new();
+    for r in 0..comm.size()? {
+        let name = String::from_utf8_lossy(&comm.bcast_bytes(r, me.as_bytes())?).into_owned();
+        names.push(crate::config::values::printable(&name));
+    }
+    Ok(names)
+}
+
 /// Each host of `rank_hosts` (by rank) with its [`Node`], in the order of first ranks
 /// (collective: the first rank of each host reads its node and broadcasts it).
 ///
@@ -132,6 +147,46 @@ pub fn end_facts(
     out
 }
 
+/// The most data a node holds in a cached read step, against its memory: `(bytes,
+/// host, memory bytes)` of the (step, node) whose data is the largest fraction of the
+/// node's memory among those below [`MEMORY_FACTOR`] times it (the nearest to safe: if
+/// even that one fits, the reads may be cached). `steps` are the read steps as (API,
+/// processes, bytes of the step over all ranks); a node holds its ranks' equal shares.
+/// No bypass is asked here: the caller leaves out the steps a bypass covers.
+fn fullest_cached_node<'a>(
+    steps: impl Iterator<Item = (Api, u32, u64)>,
+    rank_hosts: &[String],
+    nodes: &'a [(String, Node)],
+) -> Option<(u64, &'a str, u64)> {
+    let mut worst: Option<(u64, &str, u64)> = None;
+    for (_, nprocs, bytes) in steps.filter(|s| s.1 > 0) {
+        let per_rank = bytes / u64::from(nprocs);
+        for (host, node) in nodes.iter().filter(|(_, n)| n.memory_bytes > 0) {
+            let ranks = rank_hosts
+                .iter()
+                .take(nprocs as usize)
+                .filter(|h| *h == host)
+                .count() as u64;
+            let held = per_rank.saturating_mul(ranks);
+            if ranks > 0
+                && held < MEMORY_FACTOR.saturating_mul(node.memory_bytes)
+                && worst.is_none_or(|(b, _, m)| {
+                    u128::from(held) * u128::from(m) > u128::from(b) * u128::from(node.memory_bytes)
+                })
+            {
+                worst = Some((held, host, node.memory_bytes));
+            }
+        }
+    }
+    worst
+}
+
+/// Whether a cache bypass covers the reads of `api`: `--drop-caches`, or `--direct`
+/// for POSIX.
+fn bypassed(p: &Params, api: Api) -> bool {
+    p.storage.drop_caches || (api == Api::Posix && p.storage.direct)
+}
+
 /// The warning that the read figures may be page-cache figures: the most data a node
 /// held in one step (its ranks' shares of the bytes of a read measurement) is below
 /// [`MEMORY_FACTOR`] times that node's memory, and no bypass is active for the API
@@ -143,38 +198,187 @@ pub fn cache_warning(
     rank_hosts: &[String],
     nodes: &[(String, Node)],
 ) -> Option<String> {
-    if p.storage.drop_caches {
-        return None;
-    }
-    // (bytes, host, memory) of the fullest node over the cached reads
-    let mut worst: Option<(u64, &str, u64)> = None;
-    for r in records.iter().filter(|r| r.has_read && r.nprocs > 0) {
-        if r.api == Api::Posix && p.storage.direct {
-            continue;
-        }
-        let per_rank = r.bytes / u64::from(r.nprocs);
-        for (host, node) in nodes.iter().filter(|(_, n)| n.memory_bytes > 0) {
-            let ranks = rank_hosts
-                .iter()
-                .take(r.nprocs as usize)
-                .filter(|h| *h == host)
-                .count() as u64;
-            let held = per_rank * ranks;
-            if ranks > 0
-                && held < MEMORY_FACTOR.saturating_mul(node.memory_bytes)
-                && worst.is_none_or(|(b, _, m)| {
-                    u128::from(held) * u128::from(m) > u128::from(b) * u128::from(node.memory_bytes)
-                })
-            {
-                worst = Some((held, host, node.memory_bytes));
-            }
-        }
-    }
-    let (held, host, memory) = worst?;
+    let steps = records
+        .iter()
+        .filter(|r| r.has_read && !bypassed(p, r.api))
+        .map(|r| (r.api, r.nprocs, r.bytes));
+    let (held, host, memory) = fullest_cached_node(steps, rank_hosts, nodes)?;
     Some(format!(
         "the data of a read step on host {host} ({held} bytes) is less than \
          {MEMORY_FACTOR} times its memory ({memory} bytes) and no cache bypass \
          (--drop-caches, --direct for POSIX) is active: the read figures may be page-cache \
          figures; make -e larger or bypass the cache"
     ))
+}
+
+/// The bytes a step of `n` processes moves per phase over all ranks, as the run will
+/// count them (`Record::bytes`, spec §8.3): files × datasets × dataset bytes, the
+/// dataset `-e × n` bytes (1D) or a square of side `-e × n` (2D); with
+/// `--file-per-process` (1D) one file of `-e` bytes per rank and index, the same sum.
+/// Saturates instead of overflowing (the parameter checks refuse such sizes first).
+pub fn planned_step_bytes(p: &Params, n: u32) -> u64 {
+    let side = p.num_bytes.saturating_mul(u64::from(n));
+    let dataset = if p.dim2d {
+        side.saturating_mul(side)
+    } else {
+        side
+    };
+    p.num_files
+        .saturating_mul(p.num_dsets)
+        .saturating_mul(dataset)
+}
+
+/// `--stable`'s refusal before any I/O: the page-cache warning's rule ([`cache_warning`])
+/// on the planned read steps (every API and process count of `p`; the bytes of
+/// [`planned_step_bytes`]), with each node's memory `nodes` and the ranks' hosts
+/// `rank_hosts`. The message names the node, the data per node, its memory and the
+/// multiple. `None` when the reads are safe, bypassed, absent (`-w`) or no memory is known.
+pub fn stable_refusal(
+    p: &Params,
+    rank_hosts: &[String],
+    nodes: &[(String, Node)],
+) -> Option<String> {
+    if p.write_only {
+        return None;
+    }
+    let steps: Vec<(Api, u32, u64)> = p
+        .apis
+        .iter()
+        .filter(|a| !bypassed(p, *a))
+        .flat_map(|a| {
+            p.proc_counts()
+                .into_iter()
+                .map(move |n| (a, n, planned_step_bytes(p, n)))
+        })
+        .collect();
+    let (held, host, memory) = fullest_cached_node(steps.into_iter(), rank_hosts, nodes)?;
+    Some(format!(
+        "--stable refuses the run: the data of a read step on host {host} is {held} bytes, \
+         less than {MEMORY_FACTOR} times the node's memory ({memory} bytes; \
+         {MEMORY_FACTOR} x {memory} = {} bytes), and no cache bypass (--drop-caches, \
+         --direct for POSIX) is active: its reads would be page-cache figures; make -e \
+         larger or bypass the cache",
+        MEMORY_FACTOR.saturating_mul(memory)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Options, Params};
+    use crate::measure::Record;
+
+    /// The parameters of `-e 64K` on `world` processes after `f`.
+    fn params(world: u32, f: impl FnOnce(&mut Options)) -> Params {
+        let mut o = Options {
+            num_bytes: 64 << 10,
+            ..Options::default()
+        };
+        o.apis.insert(Api::Posix);
+        o.apis.insert(Api::Mpiio);
+        f(&mut o);
+        Params::resolve(&o, world)
+    }
+
+    fn node(memory_bytes: u64) -> Node {
+        Node {
+            memory_bytes,
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn the_planned_bytes_are_those_the_run_counts() {
+        // 1D: files × datasets × (-e × n); --file-per-process: the same sum
+        let p = params(4, |o| {
+            o.num_files = 2;
+            o.num_dsets = 3;
+        });
+        assert_eq!(planned_step_bytes(&p, 4), 2 * 3 * (64 << 10) * 4);
+        let fpp = params(4, |o| o.file_per_process = true);
+        assert_eq!(planned_step_bytes(&fpp, 4), (64 << 10) * 4);
+        // 2D: a square of side -e × n
+        let p = params(2, |o| {
+            o.dim2d = true;
+            o.num_bytes = 8192;
+        });
+        assert_eq!(planned_step_bytes(&p, 2), 16384 * 16384);
+        // the warning after the run takes the records' bytes: the same answer
+        let hosts = ["a".to_string(), "b".into(), "a".into(), "b".into()];
+        let nodes = [
+            ("a".to_string(), node(1 << 20)),
+            ("b".to_string(), node(1 << 30)),
+        ];
+        let p = params(4, |_| {});
+        let records: Vec<Record> = [4u32, 2, 1]
+            .iter()
+            .map(|&n| Record {
+                nprocs: n,
+                xfer_size: 1,
+                buf_bytes: 1,
+                api: Api::Posix,
+                bytes: planned_step_bytes(&p, n),
+                iterations: 1,
+                has_read: true,
+                phases: Default::default(),
+                open_close: Default::default(),
+                extremes: Default::default(),
+                samples: Vec::new(),
+                wall: None,
+                latency: None,
+            })
+            .collect();
+        let w = cache_warning(&p, &records, &hosts, &nodes).unwrap();
+        let r = stable_refusal(&p, &hosts, &nodes).unwrap();
+        // the fullest node against its memory: a's 2 ranks at n = 4, 128 KiB of 1 MiB
+        // (b holds at most 128 KiB of 1 GiB; a at n = 2 and 1, 64 KiB)
+        assert!(w.contains("host a (131072 bytes)"), "{w}");
+        assert!(
+            r.contains("host a is 131072 bytes") && r.contains("(1048576 bytes;"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn stable_refuses_only_data_that_fits_with_no_bypass() {
+        let hosts = ["a".to_string(), "a".into()];
+        let small = [("a".to_string(), node(1 << 20))];
+        // 2 ranks × 64 KiB on a 1 MiB node: under 2 MiB
+        let p = params(2, |o| o.min_procs = 2);
+        let r = stable_refusal(&p, &hosts, &small).unwrap();
+        assert!(
+            r.contains("host a is 131072 bytes, less than 2 times the node's memory (1048576 bytes; 2 x 1048576 = 2097152 bytes)"),
+            "{r}"
+        );
+        // 1 MiB per rank: 2 MiB, not under twice the memory
+        let big = params(2, |o| {
+            o.min_procs = 2;
+            o.num_bytes = 1 << 20;
+        });
+        assert_eq!(stable_refusal(&big, &hosts, &small), None);
+        // ... but its step of 1 process holds 1 MiB alone: refused
+        let one = params(2, |o| o.num_bytes = 1 << 20);
+        let r = stable_refusal(&one, &hosts, &small).unwrap();
+        assert!(r.contains("is 1048576 bytes"), "{r}");
+        // no reads, a cache drop, an unknown memory: nothing to refuse
+        assert_eq!(
+            stable_refusal(&params(2, |o| o.write_only = true), &hosts, &small),
+            None
+        );
+        let drop = params(2, |o| o.storage.drop_caches = true);
+        assert_eq!(stable_refusal(&drop, &hosts, &small), None);
+        assert_eq!(
+            stable_refusal(&p, &hosts, &[("a".to_string(), node(0))]),
+            None
+        );
+        // --direct bypasses POSIX only: MPI-IO's reads still fit
+        let direct = params(2, |o| o.storage.direct = true);
+        assert!(stable_refusal(&direct, &hosts, &small).is_some());
+        let posix_only = params(2, |o| {
+            o.storage.direct = true;
+            o.apis = Default::default();
+            o.apis.insert(Api::Posix);
+        });
+        assert_eq!(stable_refusal(&posix_only, &hosts, &small), None);
+    }
 }

@@ -641,12 +641,53 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
         json_object(&mut out, &names, &record_values(meta, &params, r, pi));
     }
-    out.push_str(if records.is_empty() {
-        "]\n}\n"
-    } else {
-        "\n  ]\n}\n"
-    });
+    out.push_str(if records.is_empty() { "]" } else { "\n  ]" });
+    per_host_json(&mut out, meta, p, records);
+    out.push_str("\n}\n");
     out
+}
+
+/// With `--conditions` (the nodes known) and the per-rank times gathered: the array
+/// `per_host`, one object per measurement and host ([`super::spread::hosts`]: its
+/// ranks, their bytes per iteration, the mean of its slowest rank's times and its
+/// throughput, `null` when stonewalled); nothing otherwise.
+fn per_host_json(out: &mut String, meta: &RunMeta, p: &Params, records: &[Record]) {
+    if meta.nodes.is_empty() || !records.iter().any(Record::has_samples) {
+        return;
+    }
+    let set = result_set(meta, p, records);
+    let names = [
+        "nprocs",
+        "xfer_size",
+        "api",
+        "phase",
+        "host",
+        "ranks",
+        "bytes",
+        "avg_time_s",
+        "mibps",
+    ];
+    out.push_str(",\n  \"per_host\": [");
+    let mut first = true;
+    for c in &set.cells {
+        for h in super::spread::hosts(&set, c) {
+            out.push_str(if first { "\n    " } else { ",\n    " });
+            first = false;
+            let values = [
+                Int(u64::from(c.key.nprocs)),
+                Int(c.key.xfer_size),
+                text(c.key.api().name()),
+                text(c.key.phase().key()),
+                text(h.host),
+                Int(u64::from(h.ranks)),
+                Int(h.bytes),
+                Float(h.avg_time_s),
+                h.mibps.map_or(Value::Null, Float),
+            ];
+            json_object(out, &names, &values);
+        }
+    }
+    out.push_str(if first { "]" } else { "\n  ]" });
 }
 
 /// The field names of a record: [`FIELDS`], then the storage options' among

@@ -8,11 +8,12 @@ use crate::config::Api;
 use crate::measure::Phase;
 
 use super::conditions::NODE_FACTS;
-use super::results::{procs_text, size_text, Cell, CellKey, RankSample, ResultSet};
+use super::results::{api_title, procs_text, size_text, Cell, CellKey, RankSample, ResultSet};
 use super::svg::{self, esc, Bound, Chart, Mark, Point, Series};
 use super::verdict::{figure, Status, Verdict};
 
 mod latency;
+mod spread_tables;
 
 /// The page's style sheet (the charts' classes are [`svg::CSS`]).
 const PAGE_CSS: &str = "\
@@ -32,15 +33,6 @@ ul{margin:2px 0;padding-left:20px;font-size:12px}.note{font-size:12px;color:#444
 @media (max-width:640px){.grid{grid-template-columns:1fr}}\
 @media print{body{max-width:none;padding:0;font-size:11px}h2,h3{break-after:avoid}}\
 @page{size:A4;margin:12mm}";
-
-/// The API as the report's headings name it: `POSIX`, `MPI-IO`, `PHDF5`.
-fn api_title(a: Api) -> &'static str {
-    match a {
-        Api::Posix => "POSIX",
-        Api::Mpiio => "MPI-IO",
-        Api::Phdf5 => "PHDF5",
-    }
-}
 
 /// The phases in chart order: write and read side by side.
 const CHART_ORDER: [Phase; 6] = [
@@ -817,6 +809,11 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
     }
 
     summary_section(&mut out, run, flagged);
+    // the spread behind the summary, with the run conditions (--conditions) only
+    if fact(run, NODE_FACTS[0]).is_some() {
+        spread_tables::iterations_section(&mut out, run);
+        spread_tables::hosts_view_section(&mut out, run);
+    }
     let _ = writeln!(
         out,
         "<footer class=\"note\"><p>Made by h5perf {} from the run's results.</p></footer>\n</body>\n</html>",

@@ -1,7 +1,8 @@
 //! Outputs: the report ([`report`]), results ([`export`]), where they go ([`sink`], [`paths`],
 //! [`distinct`]); acceptance: [`results`], [`readback`], [`json_text`], [`baseline`],
-//! [`reproducibility`] (`--within`), [`verdict`], the page ([`html`], [`svg`]); the batch
-//! scheduler's context of a run ([`scheduler`]).
+//! [`reproducibility`] (`--within`), [`verdict`], the page ([`html`], [`svg`]) and the
+//! spread behind its figures ([`spread`]); the batch scheduler's context of a run
+//! ([`scheduler`]).
 
 pub mod baseline;
 pub mod conditions;
@@ -17,5 +18,6 @@ pub mod reproducibility;
 pub mod results;
 pub mod scheduler;
 pub mod sink;
+pub mod spread;
 pub mod svg;
 pub mod verdict;

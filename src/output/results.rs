@@ -297,6 +297,15 @@ pub fn size_text(bytes: u64) -> String {
     format!("{bytes} B")
 }
 
+/// The API as the report's headings name it: `POSIX`, `MPI-IO`, `PHDF5`.
+pub fn api_title(a: Api) -> &'static str {
+    match a {
+        Api::Posix => "POSIX",
+        Api::Mpiio => "MPI-IO",
+        Api::Phdf5 => "PHDF5",
+    }
+}
+
 /// `1 process`, `4 processes`.
 pub fn procs_text(n: u32) -> String {
     if n == 1 {
