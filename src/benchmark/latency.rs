@@ -2,13 +2,13 @@
 //! the current iteration ([`LatencyRun::of`], filled by the transfer loops, see
 //! `driver::interface::clocked_writes`), merged over ranks after each iteration
 //! ([`LatencyRun::merge`], outside every timer) into the record's figures; likewise the
-//! file's open, sync and close calls, one clock read around each ([`LatencyRun::file_call`]).
+//! file's open, sync and close calls, one clock read around each ([`LatencyRun::time`]).
 
 use super::driver::Access;
 use crate::config::values::printable;
 use crate::datadir::host::hostname;
 use crate::error::Result;
-use crate::ffi::clock::{anchor, ns_per_tick, ClockKind};
+use crate::ffi::clock::{anchor, monotonic_ns, ns_per_tick, ClockKind};
 use crate::ffi::mpi::{Comm, Op};
 use crate::measure::latency::BUCKETS;
 use crate::measure::{FileCall, FileLatencies, Histogram, LatencyFigures};
@@ -50,6 +50,24 @@ impl LatencyRun {
     /// The histogram of `phase`'s calls in this iteration (ticks).
     pub fn of(&mut self, phase: Access) -> &mut Histogram {
         &mut self.ticks[usize::from(phase == Access::Read)]
+    }
+
+    /// Run `f`, the file call `call` of `phase`, and with `--latency` (`lat` is `Some`)
+    /// count its duration ([`monotonic_ns`] before and after, one clock read each);
+    /// without it just run `f`.
+    pub fn time<T>(
+        lat: Option<&mut LatencyRun>,
+        phase: Access,
+        call: FileCall,
+        f: impl FnOnce() -> T,
+    ) -> T {
+        let Some(l) = lat else {
+            return f();
+        };
+        let c0 = monotonic_ns();
+        let out = f();
+        l.file_call(phase, call, monotonic_ns().saturating_sub(c0));
+        out
     }
 
     /// Count a call of `call` of `phase` that took `ns` nanoseconds (one call outside the

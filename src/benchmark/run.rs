@@ -21,7 +21,6 @@ use crate::config::{Api, Params, Reorder};
 use crate::datadir::cleanup::{self, Slot};
 use crate::datadir::{data_file_name, leftovers, rank_file_name, RunEnv};
 use crate::error::{path_text, Error, Result};
-use crate::ffi::clock::monotonic_ns;
 use crate::ffi::mem::AlignedBuf;
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
 use crate::measure::{ApiResults, FileCall, IterStat, Record, Times, WallFigures, COUNT};
@@ -599,9 +598,9 @@ impl<'a> ApiRun<'a> {
             };
             Wall::new(g0, s, limit)
         });
-        let c0 = self.lat.is_some().then(monotonic_ns);
-        let opened = self.drv.open(&self.ctx, cpath, phase);
-        self.file_call(phase, FileCall::Open, c0);
+        let opened = LatencyRun::time(self.lat.as_mut(), phase, FileCall::Open, || {
+            self.drv.open(&self.ctx, cpath, phase)
+        });
         let opened = explain(&self.run.why(), self.api, phase, true, opened);
         settle_open(&mut *self.drv, comm, opened)?;
         let g1 = wtime();
@@ -631,9 +630,8 @@ impl<'a> ApiRun<'a> {
             Some(sync) if self.run.p.storage.fsync => {
                 // every rank syncs, even after a failed transfer: the call is collective
                 let s0 = wtime();
-                let c0 = self.lat.is_some().then(monotonic_ns);
-                let synced = self.drv.sync();
-                self.file_call(phase, FileCall::Sync, c0);
+                let synced =
+                    LatencyRun::time(self.lat.as_mut(), phase, FileCall::Sync, || self.drv.sync());
                 self.t[sync as usize] += wtime() - s0;
                 res.and(synced)
             }
@@ -641,22 +639,14 @@ impl<'a> ApiRun<'a> {
         };
         let g2 = wtime();
         self.t[fine] += g2 - g1;
-        let c0 = self.lat.is_some().then(monotonic_ns);
-        let cres = self.drv.close();
-        self.file_call(phase, FileCall::Close, c0);
+        let cres = LatencyRun::time(self.lat.as_mut(), phase, FileCall::Close, || {
+            self.drv.close()
+        });
         let g3 = wtime();
         self.t[gross] += g3 - g0 - untimed;
         self.t[close] += g3 - g2;
         let res = explain(&self.run.why(), self.api, phase, false, res.and(cres));
         settle_beacon(&self.ctx, agree(comm, res))
-    }
-
-    /// `--latency`: count the call `call` of `phase` that started at `c0` (ns of
-    /// `CLOCK_MONOTONIC`, `None` without the option) and ended now.
-    fn file_call(&mut self, phase: Access, call: FileCall, c0: Option<u64>) {
-        if let (Some(c0), Some(l)) = (c0, self.lat.as_mut()) {
-            l.file_call(phase, call, monotonic_ns().saturating_sub(c0));
-        }
     }
 
     /// The data phase of one file (spec §5.2, §7), returning the first error. A failure

@@ -347,7 +347,7 @@ fn caveat(
         .unwrap_or_default()
 }
 
-fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
+pub(super) fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
     out.push_str("<figure>");
     out.push_str(&svg::render(chart));
     if !caption.is_empty() {
@@ -785,35 +785,10 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
         out.push_str("</div></section>\n");
     }
 
-    if latency::any(run) {
-        let _ = writeln!(
-            out,
-            "<section id=\"latency\"><h2>Latency of the transfer calls</h2>\n<p class=\"note\">{}</p>",
-            esc(latency::NOTE)
-        );
-        for api in run.apis() {
-            let charts: Vec<(Chart, String)> = [false, true]
-                .into_iter()
-                .filter_map(|read| latency::chart(run, api, api_title(api), read))
-                .collect();
-            if charts.is_empty() {
-                continue;
-            }
-            let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
-            for (chart, caption) in &charts {
-                figure_of(&mut out, chart, caption);
-            }
-            out.push_str("</div>\n");
-        }
-        out.push_str("</section>\n");
-    }
-
+    latency::section(&mut out, run);
     summary_section(&mut out, run, flagged);
     // the spread behind the summary, with the run conditions (--conditions) only
-    if fact(run, NODE_FACTS[0]).is_some() {
-        spread_tables::iterations_section(&mut out, run);
-        spread_tables::hosts_view_section(&mut out, run);
-    }
+    spread_tables::sections(&mut out, run, fact(run, NODE_FACTS[0]).is_some());
     let _ = writeln!(
         out,
         "<footer class=\"note\"><p>Made by h5perf {} from the run's results.</p></footer>\n</body>\n</html>",

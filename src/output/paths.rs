@@ -168,7 +168,7 @@ pub fn is_special(name: &Path) -> bool {
 /// Whether `name` is this process's standard output: `-`, or a name of descriptor 1 such as
 /// `/dev/stdout`, `/dev/fd/1` or `/proc/self/fd/1` (links followed).
 pub fn is_standard_output(name: &Path) -> bool {
-    name.as_os_str() == super::sink::STDOUT || own_descriptor(name) == Some(1)
+    name.as_os_str() == crate::config::values::STDOUT || own_descriptor(name) == Some(1)
 }
 
 /// The descriptor of this process that `name` names via `/proc/PID/fd` (`proc_pid_fd(5)`).

@@ -4,8 +4,10 @@
 
 use crate::config::Api;
 
-use super::super::results::{procs_text, size_text, Cell, CellLatency, ResultSet};
-use super::super::svg::{Chart, Mark, Point, Series};
+use std::fmt::Write as _;
+
+use super::super::results::{api_title, procs_text, size_text, Cell, CellLatency, ResultSet};
+use super::super::svg::{esc, Chart, Mark, Point, Series};
 
 /// A figure of a [`CellLatency`], seconds.
 type Figure = fn(&CellLatency) -> f64;
@@ -173,6 +175,34 @@ pub const NOTE: &str = "Times of the transfer calls (every rank and iteration me
 histogram per step, within 0.79 %): per step a line per percentile (p50, p90, p99, p99.9) and \
 the longest call (max), on a log scale; the largest marker is the longest call of the chart, \
 whose rank and host the caption names.";
+
+/// The page's section "Latency of the transfer calls" (`--latency`; nothing without it):
+/// per API, the write and the read chart with their captions.
+pub fn section(out: &mut String, run: &ResultSet) {
+    if !any(run) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<section id=\"latency\"><h2>Latency of the transfer calls</h2>\n<p class=\"note\">{}</p>",
+        esc(NOTE)
+    );
+    for api in run.apis() {
+        let charts: Vec<(Chart, String)> = [false, true]
+            .into_iter()
+            .filter_map(|read| chart(run, api, api_title(api), read))
+            .collect();
+        if charts.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
+        for (chart, caption) in &charts {
+            super::figure_of(out, chart, caption);
+        }
+        out.push_str("</div>\n");
+    }
+    out.push_str("</section>\n");
+}
 
 #[cfg(test)]
 mod tests {

@@ -34,9 +34,18 @@ fn mibps_text(v: Option<f64>) -> String {
     v.map_or_else(|| "–".to_string(), figure)
 }
 
+/// The per-iteration table and the per-host view, when `with_conditions` (the run's
+/// results hold `--conditions`' facts); nothing otherwise.
+pub(super) fn sections(out: &mut String, run: &ResultSet, with_conditions: bool) {
+    if with_conditions {
+        iterations_section(out, run);
+        hosts_view_section(out, run);
+    }
+}
+
 /// The per-iteration table: per measurement its cv and each iteration's throughput
 /// (MiB/s) and time (s); nothing without samples.
-pub(super) fn iterations_section(out: &mut String, run: &ResultSet) {
+fn iterations_section(out: &mut String, run: &ResultSet) {
     let cells = sampled(run);
     let most = cells.iter().map(|c| c.iterations).max().unwrap_or(0);
     if cells.is_empty() || most == 0 {
@@ -71,7 +80,7 @@ pub(super) fn iterations_section(out: &mut String, run: &ResultSet) {
 
 /// The per-host view: per measurement and host its ranks, bytes per iteration, mean
 /// time and throughput ([`crate::output::spread::HostShare`]); nothing without samples.
-pub(super) fn hosts_view_section(out: &mut String, run: &ResultSet) {
+fn hosts_view_section(out: &mut String, run: &ResultSet) {
     let cells = sampled(run);
     if cells.is_empty() {
         return;
