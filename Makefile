@@ -148,7 +148,7 @@ endif
 # bench/payload; slurm-wlm and munge: Slurm on the simulated nodes, tests/slurm.rs and
 # scripts/sim-slurm, which run their own daemons in the nodes and never the machine's
 # services).
-TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip btrfs-progs btrfs-compsize slurm-wlm munge
+TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip btrfs-progs btrfs-compsize slurm-wlm munge glusterfs-server glusterfs-client
 
 # The flavours `make test` runs when no MPI=... is given (CI runs `make test`): both,
 # one after the other, each against its own HDF5 (libhdf5-openmpi-dev, libhdf5-mpich-dev),

@@ -160,14 +160,23 @@ fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
 }
 
-/// `srun -N 2 -n 4` (2 tasks per node) runs h5perf, all three APIs, `-D v`, `--reorder`:
-/// it succeeds, its ranks are on node1 and node2 (two each), and the results name the
-/// Slurm job (`scontrol`'s id and name, the node list compressed as Slurm gives it, the
-/// step's tasks per node) in the JSON, every CSV row and the page.
+/// One cluster of three nodes, Slurm started once, two jobs:
+///
+/// `srun -w node[1-2] -N 2 -n 4` (2 tasks per node) runs h5perf, all three APIs, `-D v`,
+/// `--reorder`: it succeeds, its ranks are on node1 and node2 (two each), and the results
+/// name the Slurm job (`scontrol`'s id and name, the node list compressed as Slurm gives
+/// it, the step's tasks per node) in the JSON, every CSV row and the page.
+///
+/// `srun -N 3 -n 6` (three nodes, 2 tasks each) runs h5perf, all three APIs, `-D v`,
+/// `--reorder`, `--drop-caches`, every task under strace: the results name the three
+/// hosts and the job, and `--drop-caches` runs once per node: on each node exactly one
+/// process opens `/proc/sys/vm/drop_caches` and writes `3` once per read phase (one per
+/// API), no process calls `sync(2)` (it hung under srun on a loaded machine) and every
+/// rank `fsync`s the data files instead.
 #[test]
-fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
+fn srun_runs_h5perf_on_two_and_three_nodes_and_the_results_name_the_job() {
     let tmp_before = slurm_tmp_entries();
-    let c = Cluster::new(2);
+    let c = Cluster::new(3);
     let s = slurm_up(&c);
     let dir = scratch_dir();
     let bin = h5perf_bin().to_string_lossy().into_owned();
@@ -177,6 +186,8 @@ fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
         &[
             "srun",
             &mpi,
+            "-w",
+            "node[1-2]",
             "-N",
             "2",
             "-n",
@@ -252,11 +263,139 @@ fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
     assert!(page.contains("<tr><th>Slurm node list</th><td>node[1-2]</td></tr>"));
     assert!(pio_tmp_files(dir.path()).is_empty(), "data files left");
 
+    srun_on_three_nodes_drops_caches_once_per_node(&c, &s, dir.path());
     c.finish();
     assert_eq!(
         slurm_tmp_entries(),
         tmp_before,
         "Slurm or PMIx wrote into /tmp"
+    );
+}
+
+/// The second job of [`srun_runs_h5perf_on_two_and_three_nodes_and_the_results_name_the_job`]:
+/// `srun -N 3 -n 6`, all APIs, `-D v`, `--reorder`, `--drop-caches`, every task under
+/// `strace --seccomp-bpf` (only the traced calls stop the process), in `dir`.
+fn srun_on_three_nodes_drops_caches_once_per_node(c: &Cluster, s: &Slurm, dir: &Path) {
+    let strace = require_tool("strace", "strace");
+    let traces = scratch_dir();
+    let tdir = traces.path().to_string_lossy().into_owned();
+    let bin = h5perf_bin().to_string_lossy().into_owned();
+    let mpi = format!("--mpi={}", mpi_plugin());
+    let script = format!(
+        "exec {} --seccomp-bpf -f -y -qq -s 8 -ff -o \"$0/$(hostname).t\" \
+         -e trace=openat,write,fsync,sync \"$@\"",
+        strace.display()
+    );
+    let o = s.run(
+        c,
+        &[
+            "srun",
+            &mpi,
+            "-N",
+            "3",
+            "-n",
+            "6",
+            "--ntasks-per-node=2",
+            "-J",
+            "h5perf-three",
+            "/bin/sh",
+            "-c",
+            &script,
+            &tdir,
+            &bin,
+            "-A",
+            "posix,mpiio,phdf5",
+            "-e",
+            "96K",
+            "-x",
+            "16K",
+            "-X",
+            "16K",
+            "-B",
+            "16K",
+            "-p",
+            "6",
+            "-P",
+            "6",
+            "-D",
+            "v",
+            "--reorder",
+            "--drop-caches",
+            "--json",
+            "r3.json",
+        ],
+        &[],
+        dir,
+    );
+    assert!(
+        o.success(),
+        "srun -N 3 h5perf --drop-caches\n{}",
+        o.describe()
+    );
+    s.assert_no_job_processes(c, "srun -N 3 h5perf --drop-caches");
+    assert!(
+        o.stdout.contains("rank 0: Drop caches=on"),
+        "{}",
+        o.describe()
+    );
+    let (id, state) = s.job(c, "h5perf-three", dir);
+    assert_eq!(state, "COMPLETED");
+    let j = json(&dir.join("r3.json"));
+    assert_eq!(j["complete"], true);
+    assert_eq!(
+        j["hosts"],
+        serde_json::json!([
+            {"name": "node1", "ranks": 2},
+            {"name": "node2", "ranks": 2},
+            {"name": "node3", "ranks": 2}
+        ])
+    );
+    assert_eq!(j["slurm_job_id"], id.to_string());
+    assert_eq!(j["slurm_job_nodelist"], "node[1-3]");
+    assert_eq!(j["slurm_tasks_per_node"], "2(x3)");
+    assert_eq!(j["records"].as_array().unwrap().len(), 3 * 6);
+    assert!(pio_tmp_files(dir).is_empty(), "data files left");
+    // the traces, by node (file names HOST.t.PID: one per process or thread)
+    let by_file = read_traces_by_file(traces.path());
+    let syncs: Vec<&str> = by_file
+        .values()
+        .flat_map(|calls| calls.iter().filter(|c| c.name == "sync"))
+        .map(|c| c.line.as_str())
+        .collect();
+    assert!(syncs.is_empty(), "sync(2) called: {syncs:?}");
+    let fsyncers = by_file
+        .values()
+        .filter(|calls| {
+            calls
+                .iter()
+                .any(|c| c.name == "fsync" && c.path.contains("#pio_tmp_1."))
+        })
+        .count();
+    assert!(
+        fsyncers >= 6,
+        "{fsyncers} processes wrote the data files back (6 ranks)"
+    );
+    let mut droppers: Vec<(String, usize)> = Vec::new();
+    for (file, calls) in &by_file {
+        if calls.iter().any(|c| c.path == "/proc/sys/vm/drop_caches") {
+            let host = file.split(".t.").next().unwrap_or("").to_string();
+            let n = calls
+                .iter()
+                .filter(|c| c.name == "write" && c.path == "/proc/sys/vm/drop_caches")
+                .inspect(|c| assert!(c.args.ends_with(", \"3\", 1"), "wrote {}", c.line))
+                .count();
+            droppers.push((host, n));
+        }
+    }
+    droppers.sort();
+    assert_eq!(
+        droppers,
+        [
+            ("node1".to_string(), 3),
+            ("node2".to_string(), 3),
+            ("node3".to_string(), 3)
+        ],
+        "per node: the one process touching drop_caches and its writes of \"3\" (one per API)"
     );
 }
 
