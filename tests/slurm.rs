@@ -586,3 +586,284 @@ fn sbatch_time_limit_ends_the_run_with_whole_results_and_no_data_file() {
         "Slurm or PMIx wrote into /tmp"
     );
 }
+
+/// Open MPI's shared-file-pointer components without `lockedfile` (see
+/// [`srun_on_glusterfs_reads_cross_the_network`]; MPICH ignores the variable).
+const SHAREDFP: (&str, &str) = ("OMPI_MCA_sharedfp", "^lockedfile");
+
+/// GlusterFS up in a cluster made with [`Cluster::with_mount_ns`] (`scripts/sim-gluster
+/// up`): the mount point, the same path on every node, where each node has its own FUSE
+/// client.
+fn gluster_up(c: &Cluster) -> PathBuf {
+    require_tool("glusterd", "glusterfs-server");
+    require_tool("mount.glusterfs", "glusterfs-client");
+    let script = manifest_dir().join("scripts/sim-gluster");
+    let dir = c.dir.to_string_lossy().into_owned();
+    let t = std::time::Instant::now();
+    let o = std::process::Command::new(&script)
+        .args(["up", &dir])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success(),
+        "sim-gluster up failed ({}): {stdout}\n{stderr}",
+        o.status
+    );
+    eprintln!("GlusterFS up in {:?}", t.elapsed());
+    let mnt = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("GLUSTER_MOUNT="))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no GLUSTER_MOUNT= line: {stdout}\n{stderr}"));
+    let procs = c.node_processes();
+    for h in &c.hosts {
+        for d in ["glusterd", "glusterfsd", "glusterfs"] {
+            assert!(
+                procs.iter().any(|p| &p.host == h && p.comm == d),
+                "no {d} on {h}: {procs:?}"
+            );
+        }
+    }
+    // the volume is mounted in the nodes, not in the machine
+    let m = mnt.to_string_lossy().into_owned();
+    let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(
+        !mountinfo.lines().any(|l| l.contains(&m)),
+        "the volume is mounted in the machine's namespace"
+    );
+    for h in &c.hosts {
+        let o = run_session(
+            &c.on_node(h, &["findmnt", "-n", "-o", "FSTYPE,SOURCE", &m]),
+            &[],
+            Path::new("/"),
+            TIMEOUT,
+        );
+        assert_eq!(
+            o.stdout.trim(),
+            "fuse.glusterfs node1:/h5v",
+            "{h}\n{}",
+            o.describe()
+        );
+    }
+    mnt
+}
+
+/// The entries of the machine's own GlusterFS directories (state, run, logs): the nodes'
+/// glusterd use directories of their own bound over these, so the machine's must not
+/// change.
+fn machine_gluster_entries() -> Vec<(String, Vec<String>)> {
+    ["/var/lib/glusterd", "/run/gluster", "/var/log/glusterfs"]
+        .iter()
+        .map(|d| (d.to_string(), dir_entries(Path::new(d))))
+        .collect()
+}
+
+/// `#pio_tmp*` data files in each brick (`DIR/gluster/bricks/HOST`): (host, name, size).
+fn brick_files(c: &Cluster) -> Vec<(String, String, u64)> {
+    let mut v = Vec::new();
+    for h in &c.hosts {
+        let b = c.dir.join("gluster/bricks").join(h);
+        for n in dir_entries(&b) {
+            if n.starts_with("#pio_tmp") {
+                let len = fs::metadata(b.join(&n)).unwrap().len();
+                v.push((h.clone(), n, len));
+            }
+        }
+    }
+    v
+}
+
+/// A GlusterFS volume distributed over three nodes (a brick each), FUSE-mounted at one
+/// path on every node (a client and page cache per node), Slurm on the same nodes:
+///
+/// `srun -w node[1-2] -N 2 -n 4` runs h5perf in the volume, all three APIs, `-D v`,
+/// `--reorder`, the data files kept (`HDF5_NOCLEANUP=1`) so that the brick holding each
+/// one is known: for each file and each job node without its brick, the node's interface
+/// received at least what the node's ranks read of it (2 ranks × 256 KiB): the reads of
+/// the other node's data crossed the simulated network, not the node's own cache. The
+/// results name both hosts and the job. Then `srun -N 3 -n 3`, all APIs, `-D v`,
+/// `--reorder`: the results name the three hosts, and no data file is left in any brick.
+///
+/// Teardown: no gluster process, mount (in the machine's namespace), namespace, brick or
+/// file of the cluster left ([`Cluster::finish`]); the machine's own GlusterFS
+/// directories unchanged; nothing of Slurm's in /tmp.
+///
+/// Open MPI runs with `OMPI_MCA_sharedfp=^lockedfile`: its OMPIO opens, in every
+/// `MPI_File_open`, a lock file for the shared file pointer (`FILE-JOBID-PID.lock`) that
+/// rank 0 creates and the others then open; on GlusterFS the ranks of the other node got
+/// `ESTALE` opening it (strace), failed their `MPI_File_open` and waited in
+/// `MPI_File_close`'s barrier while node1's ranks waited in lockedfile's: a hang inside
+/// Open MPI 4.1 (h5perf uses no shared file pointer; sites on GlusterFS set the same).
+#[test]
+fn srun_on_glusterfs_reads_cross_the_network() {
+    let tmp_before = slurm_tmp_entries();
+    let gluster_before = machine_gluster_entries();
+    let c = Cluster::with_mount_ns(3);
+    let mnt = gluster_up(&c);
+    let s = slurm_up(&c);
+    let out = scratch_dir();
+    let bin = h5perf_bin().to_string_lossy().into_owned();
+    let mpi = format!("--mpi={}", mpi_plugin());
+    let rjson = out.path().join("g.json").to_string_lossy().into_owned();
+    let before = c.traffic();
+    let o = s.run(
+        &c,
+        &[
+            "srun",
+            &mpi,
+            "-w",
+            "node[1-2]",
+            "-N",
+            "2",
+            "-n",
+            "4",
+            "--ntasks-per-node=2",
+            "-J",
+            "h5perf-gluster",
+            &bin,
+            "-A",
+            "posix,mpiio,phdf5",
+            "-e",
+            "256K",
+            "-x",
+            "64K",
+            "-X",
+            "64K",
+            "-B",
+            "64K",
+            "-p",
+            "4",
+            "-P",
+            "4",
+            "-D",
+            "v",
+            "--reorder",
+            "--json",
+            &rjson,
+        ],
+        &[("HDF5_NOCLEANUP", "1"), SHAREDFP],
+        &mnt,
+    );
+    let after = c.traffic();
+    assert!(o.success(), "srun h5perf on GlusterFS\n{}", o.describe());
+    s.assert_no_job_processes(&c, "srun h5perf on GlusterFS");
+    let (id, state) = s.job(&c, "h5perf-gluster", out.path());
+    assert_eq!(state, "COMPLETED");
+    let j = json(&out.path().join("g.json"));
+    assert_eq!(j["complete"], true);
+    assert_eq!(
+        j["hosts"],
+        serde_json::json!([{"name": "node1", "ranks": 2}, {"name": "node2", "ranks": 2}])
+    );
+    assert_eq!(j["slurm_job_id"], id.to_string());
+    assert_eq!(j["records"].as_array().unwrap().len(), 3 * 6);
+    let files = brick_files(&c);
+    eprintln!("data files by brick: {files:?}");
+    let names: std::collections::BTreeSet<&str> = files.iter().map(|f| f.1.as_str()).collect();
+    assert_eq!(names.len(), 3, "one data file per API: {files:?}");
+    // each file whole on exactly one brick (plain distribution, no striping)
+    for n in &names {
+        let on: Vec<_> = files.iter().filter(|f| f.1 == *n && f.2 > 0).collect();
+        assert_eq!(on.len(), 1, "{n} on one brick: {files:?}");
+    }
+    // what each job node's interface must have received at least: its ranks' reads (2 ×
+    // 256 KiB) of every file on another node's brick, plus the other job node's writes
+    // (2 × 256 KiB) into every file on its own brick; reads served from the node's own
+    // cache would leave it short by the first part
+    let per_node = 2 * 256 * 1024u64;
+    for (k, host) in ["node1", "node2"].iter().enumerate() {
+        let remote = files.iter().filter(|f| f.2 > 0 && f.0 != *host).count() as u64;
+        let local = files.iter().filter(|f| f.2 > 0 && f.0 == *host).count() as u64;
+        let (reads, writes_in) = (remote * per_node, local * per_node);
+        let rx = after[k].0 - before[k].0;
+        eprintln!(
+            "{host}: received {rx} bytes; its ranks read {reads} bytes of files on other \
+             nodes' bricks, the other node wrote {writes_in} bytes into its brick"
+        );
+        assert!(
+            rx >= reads + writes_in,
+            "{host} received {rx} bytes, less than the {reads} its ranks read from files on \
+             other nodes' bricks plus the {writes_in} written into its brick: the reads did \
+             not cross the network"
+        );
+    }
+    // the kept files removed through node1's client
+    let m = mnt.to_string_lossy().into_owned();
+    let rm = run_session(
+        &c.on_node("node1", &["/bin/sh", "-c", r#"rm -f "$0"/'#pio_tmp'*"#, &m]),
+        &[],
+        Path::new("/"),
+        TIMEOUT,
+    );
+    assert!(rm.success(), "{}", rm.describe());
+    assert!(brick_files(&c).is_empty(), "{:?}", brick_files(&c));
+
+    let rjson3 = out.path().join("g3.json").to_string_lossy().into_owned();
+    let o = s.run(
+        &c,
+        &[
+            "srun",
+            &mpi,
+            "-N",
+            "3",
+            "-n",
+            "3",
+            "-J",
+            "h5perf-gluster3",
+            &bin,
+            "-A",
+            "posix,mpiio,phdf5",
+            "-e",
+            "64K",
+            "-x",
+            "32K",
+            "-X",
+            "32K",
+            "-B",
+            "32K",
+            "-p",
+            "3",
+            "-P",
+            "3",
+            "-D",
+            "v",
+            "--reorder",
+            "--json",
+            &rjson3,
+        ],
+        &[SHAREDFP],
+        &mnt,
+    );
+    assert!(
+        o.success(),
+        "srun -N 3 h5perf on GlusterFS\n{}",
+        o.describe()
+    );
+    s.assert_no_job_processes(&c, "srun -N 3 h5perf on GlusterFS");
+    let (id3, _) = s.job(&c, "h5perf-gluster3", out.path());
+    let j = json(&out.path().join("g3.json"));
+    assert_eq!(j["complete"], true);
+    assert_eq!(
+        j["hosts"],
+        serde_json::json!([
+            {"name": "node1", "ranks": 1},
+            {"name": "node2", "ranks": 1},
+            {"name": "node3", "ranks": 1}
+        ])
+    );
+    assert_eq!(j["slurm_job_id"], id3.to_string());
+    assert!(brick_files(&c).is_empty(), "{:?}", brick_files(&c));
+
+    let dir = c.dir.clone();
+    c.finish();
+    assert!(!dir.exists(), "{} (bricks) left", dir.display());
+    assert_eq!(machine_gluster_entries(), gluster_before);
+    assert_eq!(
+        slurm_tmp_entries(),
+        tmp_before,
+        "Slurm or PMIx wrote into /tmp"
+    );
+}
