@@ -147,7 +147,8 @@ endif
 # btrfs-progs and btrfs-compsize: the payload's compression, tests/payload.rs and
 # bench/payload; slurm-wlm and munge: Slurm on the simulated nodes, tests/slurm.rs and
 # scripts/sim-slurm, which run their own daemons in the nodes and never the machine's
-# services).
+# services); glusterfs-server and glusterfs-client: GlusterFS on the simulated nodes,
+# scripts/sim-gluster (the same: its own daemons, in the nodes).
 TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip btrfs-progs btrfs-compsize slurm-wlm munge glusterfs-server glusterfs-client
 
 # The flavours `make test` runs when no MPI=... is given (CI runs `make test`): both,

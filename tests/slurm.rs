@@ -13,6 +13,11 @@
 //! state, spool, key and socket are in the cluster's directory) or interface is left; and
 //! each test checks that nothing of Slurm's landed in `/tmp` (PMIx's per-step directories
 //! go to each node's private TmpFS).
+//!
+//! The GlusterFS test's cluster has a lasting mount namespace per node
+//! ([`Cluster::with_mount_ns`]) and a volume with a brick on every node, FUSE-mounted at
+//! one path on each (`scripts/sim-gluster up`), before Slurm starts; its jobs run in the
+//! volume.
 
 mod common;
 
