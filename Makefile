@@ -147,8 +147,9 @@ endif
 # btrfs-progs and btrfs-compsize: the payload's compression, tests/payload.rs and
 # bench/payload; slurm-wlm and munge: Slurm on the simulated nodes, tests/slurm.rs and
 # scripts/sim-slurm, which run their own daemons in the nodes and never the machine's
-# services).
-TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip btrfs-progs btrfs-compsize slurm-wlm munge
+# services); glusterfs-server and glusterfs-client: GlusterFS on the simulated nodes,
+# scripts/sim-gluster (the same: its own daemons, in the nodes).
+TEST_PACKAGES := valgrind man-db groff-base iproute2 util-linux strace chromium libxml2-utils w3c-sgml-lib passwd python3 zstd gzip btrfs-progs btrfs-compsize slurm-wlm munge glusterfs-server glusterfs-client
 
 # The flavours `make test` runs when no MPI=... is given (CI runs `make test`): both,
 # one after the other, each against its own HDF5 (libhdf5-openmpi-dev, libhdf5-mpich-dev),

@@ -13,6 +13,11 @@
 //! state, spool, key and socket are in the cluster's directory) or interface is left; and
 //! each test checks that nothing of Slurm's landed in `/tmp` (PMIx's per-step directories
 //! go to each node's private TmpFS).
+//!
+//! The GlusterFS test's cluster has a lasting mount namespace per node
+//! ([`Cluster::with_mount_ns`]) and a volume with a brick on every node, FUSE-mounted at
+//! one path on each (`scripts/sim-gluster up`), before Slurm starts; its jobs run in the
+//! volume.
 
 mod common;
 
@@ -160,14 +165,23 @@ fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
 }
 
-/// `srun -N 2 -n 4` (2 tasks per node) runs h5perf, all three APIs, `-D v`, `--reorder`:
-/// it succeeds, its ranks are on node1 and node2 (two each), and the results name the
-/// Slurm job (`scontrol`'s id and name, the node list compressed as Slurm gives it, the
-/// step's tasks per node) in the JSON, every CSV row and the page.
+/// One cluster of three nodes, Slurm started once, two jobs:
+///
+/// `srun -w node[1-2] -N 2 -n 4` (2 tasks per node) runs h5perf, all three APIs, `-D v`,
+/// `--reorder`: it succeeds, its ranks are on node1 and node2 (two each), and the results
+/// name the Slurm job (`scontrol`'s id and name, the node list compressed as Slurm gives
+/// it, the step's tasks per node) in the JSON, every CSV row and the page.
+///
+/// `srun -N 3 -n 6` (three nodes, 2 tasks each) runs h5perf, all three APIs, `-D v`,
+/// `--reorder`, `--drop-caches`, every task under strace: the results name the three
+/// hosts and the job, and `--drop-caches` runs once per node: on each node exactly one
+/// process opens `/proc/sys/vm/drop_caches` and writes `3` once per read phase (one per
+/// API), no process calls `sync(2)` (it hung under srun on a loaded machine) and every
+/// rank `fsync`s the data files instead.
 #[test]
-fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
+fn srun_runs_h5perf_on_two_and_three_nodes_and_the_results_name_the_job() {
     let tmp_before = slurm_tmp_entries();
-    let c = Cluster::new(2);
+    let c = Cluster::new(3);
     let s = slurm_up(&c);
     let dir = scratch_dir();
     let bin = h5perf_bin().to_string_lossy().into_owned();
@@ -177,6 +191,8 @@ fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
         &[
             "srun",
             &mpi,
+            "-w",
+            "node[1-2]",
             "-N",
             "2",
             "-n",
@@ -252,11 +268,139 @@ fn srun_runs_h5perf_on_two_nodes_and_the_results_name_the_job() {
     assert!(page.contains("<tr><th>Slurm node list</th><td>node[1-2]</td></tr>"));
     assert!(pio_tmp_files(dir.path()).is_empty(), "data files left");
 
+    srun_on_three_nodes_drops_caches_once_per_node(&c, &s, dir.path());
     c.finish();
     assert_eq!(
         slurm_tmp_entries(),
         tmp_before,
         "Slurm or PMIx wrote into /tmp"
+    );
+}
+
+/// The second job of [`srun_runs_h5perf_on_two_and_three_nodes_and_the_results_name_the_job`]:
+/// `srun -N 3 -n 6`, all APIs, `-D v`, `--reorder`, `--drop-caches`, every task under
+/// `strace --seccomp-bpf` (only the traced calls stop the process), in `dir`.
+fn srun_on_three_nodes_drops_caches_once_per_node(c: &Cluster, s: &Slurm, dir: &Path) {
+    let strace = require_tool("strace", "strace");
+    let traces = scratch_dir();
+    let tdir = traces.path().to_string_lossy().into_owned();
+    let bin = h5perf_bin().to_string_lossy().into_owned();
+    let mpi = format!("--mpi={}", mpi_plugin());
+    let script = format!(
+        "exec {} --seccomp-bpf -f -y -qq -s 8 -ff -o \"$0/$(hostname).t\" \
+         -e trace=openat,write,fsync,sync \"$@\"",
+        strace.display()
+    );
+    let o = s.run(
+        c,
+        &[
+            "srun",
+            &mpi,
+            "-N",
+            "3",
+            "-n",
+            "6",
+            "--ntasks-per-node=2",
+            "-J",
+            "h5perf-three",
+            "/bin/sh",
+            "-c",
+            &script,
+            &tdir,
+            &bin,
+            "-A",
+            "posix,mpiio,phdf5",
+            "-e",
+            "96K",
+            "-x",
+            "16K",
+            "-X",
+            "16K",
+            "-B",
+            "16K",
+            "-p",
+            "6",
+            "-P",
+            "6",
+            "-D",
+            "v",
+            "--reorder",
+            "--drop-caches",
+            "--json",
+            "r3.json",
+        ],
+        &[],
+        dir,
+    );
+    assert!(
+        o.success(),
+        "srun -N 3 h5perf --drop-caches\n{}",
+        o.describe()
+    );
+    s.assert_no_job_processes(c, "srun -N 3 h5perf --drop-caches");
+    assert!(
+        o.stdout.contains("rank 0: Drop caches=on"),
+        "{}",
+        o.describe()
+    );
+    let (id, state) = s.job(c, "h5perf-three", dir);
+    assert_eq!(state, "COMPLETED");
+    let j = json(&dir.join("r3.json"));
+    assert_eq!(j["complete"], true);
+    assert_eq!(
+        j["hosts"],
+        serde_json::json!([
+            {"name": "node1", "ranks": 2},
+            {"name": "node2", "ranks": 2},
+            {"name": "node3", "ranks": 2}
+        ])
+    );
+    assert_eq!(j["slurm_job_id"], id.to_string());
+    assert_eq!(j["slurm_job_nodelist"], "node[1-3]");
+    assert_eq!(j["slurm_tasks_per_node"], "2(x3)");
+    assert_eq!(j["records"].as_array().unwrap().len(), 3 * 6);
+    assert!(pio_tmp_files(dir).is_empty(), "data files left");
+    // the traces, by node (file names HOST.t.PID: one per process or thread)
+    let by_file = read_traces_by_file(traces.path());
+    let syncs: Vec<&str> = by_file
+        .values()
+        .flat_map(|calls| calls.iter().filter(|c| c.name == "sync"))
+        .map(|c| c.line.as_str())
+        .collect();
+    assert!(syncs.is_empty(), "sync(2) called: {syncs:?}");
+    let fsyncers = by_file
+        .values()
+        .filter(|calls| {
+            calls
+                .iter()
+                .any(|c| c.name == "fsync" && c.path.contains("#pio_tmp_1."))
+        })
+        .count();
+    assert!(
+        fsyncers >= 6,
+        "{fsyncers} processes wrote the data files back (6 ranks)"
+    );
+    let mut droppers: Vec<(String, usize)> = Vec::new();
+    for (file, calls) in &by_file {
+        if calls.iter().any(|c| c.path == "/proc/sys/vm/drop_caches") {
+            let host = file.split(".t.").next().unwrap_or("").to_string();
+            let n = calls
+                .iter()
+                .filter(|c| c.name == "write" && c.path == "/proc/sys/vm/drop_caches")
+                .inspect(|c| assert!(c.args.ends_with(", \"3\", 1"), "wrote {}", c.line))
+                .count();
+            droppers.push((host, n));
+        }
+    }
+    droppers.sort();
+    assert_eq!(
+        droppers,
+        [
+            ("node1".to_string(), 3),
+            ("node2".to_string(), 3),
+            ("node3".to_string(), 3)
+        ],
+        "per node: the one process touching drop_caches and its writes of \"3\" (one per API)"
     );
 }
 
@@ -441,6 +585,238 @@ fn sbatch_time_limit_ends_the_run_with_whole_results_and_no_data_file() {
         .collect();
     assert!(left.is_empty(), "left in DATA_DIR: {left:?}");
     c.finish();
+    assert_eq!(
+        slurm_tmp_entries(),
+        tmp_before,
+        "Slurm or PMIx wrote into /tmp"
+    );
+}
+
+/// Open MPI's shared-file-pointer components without `lockedfile` (see
+/// [`srun_on_glusterfs_reads_cross_the_network`]; MPICH ignores the variable).
+const SHAREDFP: (&str, &str) = ("OMPI_MCA_sharedfp", "^lockedfile");
+
+/// GlusterFS up in a cluster made with [`Cluster::with_mount_ns`] (`scripts/sim-gluster
+/// up`): the mount point, the same path on every node, where each node has its own FUSE
+/// client.
+fn gluster_up(c: &Cluster) -> PathBuf {
+    require_tool("glusterd", "glusterfs-server");
+    require_tool("mount.glusterfs", "glusterfs-client");
+    let script = manifest_dir().join("scripts/sim-gluster");
+    let dir = c.dir.to_string_lossy().into_owned();
+    let t = std::time::Instant::now();
+    let o = std::process::Command::new(&script)
+        .args(["up", &dir])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success(),
+        "sim-gluster up failed ({}): {stdout}\n{stderr}",
+        o.status
+    );
+    eprintln!("GlusterFS up in {:?}", t.elapsed());
+    let mnt = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("GLUSTER_MOUNT="))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no GLUSTER_MOUNT= line: {stdout}\n{stderr}"));
+    let procs = c.node_processes();
+    for h in &c.hosts {
+        for d in ["glusterd", "glusterfsd", "glusterfs"] {
+            assert!(
+                procs.iter().any(|p| &p.host == h && p.comm == d),
+                "no {d} on {h}: {procs:?}"
+            );
+        }
+    }
+    // the volume is mounted in the nodes, not in the machine
+    let m = mnt.to_string_lossy().into_owned();
+    let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(
+        !mountinfo.lines().any(|l| l.contains(&m)),
+        "the volume is mounted in the machine's namespace"
+    );
+    for h in &c.hosts {
+        let o = run_session(
+            &c.on_node(h, &["findmnt", "-n", "-o", "FSTYPE,SOURCE", &m]),
+            &[],
+            Path::new("/"),
+            TIMEOUT,
+        );
+        assert_eq!(
+            o.stdout.trim(),
+            "fuse.glusterfs node1:/h5v",
+            "{h}\n{}",
+            o.describe()
+        );
+    }
+    mnt
+}
+
+/// The entries of the machine's own GlusterFS directories (state, run, logs): the nodes'
+/// glusterd use directories of their own bound over these, so the machine's must not
+/// change.
+fn machine_gluster_entries() -> Vec<(String, Vec<String>)> {
+    ["/var/lib/glusterd", "/run/gluster", "/var/log/glusterfs"]
+        .iter()
+        .map(|d| (d.to_string(), dir_entries(Path::new(d))))
+        .collect()
+}
+
+/// `#pio_tmp*` data files in each brick (`DIR/gluster/bricks/HOST`): (host, name, size).
+fn brick_files(c: &Cluster) -> Vec<(String, String, u64)> {
+    let mut v = Vec::new();
+    for h in &c.hosts {
+        let b = c.dir.join("gluster/bricks").join(h);
+        for n in dir_entries(&b) {
+            if n.starts_with("#pio_tmp") {
+                let len = fs::metadata(b.join(&n)).unwrap().len();
+                v.push((h.clone(), n, len));
+            }
+        }
+    }
+    v
+}
+
+/// A GlusterFS volume distributed over three nodes (a brick each), FUSE-mounted at one
+/// path on every node (a client and page cache per node), Slurm on the same nodes:
+///
+/// `srun -w node[1-2] -N 2 -n 4` runs h5perf in the volume, all three APIs, `-D v`,
+/// `--reorder`, the data files kept (`HDF5_NOCLEANUP=1`) so that the brick holding each
+/// one is known: for each file and each job node without its brick, the node's interface
+/// received at least what the node's ranks read of it (2 ranks × 256 KiB): the reads of
+/// the other node's data crossed the simulated network, not the node's own cache. The
+/// results name both hosts and the job; removed through node1's client, no data file or
+/// lock is left in any brick. One job only: a second job in the same volume hung now and
+/// then inside GlusterFS 10.3 (README, "GlusterFS on the simulated nodes").
+///
+/// Teardown: no gluster process, mount (in the machine's namespace), namespace, brick or
+/// file of the cluster left ([`Cluster::finish`]); the machine's own GlusterFS
+/// directories unchanged; nothing of Slurm's in /tmp.
+///
+/// Open MPI runs with `OMPI_MCA_sharedfp=^lockedfile`: its OMPIO opens, in every
+/// `MPI_File_open`, a lock file for the shared file pointer (`FILE-JOBID-PID.lock`) that
+/// rank 0 creates and the others then open; on GlusterFS the ranks of the other node got
+/// `ESTALE` opening it (strace), failed their `MPI_File_open` and waited in
+/// `MPI_File_close`'s barrier while node1's ranks waited in lockedfile's: a hang inside
+/// Open MPI 4.1 (h5perf uses no shared file pointer; sites on GlusterFS set the same).
+#[test]
+fn srun_on_glusterfs_reads_cross_the_network() {
+    let tmp_before = slurm_tmp_entries();
+    let gluster_before = machine_gluster_entries();
+    let c = Cluster::with_mount_ns(3);
+    let mnt = gluster_up(&c);
+    let s = slurm_up(&c);
+    let out = scratch_dir();
+    let bin = h5perf_bin().to_string_lossy().into_owned();
+    let mpi = format!("--mpi={}", mpi_plugin());
+    let rjson = out.path().join("g.json").to_string_lossy().into_owned();
+    let before = c.traffic();
+    let o = s.run(
+        &c,
+        &[
+            "srun",
+            &mpi,
+            "-w",
+            "node[1-2]",
+            "-N",
+            "2",
+            "-n",
+            "4",
+            "--ntasks-per-node=2",
+            "-J",
+            "h5perf-gluster",
+            &bin,
+            "-A",
+            "posix,mpiio,phdf5",
+            "-e",
+            "256K",
+            "-x",
+            "64K",
+            "-X",
+            "64K",
+            "-B",
+            "64K",
+            "-p",
+            "4",
+            "-P",
+            "4",
+            "-D",
+            "v",
+            "--reorder",
+            "--json",
+            &rjson,
+        ],
+        &[("HDF5_NOCLEANUP", "1"), SHAREDFP],
+        &mnt,
+    );
+    let after = c.traffic();
+    assert!(o.success(), "srun h5perf on GlusterFS\n{}", o.describe());
+    s.assert_no_job_processes(&c, "srun h5perf on GlusterFS");
+    let (id, state) = s.job(&c, "h5perf-gluster", out.path());
+    assert_eq!(state, "COMPLETED");
+    let j = json(&out.path().join("g.json"));
+    assert_eq!(j["complete"], true);
+    assert_eq!(
+        j["hosts"],
+        serde_json::json!([{"name": "node1", "ranks": 2}, {"name": "node2", "ranks": 2}])
+    );
+    assert_eq!(j["slurm_job_id"], id.to_string());
+    assert_eq!(j["records"].as_array().unwrap().len(), 3 * 6);
+    let files = brick_files(&c);
+    eprintln!("data files by brick: {files:?}");
+    let names: std::collections::BTreeSet<&str> = files.iter().map(|f| f.1.as_str()).collect();
+    assert_eq!(names.len(), 3, "one data file per API: {files:?}");
+    // each file whole on exactly one brick (plain distribution, no striping)
+    for n in &names {
+        let on: Vec<_> = files.iter().filter(|f| f.1 == *n && f.2 > 0).collect();
+        assert_eq!(on.len(), 1, "{n} on one brick: {files:?}");
+    }
+    // what each job node's interface must have received at least: its ranks' reads (2 ×
+    // 256 KiB) of every file on another node's brick, plus the other job node's writes
+    // (2 × 256 KiB) into every file on its own brick; reads served from the node's own
+    // cache would leave it short by the first part
+    let per_node = 2 * 256 * 1024u64;
+    for (k, host) in ["node1", "node2"].iter().enumerate() {
+        let remote = files.iter().filter(|f| f.2 > 0 && f.0 != *host).count() as u64;
+        let local = files.iter().filter(|f| f.2 > 0 && f.0 == *host).count() as u64;
+        let (reads, writes_in) = (remote * per_node, local * per_node);
+        let rx = after[k].0 - before[k].0;
+        eprintln!(
+            "{host}: received {rx} bytes; its ranks read {reads} bytes of files on other \
+             nodes' bricks, the other node wrote {writes_in} bytes into its brick"
+        );
+        assert!(
+            rx >= reads + writes_in,
+            "{host} received {rx} bytes, less than the {reads} its ranks read from files on \
+             other nodes' bricks plus the {writes_in} written into its brick: the reads did \
+             not cross the network"
+        );
+    }
+    // the kept files removed through node1's client
+    let m = mnt.to_string_lossy().into_owned();
+    let rm = run_session(
+        &c.on_node("node1", &["/bin/sh", "-c", r#"rm -f "$0"/'#pio_tmp'*"#, &m]),
+        &[],
+        Path::new("/"),
+        TIMEOUT,
+    );
+    assert!(rm.success(), "{}", rm.describe());
+    let left: Vec<String> = c
+        .hosts
+        .iter()
+        .flat_map(|h| all_files(&c.dir.join("gluster/bricks").join(h)))
+        .filter(|f| f.contains("#pio_tmp") || f.contains("#h5perf.lock"))
+        .collect();
+    assert!(left.is_empty(), "left in the bricks: {left:?}");
+
+    let dir = c.dir.clone();
+    c.finish();
+    assert!(!dir.exists(), "{} (bricks) left", dir.display());
+    assert_eq!(machine_gluster_entries(), gluster_before);
     assert_eq!(
         slurm_tmp_entries(),
         tmp_before,

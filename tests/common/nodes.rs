@@ -242,6 +242,36 @@ pub fn leftovers(id: &str, subnet: &str, ns_inodes: &[u64]) -> Vec<String> {
             }
         }
     }
+    // Mounts (a network file system's clients) are made in the nodes' mount namespaces
+    // only; none may show up in the machine's, and no process anywhere may still name the
+    // cluster's directory (a daemon that left the nodes' namespaces).
+    let dir_s = dir.to_string_lossy().into_owned();
+    for l in fs::read_to_string("/proc/self/mountinfo")
+        .unwrap_or_default()
+        .lines()
+    {
+        if l.split_whitespace()
+            .nth(4)
+            .is_some_and(|m| m.starts_with(&dir_s))
+        {
+            left.push(format!("mount in the machine's namespace: {l}"));
+        }
+    }
+    if let Ok(rd) = fs::read_dir("/proc") {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.parse::<i32>().is_err() || name == std::process::id().to_string() {
+                continue;
+            }
+            let cmd = fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains(&format!("{dir_s}/")) {
+                left.push(format!(
+                    "process {name} naming the cluster directory: {cmd}"
+                ));
+            }
+        }
+    }
     let net = subnet.trim_end_matches("0/24");
     if !net.is_empty() {
         let hosts = fs::read_to_string("/etc/hosts").unwrap_or_default();
@@ -258,6 +288,18 @@ impl Cluster {
     /// Creates `n` nodes (1-8). Fails the test (never skips) when the tools or root
     /// rights are missing.
     pub fn new(n: usize) -> Cluster {
+        Cluster::create(n, false)
+    }
+
+    /// Creates `n` nodes (1-8), each with a mount namespace that lasts as long as the
+    /// node (`sim-nodes up N --mount-ns`: one holder process per node, `sleep`, in the
+    /// node's network namespace): what is mounted on a node stays there for every later
+    /// process of that node, and only there.
+    pub fn with_mount_ns(n: usize) -> Cluster {
+        Cluster::create(n, true)
+    }
+
+    fn create(n: usize, mount_ns: bool) -> Cluster {
         assert!(
             is_root(),
             "the multi-node tests need root (network namespaces); run them as root (CI does)"
@@ -276,6 +318,9 @@ impl Cluster {
         let mut up = vec!["up".to_string(), n.to_string()];
         if !mpi_over_network() {
             up.push("--shared-boot-id".into());
+        }
+        if mount_ns {
+            up.push("--mount-ns".into());
         }
         let mut child = Command::new(&script)
             .args(&up)
