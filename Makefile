@@ -185,7 +185,7 @@ INSTALLED_FILES := bin/h5perf include/h5perf.h lib/libh5perf.a lib/$(SOFILE) lib
 # tests it runs and the C test programs it leaves out. To keep CI short it runs the tests
 # whose expectations depend on the HDF5 release: the golden transcripts and the report
 # (the version line), the error paths, the fill tables and the JSON/CSV export (its
-# hdf5_version); the C tests but parse (which checks the command-line parser against the
+# hdf5_version), and --subfiling (the subfiling driver both builds have); the C tests but parse (which checks the command-line parser against the
 # setters, nothing of HDF5). `make test-site HDF5_114_TESTS="$(ls tests/*.rs ...)"` runs
 # more by hand (every test file passed against 1.14.5, see README).
 HDF5_CACHE ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/h5perf
@@ -193,7 +193,7 @@ HDF5_114_FLAVOUR := openmpi
 HDF5_114_TARGET := target/hdf5-1.14-$(HDF5_114_FLAVOUR)
 # The site environment of test-hdf5-1.14 (scripts/site-env), at a fixed path.
 HDF5_114_SITE := $(abspath $(HDF5_114_TARGET))/site-env
-HDF5_114_TESTS ?= golden errors fill export
+HDF5_114_TESTS ?= golden errors fill export subfiling
 HDF5_114_C_SKIP ?= parse
 # test-hdf5-2: the same for HDF5 2.x (HDF5_2_SERIES), built with CMake (scripts/build-hdf5)
 # from HDF5_2_TARBALL when given, else from the source that the crates.io package

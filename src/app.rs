@@ -79,7 +79,11 @@ pub fn run_program_with(args: &[OsString], as_program: bool) -> i32 {
         // before MPI_Init, while the process has one thread (cleanup works without it too)
         let _ = crate::datadir::cleanup::start_reaper();
     }
-    let universe = match Universe::init() {
+    // MPI_THREAD_MULTIPLE only for a run with the subfiling driver, which needs it:
+    // every other command line initialises MPI as before (parsing has no side effects;
+    // its errors are reported after MPI_Init, as before)
+    let multiple = matches!(cli::parse(args), Ok(Command::Run(o)) if o.subfiling);
+    let universe = match Universe::init_threads(multiple) {
         Ok(u) => u,
         Err(e) => {
             eprintln!("{}", error_message(&e));
@@ -312,7 +316,10 @@ fn start_watchdog(comm: &Comm, params: &Params) -> Result<Option<watchdog::Watch
 fn check(comm: &Comm, opts: &Options) -> Result<(Params, Option<acceptance::Prepared>)> {
     let size = comm.size()?;
     let mut params = Params::resolve(opts, size);
-    let problems = params.problems(size, crate::ffi::posix::physical_memory());
+    let mut problems = params.problems(size, crate::ffi::posix::physical_memory());
+    if params.subfiling {
+        problems.extend(params.subfiling_problems(&driver_facts()));
+    }
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }
@@ -321,6 +328,24 @@ fn check(comm: &Comm, opts: &Options) -> Result<(Params, Option<acceptance::Prep
     }
     let accept = acceptance::prepare(comm, &opts.acceptance, &params)?;
     Ok((params, accept))
+}
+
+/// What MPI and the linked HDF5 provide for `--subfiling` (local; the same on every rank
+/// of one job).
+fn driver_facts() -> crate::config::DriverFacts {
+    crate::config::DriverFacts {
+        subfiling: hdf5::subfiling_available(),
+        thread_multiple: crate::ffi::mpi::thread_multiple(),
+        hdf5_version: hdf5::library_version(),
+        prefix_vars: [
+            "H5FD_SUBFILING_SUBFILE_PREFIX",
+            "H5FD_SUBFILING_CONFIG_FILE_PREFIX",
+        ]
+        .into_iter()
+        .filter(|v| std::env::var_os(v).is_some())
+        .map(str::to_string)
+        .collect(),
+    }
 }
 
 /// A new seed for a generated payload (IO500's unique seed per run): rank 0's, from the

@@ -234,7 +234,7 @@ impl Run<'_> {
             let mut pool = pool;
             for api in p.apis.iter() {
                 if rank == 0 {
-                    out.write(&report::api_header(api));
+                    out.write(&report::api_header(api, p.subfiling));
                 }
                 let ctx = Ctx {
                     comm,
@@ -531,6 +531,16 @@ impl<'a> ApiRun<'a> {
             if p.debug.level >= 4 {
                 out.write(&self.write_pattern.trace(rank));
             }
+            if p.subfiling {
+                // only with the option: no new collective call in any other run
+                let own = files.rank()? == 0 && crate::datadir::data_files::is_own(cpath);
+                let res = if own {
+                    self.drv.remove_leftovers(&self.ctx, cpath)
+                } else {
+                    Ok(())
+                };
+                agree(comm, res)?;
+            }
             self.watch.before_write(comm, files, cpath)?;
             doing::set(Doing::Writing);
             comm.barrier()?;
@@ -540,8 +550,10 @@ impl<'a> ApiRun<'a> {
             // with --stonewall, the bytes all ranks moved (distinct bytes of the file);
             // compressed datasets (--deflate) may take less room than their data
             let moved = self.phase_figures(Access::Write)?;
+            // and with --subfiling the data is in the subfiles, the file a stub
             let data = match (self.api, p.deflate, moved) {
                 (Api::Phdf5, Some(_), _) => 0,
+                (Api::Phdf5, _, _) if p.subfiling => 0,
                 (_, _, Some(moved)) => moved,
                 _ => p.num_dsets * self.write_pattern.dataset_bytes(),
             };
@@ -615,6 +627,9 @@ impl<'a> ApiRun<'a> {
                     self.hints.push(h);
                 }
             }
+        }
+        if self.rank == 0 {
+            self.drv.after_open(cpath);
         }
         let (g1, untimed) = {
             let c = wtime();

@@ -19,7 +19,7 @@ pub use acceptance::{Acceptance, Percent};
 pub use criteria::Criterion;
 pub use options::Options;
 pub use order::RandomOrder;
-pub use params::Params;
+pub use params::{DriverFacts, Params};
 pub use payload::{PayloadKind, PayloadOptions};
 pub use stonewall::StonewallOptions;
 pub use storage::{Reorder, StorageFacts, StorageOptions};

@@ -92,6 +92,11 @@ pub struct Options {
     /// (`H5Pset_chunk_cache` on its dataset-access list), chunked datasets only
     /// (default: none, the file's cache).
     pub chunk_cache: Option<ChunkCache>,
+    /// `--subfiling`: PHDF5 files through HDF5's subfiling file driver
+    /// (`H5Pset_fapl_subfiling` with HDF5's default configuration; HDF5 1.14.0 and
+    /// later built with it; MPI initialised with `MPI_THREAD_MULTIPLE`) instead of the
+    /// MPI-IO driver (default: off).
+    pub subfiling: bool,
     /// `--payload`, `--seed` (default: the C tool's bytes).
     pub payload: PayloadOptions,
     /// `--conditions`: record the run conditions (kernel, mount, nodes, MPI-IO layer)
@@ -146,6 +151,7 @@ impl Default for Options {
             deflate: None,
             coll_metadata: false,
             chunk_cache: None,
+            subfiling: false,
             payload: PayloadOptions::default(),
             conditions: false,
             labels: Vec::new(),
@@ -437,7 +443,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 58] = [
+pub static DEFS: [Def; 59] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -719,6 +725,21 @@ pub static DEFS: [Def; 58] = [
     def!(_ "strict" 2, mode(|m| m.strict = true),
         "With --fill-behaviour: exit with status 1 when the library\n\
          differs from the document anywhere."),
+    def!(_ "subfiling" 4, Action::Switch(Switch::Flag {
+            words: false,
+            apply: |o, on| o.subfiling = on,
+            shown: Some(Shown {
+                on: |o| o.subfiling,
+                line: "Subfiling=on (H5Pset_fapl_subfiling, HDF5's default configuration)",
+                key: "subfiling",
+            }),
+        }),
+        "PHDF5: write and read the files through HDF5's subfiling file\n\
+         driver (H5Pset_fapl_subfiling, default configuration: the data\n\
+         striped over subfiles NAME.subfile_*, written by I/O concentrator\n\
+         threads) instead of the MPI-IO driver. Needs -A phdf5 alone, an\n\
+         HDF5 1.14 or later built with the driver and MPI_THREAD_MULTIPLE.\n\
+         [default: off]"),
     def!(_ "summary" 2, flag(|o, on| o.summary = on),
         "End the report with a summary table: per API, processes, transfer\n\
          size and phase the max / mean / min MB/s (MiB/s), their standard\n\

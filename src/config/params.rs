@@ -10,6 +10,21 @@ use super::storage::{StorageFacts, StorageOptions};
 use super::values::ApiSet;
 use crate::terms::Api;
 
+/// What the run's libraries provide for `--subfiling` ([`Params::subfiling_problems`]),
+/// found by the caller through MPI and HDF5.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DriverFacts {
+    /// The linked HDF5 has the subfiling file driver (`H5Pset_fapl_subfiling`).
+    pub subfiling: bool,
+    /// MPI runs with `MPI_THREAD_MULTIPLE` (`MPI_Query_thread`).
+    pub thread_multiple: bool,
+    /// The linked HDF5's version, e.g. `1.10.8`, for the message.
+    pub hdf5_version: String,
+    /// The subfiling driver's directory variables that are set
+    /// (`H5FD_SUBFILING_SUBFILE_PREFIX`, `H5FD_SUBFILING_CONFIG_FILE_PREFIX`).
+    pub prefix_vars: Vec<String>,
+}
+
 /// The resolved configuration (spec §1.9; sizes in bytes); everything else is read from
 /// the given [`Options`] through `Deref`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -331,6 +346,99 @@ impl Params {
         out
     }
 
+    /// Why `--subfiling` cannot run (none when it can), from what the libraries of the
+    /// run provide (`facts`, found by the caller: the checks here do no I/O and no MPI).
+    /// The option sets the PHDF5 file driver, so PHDF5 must be the only API (POSIX and
+    /// MPI-IO have no file driver: a mixed run would set the subfiling figures beside
+    /// MPI-IO-driver ones); the linked HDF5 must have the driver (1.14.0 and later, built
+    /// with it); MPI must provide `MPI_THREAD_MULTIPLE` (the driver's I/O concentrators
+    /// are threads that call MPI: HDF5 Subfiling VFD user guide, "Requirements");
+    /// `--mpi-info` has nothing to act on (the concentrators write the subfiles with
+    /// POSIX calls, no MPI-IO file is opened); and the subfiles must be in the data
+    /// file's directory, where h5perf removes them (`H5FD_SUBFILING_SUBFILE_PREFIX` and
+    /// `H5FD_SUBFILING_CONFIG_FILE_PREFIX` unset).
+    pub fn subfiling_problems(&self, facts: &DriverFacts) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.subfiling {
+            return out;
+        }
+        if self.apis.iter().any(|a| a != Api::Phdf5) {
+            out.push(
+                "--subfiling needs -A phdf5 alone: it sets the PHDF5 file driver, and POSIX \
+                 and MPI-IO have none (their figures would stand beside the subfiling ones \
+                 as if measured alike)"
+                    .to_string(),
+            );
+        }
+        if !facts.subfiling {
+            out.push(format!(
+                "--subfiling: the linked HDF5 {} has no subfiling file driver \
+                 (H5Pset_fapl_subfiling): it needs HDF5 1.14.0 or later built with \
+                 --enable-subfiling-vfd (CMake: HDF5_ENABLE_SUBFILING_VFD=ON)",
+                facts.hdf5_version
+            ));
+        }
+        if !facts.thread_multiple {
+            out.push(
+                "--subfiling: MPI does not provide MPI_THREAD_MULTIPLE (MPI_Query_thread), \
+                 which the subfiling driver's I/O concentrator threads need"
+                    .to_string(),
+            );
+        }
+        if !self.mpi_info.is_empty() {
+            out.push(
+                "--subfiling cannot be combined with --mpi-info: the subfiling driver's I/O \
+                 concentrators write the subfiles with POSIX calls, no MPI-IO file takes \
+                 the hints"
+                    .to_string(),
+            );
+        }
+        if self.coll_metadata {
+            out.push(
+                "--subfiling cannot be combined with --coll-metadata: under the subfiling \
+                 driver HDF5 (1.14.5, 2.2.0) cannot give back the file's access list \
+                 (H5Fget_access_plist: \"driver get_info request failed -- bad info \
+                 object\"), through which h5perf records the setting in effect"
+                    .to_string(),
+            );
+        }
+        // HDF5's I/O concentrators (1.14.5 and 2.2.0, Open MPI 4.1) hung when one write
+        // call carried several hundred pieces (768 and 1024 1 KiB pieces: the writer in
+        // MPI_Wait of H5FD__ioc_write_independent_async, the concentrator's worker in
+        // MPI_Recv of H5FD__ioc_file_queue_write_indep; 512 passed): only transfers that
+        // are one range of the file, or of one chunk, are let through
+        let pieces = [
+            (
+                self.dim2d,
+                "-g (a 2D transfer is one piece per row of its blocks)",
+            ),
+            (
+                self.interleaved,
+                "-I (an interleaved transfer is one piece per block)",
+            ),
+            (
+                self.chunk && self.buf_max > self.blk_size,
+                "-c with transfers larger than the block (one piece per chunk; give -X \
+                 no larger than -B)",
+            ),
+        ];
+        for (_, what) in pieces.iter().filter(|(on, _)| *on) {
+            out.push(format!(
+                "--subfiling cannot be combined with {what}: HDF5's subfiling I/O \
+                 concentrators hang on write calls of many pieces (seen with 768 pieces \
+                 in HDF5 1.14.5 and 2.2.0), so each transfer must be one contiguous range"
+            ));
+        }
+        for var in &facts.prefix_vars {
+            out.push(format!(
+                "--subfiling cannot run with {var} set: h5perf removes the subfiles and their \
+                 configuration file from the data file's directory, where HDF5 puts them \
+                 without it"
+            ));
+        }
+        out
+    }
+
     /// The checks of [`Params::problems`] before the fill settings.
     fn engine_problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
@@ -546,6 +654,75 @@ mod tests {
     use super::*;
 
     const MEM: u64 = 24 << 30;
+
+    #[test]
+    fn subfiling_is_refused_with_each_reason() {
+        let phdf5 = ApiSet {
+            posix: false,
+            mpiio: false,
+            phdf5: true,
+        };
+        let able = DriverFacts {
+            subfiling: true,
+            thread_multiple: true,
+            hdf5_version: "1.14.5".into(),
+            prefix_vars: Vec::new(),
+        };
+        let ok = resolve(
+            |o| {
+                o.apis = phdf5;
+                o.subfiling = true;
+            },
+            2,
+        );
+        assert!(ok.subfiling_problems(&able).is_empty());
+        // chunked transfers of one chunk each pass
+        let one_chunk = resolve(
+            |o| {
+                o.apis = phdf5;
+                o.subfiling = true;
+                o.chunk = true;
+                (o.buf_min, o.buf_max, o.blk_size) = (16384, 16384, 16384);
+            },
+            2,
+        );
+        assert!(one_chunk.subfiling_problems(&able).is_empty());
+        let unable = DriverFacts {
+            subfiling: false,
+            thread_multiple: false,
+            hdf5_version: "1.10.8".into(),
+            prefix_vars: vec!["H5FD_SUBFILING_SUBFILE_PREFIX".into()],
+        };
+        let bad = resolve(
+            |o| {
+                o.subfiling = true;
+                o.coll_metadata = true;
+                o.dim2d = true;
+                o.interleaved = true;
+                o.chunk = true;
+                (o.buf_min, o.buf_max, o.blk_size) = (16384, 32768, 16384);
+                o.mpi_info = vec![("cb_nodes".into(), "1".into())];
+            },
+            2,
+        );
+        let m = bad.subfiling_problems(&unable).join("\n");
+        for want in [
+            "needs -A phdf5 alone",
+            "the linked HDF5 1.10.8 has no subfiling file driver",
+            "MPI does not provide MPI_THREAD_MULTIPLE",
+            "cannot be combined with --mpi-info",
+            "cannot be combined with --coll-metadata",
+            "cannot be combined with -g",
+            "cannot be combined with -I",
+            "cannot be combined with -c with transfers larger than the block",
+            "cannot run with H5FD_SUBFILING_SUBFILE_PREFIX set",
+        ] {
+            assert!(m.contains(want), "{want}: {m}");
+        }
+        // nothing without the option
+        let off = resolve(|o| o.dim2d = true, 2);
+        assert!(off.subfiling_problems(&unable).is_empty());
+    }
 
     fn resolve(f: impl FnOnce(&mut Options), w: u32) -> Params {
         let mut o = Options::default();

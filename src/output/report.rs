@@ -135,7 +135,11 @@ pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
     let method = pick(p.collective, "Collective", "Independent");
     line!("I/O Method for MPI and HDF5={method}");
     line!("Geometry={}", pick(p.dim2d, "2D", "1D"));
-    line!("VFL used for HDF5 I/O=MPI-IO driver");
+    // --subfiling changes the driver; the C tool always uses MPI-IO's
+    line!(
+        "VFL used for HDF5 I/O={}",
+        pick(p.subfiling, "subfiling driver", "MPI-IO driver")
+    );
     line!(
         "Data storage method in HDF5={}",
         pick(p.chunk, "Chunked", "Contiguous")
@@ -183,12 +187,13 @@ pub fn xfer_header_2d(q: &crate::pattern::Pattern2D, p: &Params) -> String {
     )
 }
 
-/// The `IO API = ...` line at indent 2 (spec §3).
-pub fn api_header(api: Api) -> String {
-    let driver = if api == Api::Phdf5 {
-        " (w/MPI-IO driver)"
-    } else {
-        ""
+/// The `IO API = ...` line at indent 2 (spec §3); PHDF5's names its file driver, the
+/// C tool's MPI-IO one or, with `--subfiling` (`subfiling`), HDF5's subfiling driver.
+pub fn api_header(api: Api, subfiling: bool) -> String {
+    let driver = match (api, subfiling) {
+        (Api::Phdf5, false) => " (w/MPI-IO driver)",
+        (Api::Phdf5, true) => " (w/subfiling driver)",
+        _ => "",
     };
     format!("        IO API = {}{driver}\n", summary_api_name(api))
 }

@@ -177,7 +177,7 @@ pub struct ResultSet {
 
 /// The names of the facts a run records only when they say something
 /// (`crate::output::export::RunMeta::facts`), in the order they are written.
-pub const FACT_KEYS: [&str; 28] = [
+pub const FACT_KEYS: [&str; 32] = [
     "labels",
     "data_dir_mount_point",
     "data_dir_mount_source",
@@ -203,6 +203,10 @@ pub const FACT_KEYS: [&str; 28] = [
     "hdf5_all_coll_metadata_ops",
     "hdf5_coll_metadata_write",
     "hdf5_chunk_cache",
+    "hdf5_driver",
+    "hdf5_subfiling_stripe_size",
+    "hdf5_subfiling_ioc_count",
+    "hdf5_subfiling_subfiles",
     "mpi_io_component",
     "load_end",
     "page_cache_warning",

@@ -137,11 +137,26 @@ pub trait Driver {
         None
     }
     /// The settings HDF5 reported in effect for the options that set PHDF5 property lists
-    /// (`--coll-metadata`, `--chunk-cache`), read back from the open file's and datasets'
+    /// (`--coll-metadata`, `--chunk-cache`, `--subfiling`), read back from the open file's and datasets'
     /// access lists during the phases, as (run fact, value), each distinct value once in
     /// the order seen; empty without those options or for another API.
     fn settings_in_effect(&self) -> &[(String, String)] {
         &[]
+    }
+    /// Before the write phase, on rank 0 of the file's communicator, when an own file
+    /// of an earlier run is at `path`: remove what it left beside it that removing the
+    /// name would not (PHDF5 with `--subfiling`: the subfiles and configuration file of
+    /// a file kept by `HDF5_NOCLEANUP`, which the new file's would collide with when the
+    /// file system gives it the same inode); by default nothing. Errors: `unlink`'s.
+    fn remove_leftovers(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
+        let _ = (ctx, path);
+        Ok(())
+    }
+    /// Note what the library chose for the file `path` just opened, outside every timer
+    /// (rank 0; by default nothing): PHDF5 with `--subfiling` reads the driver's
+    /// configuration file ([`Driver::settings_in_effect`]).
+    fn after_open(&mut self, path: &CString) {
+        let _ = path;
     }
     /// The open file as this process's own descriptor shows it (POSIX); `None` when the
     /// MPI or HDF5 library holds the file.

@@ -5,6 +5,7 @@ pub mod interface;
 pub mod mpiio;
 pub mod phdf5;
 pub mod posix;
+pub mod subfiles;
 
 pub use interface::{
     each_read, each_transfer, each_write, poll_interval, timed_reads, timed_writes, Access, Ctx,

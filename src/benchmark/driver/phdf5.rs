@@ -9,6 +9,7 @@
 use std::ffi::CString;
 
 use super::interface::{each_read, each_write, Access, Ctx, Driver, Transfers};
+use super::subfiles::SubfilingLayout;
 use crate::error::{Error, Result};
 use crate::ffi::hdf5::{Dataset, Dataspace, H5File, Plist};
 use crate::pattern::{Pattern, Pattern1D};
@@ -26,9 +27,11 @@ pub struct Phdf5Driver {
     names: Vec<CString>,
     /// `--chunk-cache`: the dataset-access list every dataset is created or opened with.
     dapl: Option<Plist>,
-    /// What HDF5 reported in effect for `--coll-metadata` and `--chunk-cache`
-    /// ([`Driver::settings_in_effect`]).
+    /// What HDF5 reported in effect for `--coll-metadata`, `--chunk-cache` and
+    /// `--subfiling` ([`Driver::settings_in_effect`]).
     seen: Vec<(String, String)>,
+    /// `--subfiling`: the files go through the subfiling driver, not MPI-IO.
+    subfiling: bool,
 }
 
 fn not_ready() -> Error {
@@ -107,6 +110,11 @@ impl Driver for Phdf5Driver {
         let fapl = Plist::file_access_mpio(ctx.files, ctx.info, c.h5_thresh, c.h5_align)?;
         if c.coll_metadata {
             fapl.set_coll_metadata()?;
+        }
+        self.subfiling = c.subfiling;
+        if c.subfiling {
+            // the communicator and info of file_access_mpio stay on the list
+            fapl.set_fapl_subfiling()?;
         }
         if let (Some(cc), None) = (c.chunk_cache, &self.dapl) {
             let bytes = usize::try_from(cc.bytes).unwrap_or(usize::MAX);
@@ -261,7 +269,44 @@ impl Driver for Phdf5Driver {
     }
 
     fn hints_in_effect(&self) -> Option<Result<Vec<(String, String)>>> {
+        if self.subfiling {
+            // no MPI-IO file: the driver's I/O concentrators write with POSIX calls
+            return None;
+        }
         self.file.as_ref().map(H5File::mpi_hints)
+    }
+
+    fn after_open(&mut self, path: &CString) {
+        if !self.subfiling {
+            return;
+        }
+        self.note("hdf5_driver", "subfiling".to_string());
+        match SubfilingLayout::of(path) {
+            Ok(l) => {
+                self.note("hdf5_subfiling_stripe_size", l.stripe_size.to_string());
+                self.note("hdf5_subfiling_ioc_count", l.ioc_count.to_string());
+                self.note("hdf5_subfiling_subfiles", l.subfiles.len().to_string());
+            }
+            Err(e) => self.note("hdf5_subfiling_stripe_size", format!("unknown ({e})")),
+        }
+    }
+
+    fn remove_leftovers(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
+        if !ctx.p.subfiling {
+            return Ok(());
+        }
+        // a stub without a readable configuration names no subfiles of its own
+        SubfilingLayout::of(path).map_or(Ok(()), |l| l.remove())
+    }
+
+    fn remove(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
+        if !ctx.p.subfiling {
+            return crate::ffi::mpi::file_delete(path, ctx.info);
+        }
+        // the configuration names the subfiles after the stub's inode: read it first
+        let layout = SubfilingLayout::of(path);
+        crate::ffi::mpi::file_delete(path, ctx.info)?;
+        layout?.remove()
     }
 
     fn settings_in_effect(&self) -> &[(String, String)] {

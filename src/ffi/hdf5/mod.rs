@@ -3,6 +3,7 @@
 pub mod library;
 pub mod objects;
 pub mod plist;
+pub mod subfiling;
 
 pub use library::{deflate_available, library_version, Quiet};
 pub use objects::{
@@ -10,3 +11,4 @@ pub use objects::{
     Dataspace, H5File,
 };
 pub use plist::{AllocTime, FillKind, FillProperties, FillTime, FillValue, Plist};
+pub use subfiling::subfiling_available;

@@ -19,6 +19,13 @@ pub struct Universe {
 impl Universe {
     /// `MPI_Init` unless done, `MPI_ERRORS_RETURN` (MPI-3.1 §8.7, §8.3). Errors: `MPI_Init`'s.
     pub fn init() -> Result<Universe> {
+        Self::init_threads(false)
+    }
+
+    /// [`Universe::init`], with `MPI_Init_thread(MPI_THREAD_MULTIPLE)` instead of
+    /// `MPI_Init` when `multiple` (MPI-3.1 §12.4.3; the level MPI provides is
+    /// [`thread_multiple`]'s to tell). Errors: `MPI_Init`'s or `MPI_Init_thread`'s.
+    pub fn init_threads(multiple: bool) -> Result<Universe> {
         let mut flag: c_int = 0;
         // SAFETY: MPI_Initialized may be called at any time.
         checked!(unsafe { raw::MPI_Initialized(&mut flag) })?;
@@ -31,7 +38,19 @@ impl Universe {
             ));
         }
         let owns = flag == 0;
-        if owns {
+        if owns && multiple {
+            let mut provided: c_int = 0;
+            // SAFETY: NULL argc/argv is allowed by MPI-2 and later; a live out-pointer;
+            // RSMPI_THREAD_MULTIPLE is a link-time constant of the MPI shim.
+            checked!(unsafe {
+                raw::MPI_Init_thread(
+                    ptr::null_mut(),
+                    ptr::null_mut(),
+                    raw::RSMPI_THREAD_MULTIPLE,
+                    &mut provided,
+                )
+            })?;
+        } else if owns {
             // SAFETY: NULL argc/argv is allowed by MPI-2 and later.
             checked!(unsafe { raw::MPI_Init(ptr::null_mut(), ptr::null_mut()) })?;
         }
@@ -62,6 +81,21 @@ impl Universe {
         unsafe { raw::MPI_Abort(raw::RSMPI_COMM_WORLD, code) };
         std::process::exit(code)
     }
+}
+
+/// Whether MPI runs with `MPI_THREAD_MULTIPLE` (`MPI_Query_thread`, MPI-3.1 §12.4.3):
+/// any thread may call MPI at any time, as HDF5's subfiling driver needs. False when
+/// MPI is not running or provides a lower level (e.g. initialised with `MPI_Init`, or
+/// an MPI built without thread support).
+pub fn thread_multiple() -> bool {
+    if !is_running() {
+        return false;
+    }
+    let mut provided: c_int = 0;
+    // SAFETY: MPI is initialised and not finalised; a live out-pointer.
+    let ok = checked!(unsafe { raw::MPI_Query_thread(&mut provided) }).is_ok();
+    // SAFETY: a link-time constant of the MPI shim.
+    ok && provided == unsafe { raw::RSMPI_THREAD_MULTIPLE }
 }
 
 /// `MPI_Abort(MPI_COMM_WORLD, code)` (MPI-3.1 §8.7): ends every process of the job,

@@ -12,7 +12,7 @@ pub mod p2p;
 pub use check::{is_running, to_count};
 pub use comm::{is_null as is_comm_null, Comm, Op};
 pub use datatype::Datatype;
-pub use env::{abort_world, library_version, wtime, Universe};
+pub use env::{abort_world, library_version, thread_multiple, wtime, Universe};
 pub use file::{file_delete, mode, to_offset, File, Reads, Writes};
 pub use info::Info;
 pub use p2p::{ByteRecv, ByteSend};
