@@ -16,7 +16,7 @@ use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
 use super::verify::{report_mismatches, verified_reads, Expect, Mismatch};
-use crate::agreement::{agree, agree_with, Beacon};
+use crate::agreement::{agree, Beacon};
 use crate::config::{Api, Params, Reorder};
 use crate::datadir::cleanup::{self, Slot};
 use crate::datadir::{data_file_name, leftovers, rank_file_name, RunEnv};
@@ -29,6 +29,9 @@ use crate::output::sink::Sink;
 use crate::pattern::Pattern;
 use crate::terms::doing::{self, Doing};
 
+mod settle;
+mod subfiles;
+use settle::{settle_beacon, settle_open};
 mod wall;
 
 /// What a whole run produced on this rank.
@@ -532,14 +535,7 @@ impl<'a> ApiRun<'a> {
                 out.write(&self.write_pattern.trace(rank));
             }
             if p.subfiling {
-                // only with the option: no new collective call in any other run
-                let own = files.rank()? == 0 && crate::datadir::data_files::is_own(cpath);
-                let res = if own {
-                    self.drv.remove_leftovers(&self.ctx, cpath)
-                } else {
-                    Ok(())
-                };
-                agree(comm, res)?;
+                self.remove_subfiles(cpath)?;
             }
             self.watch.before_write(comm, files, cpath)?;
             doing::set(Doing::Writing);
@@ -788,26 +784,4 @@ impl<'a> ApiRun<'a> {
         }
         carried.and(drv.end_phase())
     }
-}
-
-/// After agreement `agreed`: if it failed, settle the error beacon (collective: every
-/// rank has the same failed agreement), so no beacon message is left in flight.
-fn settle_beacon(ctx: &Ctx<'_>, agreed: Result<()>) -> Result<()> {
-    if let (Err(_), Some(b)) = (&agreed, ctx.stop) {
-        let settled = b.settle();
-        return agreed.and(settled);
-    }
-    agreed
-}
-
-/// Agree on an open. If it failed somewhere, ranks whose (collective) open succeeded
-/// hold a file only a collective close could release; they let go of it
-/// ([`Driver::abandon`]) and the error becomes fatal (the job is aborted after the
-/// message), since waiting for ranks that have no file would hang.
-fn settle_open(drv: &mut dyn Driver, comm: &Comm, opened: Result<()>) -> Result<()> {
-    if let Err(e) = agree(comm, opened) {
-        let stranded = drv.abandon();
-        agree_with(comm, Err(e), stranded)?;
-    }
-    Ok(())
 }

@@ -326,6 +326,7 @@ mod tests {
                 samples: Vec::new(),
                 wall: None,
                 latency: None,
+                file_latency: None,
             })
             .collect();
         let w = cache_warning(&p, &records, &hosts, &nodes).unwrap();

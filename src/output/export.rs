@@ -1,7 +1,6 @@
 //! Machine-readable results ([`to_json`], [`to_csv`], [`to_rank_csv`], [`result_set`]), as
 //! in the README ("Machine-readable results"). Non-finite floats: JSON `null`, empty CSV field.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::config::Params;
@@ -18,6 +17,7 @@ use super::fields::{FIRST_RUN, FIRST_SPREAD};
 use super::results::{Cell, CellKey, RankSample, ResultSet};
 
 mod instruments;
+mod value;
 use instruments::{cell_latency, file_latency_values, latency_values, wall_values};
 
 /// What describes the run as a whole, the same in every record.
@@ -238,23 +238,7 @@ pub fn run_valid(records: &[Record]) -> bool {
         .all(|r| r.wall.as_ref().is_none_or(|w| w[0].full()))
 }
 
-/// One field value.
-#[derive(Debug, Clone, PartialEq)]
-enum Value<'a> {
-    Int(u64),
-    Float(f64),
-    Text(Cow<'a, str>),
-    Bool(bool),
-    /// Not known (JSON `null`, an empty CSV field).
-    Null,
-}
-
-use Value::{Float, Int};
-
-/// A text value: borrowed from a `&str`, owning a `String`.
-fn text<'a>(s: impl Into<Cow<'a, str>>) -> Value<'a> {
-    Value::Text(s.into())
-}
+use value::{text, Value, Value::Float, Value::Int};
 
 impl Value<'_> {
     /// The value as a CSV field holds it (empty when not known or not finite).

@@ -347,15 +347,6 @@ fn caveat(
         .unwrap_or_default()
 }
 
-pub(super) fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
-    out.push_str("<figure>");
-    out.push_str(&svg::render(chart));
-    if !caption.is_empty() {
-        let _ = write!(out, "<figcaption>{}</figcaption>", esc(caption));
-    }
-    out.push_str("</figure>\n");
-}
-
 /// Regressions listed in the verdict table; further ones are folded (`<details>`).
 const SHOWN_REGRESSIONS: usize = 10;
 
@@ -752,7 +743,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
         let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
         for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
             let chart = size_chart(run, api, *phase, criteria, flagged);
-            figure_of(
+            svg::figure_of(
                 &mut out,
                 &chart,
                 &caveat(run, verdict, criteria, api, *phase),
@@ -769,7 +760,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
         );
         for phase in CHART_ORDER.iter().filter(|p| phases.contains(p)) {
             let chart = procs_chart(run, *phase, xmax, criteria, flagged);
-            figure_of(&mut out, &chart, "");
+            svg::figure_of(&mut out, &chart, "");
         }
         out.push_str("</div></section>\n");
     }
@@ -783,7 +774,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
         );
         for api in run.apis() {
             if let Some((chart, caption)) = rank_chart(run, api, n, x) {
-                figure_of(&mut out, &chart, &caption);
+                svg::figure_of(&mut out, &chart, &caption);
             }
         }
         out.push_str("</div></section>\n");

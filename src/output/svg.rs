@@ -477,6 +477,19 @@ pub fn render(chart: &Chart) -> String {
     o
 }
 
+/// `chart` as an HTML `<figure>` with `caption` (escaped; none when empty), appended to
+/// `out`.
+pub fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
+    out.push_str("<figure>");
+    out.push_str(&render(chart));
+    if !caption.is_empty() {
+        out.push_str("<figcaption>");
+        out.push_str(&esc(caption));
+        out.push_str("</figcaption>");
+    }
+    out.push_str("</figure>\n");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

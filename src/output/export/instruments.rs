@@ -1,13 +1,14 @@
-//! The values of the instruments' fields of a record: `--stonewall`'s ([`WALL_FIELDS`](super::WALL_FIELDS))
+//! The values of the instruments' fields of a record: `--stonewall`'s ([`WALL_FIELDS`](super::super::fields::WALL_FIELDS))
 //! and `--latency`'s ([`LATENCY_FIELDS`], [`LATENCY_FILE_FIELDS`]), and the latencies a
 //! page cell draws.
 
 use crate::measure::{FileLatencies, Phase, Record};
 
+use super::super::fields::{LATENCY_FIELDS, LATENCY_FILE_FIELDS};
 use super::super::results::CellLatency;
-use super::{text, Value, Value::Float, Value::Int, LATENCY_FIELDS, LATENCY_FILE_FIELDS};
+use super::value::{text, Value, Value::Float, Value::Int};
 
-/// The [`WALL_FIELDS`](super::WALL_FIELDS) values of phase `pi` of `r`.
+/// The [`WALL_FIELDS`](super::super::fields::WALL_FIELDS) values of phase `pi` of `r`.
 pub(super) fn wall_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
     let Some(w) = &r.wall else {
         return Vec::new();

@@ -197,7 +197,7 @@ pub fn section(out: &mut String, run: &ResultSet) {
         }
         let _ = writeln!(out, "<h3>{}</h3><div class=\"grid\">", api_title(api));
         for (chart, caption) in &charts {
-            super::figure_of(out, chart, caption);
+            super::super::svg::figure_of(out, chart, caption);
         }
         out.push_str("</div>\n");
     }
