@@ -372,7 +372,7 @@ fn stable_refuses_criteria_on_page_cache_figures_before_any_io() {
         lines[2].starts_with(&format!(
             "h5perf: --stable refuses the run: the data of a read step on host {host} is \
              65536 bytes, less than 2 times the node's memory (1000000 bytes; 2 x 1000000 = \
-             2000000 bytes), and no cache bypass (--drop-caches, --direct for POSIX) is active"
+             2000000 bytes), and no cache bypass (--drop-caches, --reorder across nodes, --direct for POSIX) is active"
         )),
         "{lines:?}"
     );

@@ -181,12 +181,14 @@ fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
 pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Option<Prepared>> {
     // --stable: data that fits in a node's page cache is refused before any I/O (every
     // rank gets the same hosts and nodes, so every rank decides alike)
-    let too_small = if a.stable {
+    let (too_small, across_nodes) = if a.stable {
         let hosts = conditions::gather_hosts(comm)?;
         let nodes = conditions::gather_nodes(comm, &hosts)?;
-        conditions::stable_refusal(params, &hosts, &nodes)
+        let across =
+            (params.proc_counts().into_iter()).all(|n| params.storage.reads_cross_nodes(n, &hosts));
+        (conditions::stable_refusal(params, &hosts, &nodes), across)
     } else {
-        None
+        (None, false)
     };
     if !a.any() {
         return match too_small {
@@ -215,6 +217,7 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
             fsync: params.storage.fsync,
             direct: params.storage.direct,
             drop_caches: params.storage.drop_caches,
+            reorder_across_nodes: across_nodes,
         };
         problems.extend(a.expect.iter().filter_map(|c| {
             let why = crate::config::acceptance::cache_figure(c.api(), c.phase(), b)?;

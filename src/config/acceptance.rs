@@ -180,6 +180,9 @@ pub struct Bypass {
     pub direct: bool,
     /// `--drop-caches`: the page cache dropped before each read phase.
     pub drop_caches: bool,
+    /// `--reorder` with every read step's ranks reading parts written on other hosts
+    /// ([`super::StorageOptions::reads_cross_nodes`]).
+    pub reorder_across_nodes: bool,
 }
 
 /// Why the measurement of `api` and `phase` is a page-cache figure under `b`, or `None`
@@ -189,8 +192,8 @@ pub struct Bypass {
 ///   sync of `--fsync` is outside its timer, so it stays a page-cache figure;
 /// * Write, Write Open-Close: with `--fsync` (the sync is inside both) or POSIX with
 ///   `--direct`;
-/// * reads: with `--drop-caches` or POSIX with `--direct`. (`--reorder` helps only when
-///   the run spans nodes and the files outgrow no cache: not counted.)
+/// * reads: with `--drop-caches`, with `--reorder` when every rank reads a part written
+///   on another host (its node's page cache holds none of it), or POSIX with `--direct`.
 pub fn cache_figure(api: Api, phase: Phase, b: Bypass) -> Option<String> {
     let direct = b.direct && api == Api::Posix;
     let (storage, why) = match phase {
@@ -204,8 +207,9 @@ pub fn cache_figure(api: Api, phase: Phase, b: Bypass) -> Option<String> {
             "writes are page-cache figures without --fsync (or --direct, POSIX only)",
         ),
         _ => (
-            b.drop_caches || direct,
-            "reads are page-cache figures without --drop-caches (or --direct, POSIX only)",
+            b.drop_caches || b.reorder_across_nodes || direct,
+            "reads are page-cache figures without --drop-caches, --reorder across nodes \
+             (or --direct, POSIX only)",
         ),
     };
     (!storage).then(|| why.to_string())
@@ -272,6 +276,14 @@ mod tests {
             drop_caches: true,
             ..none
         };
+        let across = Bypass {
+            reorder_across_nodes: true,
+            ..none
+        };
+        for p in [Phase::RawRead, Phase::Read, Phase::ReadOpenClose] {
+            assert!(cache_figure(Api::Mpiio, p, across).is_none(), "{p:?}");
+        }
+        assert!(cache_figure(Api::Mpiio, Phase::Write, across).is_some());
         for p in Phase::ALL {
             assert!(cache_figure(Api::Mpiio, p, none).is_some(), "{p:?}");
             assert!(cache_figure(Api::Posix, p, direct).is_none(), "{p:?}");

@@ -143,6 +143,22 @@ impl StorageOptions {
         }
     }
 
+    /// Whether, with `--reorder`, each of the first `n` ranks (`rank_hosts[r]` is world
+    /// rank r's host; a step runs on the first `n`) reads the part a rank on another host
+    /// wrote: then the reading node's page cache holds none of what it reads (the reason
+    /// of IOR's `-C`, "reorderTasks"). False without `--reorder`, with fewer hosts known
+    /// than `n`, or when the shift (as the run computes it, [`Self::read_shift`]) leaves
+    /// some rank reading a part written on its own host.
+    pub fn reads_cross_nodes(&self, n: u32, rank_hosts: &[String]) -> bool {
+        let hosts = match rank_hosts.get(..n as usize) {
+            Some(h) if !h.is_empty() => h,
+            _ => return false,
+        };
+        let on_node0 = hosts.iter().filter(|h| **h == hosts[0]).count() as u32;
+        let shift = self.read_shift(n, on_node0) as usize;
+        shift != 0 && (0..hosts.len()).all(|r| hosts[r] != hosts[(r + shift) % hosts.len()])
+    }
+
     /// The parameter-block lines (without `rank R: `), one per option given, printed
     /// before `Env HDF5_PARAPREFIX=`.
     pub fn report_lines(&self, facts: &StorageFacts) -> Vec<String> {
@@ -220,6 +236,26 @@ mod tests {
 
     const ALL: &[&str] = &["mpiio", "phdf5"];
     const POSIX: &[&str] = &[];
+
+    #[test]
+    fn reorder_reads_cross_nodes_only_when_every_rank_reads_another_hosts_part() {
+        let hosts: Vec<String> = ["a", "a", "b", "b"].map(String::from).to_vec();
+        let by_node = with(|s| s.reorder = Some(Reorder::ByNode));
+        // 4 ranks on 2 nodes: shift 2, every rank reads the other node's part
+        assert!(by_node.reads_cross_nodes(4, &hosts));
+        // the step of 2 processes runs on node a alone: shift 1 stays on a
+        assert!(!by_node.reads_cross_nodes(2, &hosts));
+        assert!(!by_node.reads_cross_nodes(1, &hosts));
+        // an explicit shift of 1 on block placement: rank 0 reads rank 1's part, both on a
+        let one = with(|s| s.reorder = Some(Reorder::Shift(1)));
+        assert!(!one.reads_cross_nodes(4, &hosts));
+        // round-robin placement: shift 1 crosses
+        let rr: Vec<String> = ["a", "b", "a", "b"].map(String::from).to_vec();
+        assert!(one.reads_cross_nodes(4, &rr));
+        // without --reorder, or fewer hosts known than ranks
+        assert!(!StorageOptions::default().reads_cross_nodes(4, &hosts));
+        assert!(!by_node.reads_cross_nodes(4, &hosts[..3]));
+    }
 
     fn with(f: impl FnOnce(&mut StorageOptions)) -> StorageOptions {
         let mut s = StorageOptions::default();

@@ -190,7 +190,7 @@ fn bypassed(p: &Params, api: Api) -> bool {
 /// The warning that the read figures may be page-cache figures: the most data a node
 /// held in one step (its ranks' shares of the bytes of a read measurement) is below
 /// [`MEMORY_FACTOR`] times that node's memory, and no bypass is active for the API
-/// (`--drop-caches`; `--direct` for POSIX). `None` when every read is safe, without
+/// (`--drop-caches`; `--reorder` whose reads all cross nodes; `--direct` for POSIX). `None` when every read is safe, without
 /// reads, or when no node's memory is known.
 pub fn cache_warning(
     p: &Params,
@@ -201,12 +201,13 @@ pub fn cache_warning(
     let steps = records
         .iter()
         .filter(|r| r.has_read && !bypassed(p, r.api))
+        .filter(|r| !p.storage.reads_cross_nodes(r.nprocs, rank_hosts))
         .map(|r| (r.api, r.nprocs, r.bytes));
     let (held, host, memory) = fullest_cached_node(steps, rank_hosts, nodes)?;
     Some(format!(
         "the data of a read step on host {host} ({held} bytes) is less than \
          {MEMORY_FACTOR} times its memory ({memory} bytes) and no cache bypass \
-         (--drop-caches, --direct for POSIX) is active: the read figures may be page-cache \
+         (--drop-caches, --reorder across nodes, --direct for POSIX) is active: the read figures may be page-cache \
          figures; make -e larger or bypass the cache"
     ))
 }
@@ -248,6 +249,7 @@ pub fn stable_refusal(
         .flat_map(|a| {
             p.proc_counts()
                 .into_iter()
+                .filter(|&n| !p.storage.reads_cross_nodes(n, rank_hosts))
                 .map(move |n| (a, n, planned_step_bytes(p, n)))
         })
         .collect();
@@ -256,7 +258,7 @@ pub fn stable_refusal(
         "--stable refuses the run: the data of a read step on host {host} is {held} bytes, \
          less than {MEMORY_FACTOR} times the node's memory ({memory} bytes; \
          {MEMORY_FACTOR} x {memory} = {} bytes), and no cache bypass (--drop-caches, \
-         --direct for POSIX) is active: its reads would be page-cache figures; make -e \
+         --reorder across nodes, --direct for POSIX) is active: its reads would be page-cache figures; make -e \
          larger or bypass the cache",
         MEMORY_FACTOR.saturating_mul(memory)
     ))

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use crate::config::acceptance::{cache_figure, Bypass};
 use crate::config::criteria::Criterion;
+use crate::config::{Reorder, StorageOptions};
 
 use super::baseline::Comparison;
 use super::reproducibility::{CellJudgement, Outcome, Reproducibility};
@@ -93,13 +94,42 @@ pub struct Mode {
 
 impl Mode {
     /// The storage options `run` records (its parameters `fsync`, `direct`,
-    /// `drop_caches`: `on`).
+    /// `drop_caches`: `on`; `reorder`: `node` or the shift, counted when every read
+    /// step's ranks read parts written on other hosts, by the ranks' hosts its samples
+    /// hold).
     pub fn bypass_of(run: &ResultSet) -> Bypass {
-        let on = |k: &str| run.parameters.iter().any(|(n, v)| n == k && v == "on");
+        let value = |k: &str| run.parameters.iter().find(|(n, _)| n == k).map(|(_, v)| v);
+        let on = |k: &str| value(k).is_some_and(|v| v == "on");
+        let reorder = match value("reorder").map(String::as_str) {
+            Some("node") => Some(Reorder::ByNode),
+            Some(v) => v.parse().ok().filter(|s| *s > 0).map(Reorder::Shift),
+            None => None,
+        };
+        let storage = StorageOptions {
+            reorder,
+            ..StorageOptions::default()
+        };
+        let mut rank_hosts: Vec<String> = Vec::new();
+        for s in &run.samples {
+            let r = s.rank as usize;
+            if rank_hosts.len() <= r {
+                rank_hosts.resize(r + 1, String::new());
+            }
+            rank_hosts[r].clone_from(&s.host);
+        }
+        let read_procs: Vec<u32> = (run.cells.iter())
+            .filter(|c| c.key.phase().is_read())
+            .map(|c| c.key.nprocs)
+            .collect();
         Bypass {
             fsync: on("fsync"),
             direct: on("direct"),
             drop_caches: on("drop_caches"),
+            reorder_across_nodes: !read_procs.is_empty()
+                && !rank_hosts.iter().any(String::is_empty)
+                && read_procs
+                    .iter()
+                    .all(|&n| storage.reads_cross_nodes(n, &rank_hosts)),
         }
     }
 
@@ -117,6 +147,9 @@ impl Mode {
         }
         if b.drop_caches {
             parts.push("--drop-caches (reads after a cache drop)");
+        }
+        if b.reorder_across_nodes {
+            parts.push("--reorder across nodes (each rank reads a part another host wrote)");
         }
         let text = if parts.is_empty() {
             "PAGE CACHE: no --fsync, --direct or --drop-caches; every figure may be a page-cache figure".to_string()
