@@ -94,6 +94,16 @@ pub fn field(s: &str) -> String {
     }
 }
 
+/// An environment variable's value as an entry of a `NAME=VALUE;…` list, reversibly:
+/// control characters escaped, `%` written `%25` and `;` written `%3B` (RFC 3986's
+/// percent-encoding of the two), so `HDF5_MPI_INFO=a=1;b=2` is recorded as
+/// `a=1%3Bb=2` and means the same when decoded.
+pub fn env_value(s: &str) -> String {
+    crate::config::values::printable(s)
+        .replace('%', "%25")
+        .replace(';', "%3B")
+}
+
 /// The mount that holds a directory, as `/proc/self/mountinfo` tells it (proc(5)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mount {
@@ -194,7 +204,7 @@ pub const MPI_IO_ENV_PREFIXES: [&str; 8] = [
 ];
 
 /// The variables of this process's environment that start with one of
-/// [`MPI_IO_ENV_PREFIXES`], (name, value) sorted by name, values as [`field`]s.
+/// [`MPI_IO_ENV_PREFIXES`], (name, value) sorted by name, values as [`env_value`]s.
 pub fn mpi_io_env() -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(k, val)| {
@@ -202,7 +212,7 @@ pub fn mpi_io_env() -> Vec<(String, String)> {
             MPI_IO_ENV_PREFIXES
                 .iter()
                 .any(|p| k.starts_with(p))
-                .then(|| (k, field(&val.to_string_lossy())))
+                .then(|| (k, env_value(&val.to_string_lossy())))
         })
         .collect();
     v.sort();
@@ -258,6 +268,16 @@ pub fn mpi_io_component(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn environment_values_keep_their_separators() {
+        assert_eq!(
+            env_value("cb_nodes=1;romio_cb_write=enable"),
+            "cb_nodes=1%3Bromio_cb_write=enable"
+        );
+        assert_eq!(env_value("50%;x"), "50%25%3Bx");
+        assert_eq!(env_value("a,b"), "a,b");
+    }
 
     const INFO: &str = "\
 22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro
