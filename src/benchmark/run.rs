@@ -15,6 +15,7 @@ use super::order::Order;
 use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
+use super::timeseries::SeriesRun;
 use super::verify::{report_mismatches, verified_reads, Expect, Mismatch};
 use crate::agreement::{agree, agree_with, Beacon};
 use crate::config::{Api, Params, Reorder};
@@ -337,6 +338,8 @@ struct ApiRun<'a> {
     hints: Vec<Vec<(String, String)>>,
     /// `--latency`: the transfer calls' times, merged after each iteration.
     lat: Option<LatencyRun>,
+    /// `--timeseries`: the bytes per interval of the current phase, gathered after it.
+    series: Option<SeriesRun>,
 }
 
 impl<'a> ApiRun<'a> {
@@ -375,6 +378,7 @@ impl<'a> ApiRun<'a> {
             written: Vec::new(),
             hints: Vec::new(),
             lat: run.p.latency.then(LatencyRun::new),
+            series: run.p.timeseries.map(SeriesRun::new),
         })
     }
 
@@ -508,6 +512,11 @@ impl<'a> ApiRun<'a> {
             wall: self.figures.take(),
             latency: self.lat.as_ref().map(LatencyRun::figures),
             file_latency: self.lat.as_ref().map(LatencyRun::file_figures),
+            timeseries: self
+                .series
+                .as_ref()
+                .map(SeriesRun::phases)
+                .unwrap_or_default(),
         })
     }
 
@@ -537,6 +546,7 @@ impl<'a> ApiRun<'a> {
             comm.barrier()?;
             self.ctx.pattern = self.write_pattern;
             self.timed_phase(cpath, Access::Write)?;
+            self.gather_series(Access::Write)?;
             doing::set(Doing::BetweenPhases);
             // with --stonewall, the bytes all ranks moved (distinct bytes of the file);
             // compressed datasets (--deflate) may take less room than their data
@@ -579,6 +589,7 @@ impl<'a> ApiRun<'a> {
         comm.barrier()?;
         self.ctx.pattern = self.read_pattern;
         self.timed_phase(rpath, Access::Read)?;
+        self.gather_series(Access::Read)?;
         self.phase_figures(Access::Read)?;
         doing::set(Doing::BetweenPhases);
         self.watch.after_read(comm, rpath)
@@ -626,6 +637,9 @@ impl<'a> ApiRun<'a> {
             let _ = self.drv.close();
             return Err(e);
         }
+        if let Some(s) = self.series.as_mut() {
+            s.begin();
+        }
         let res = self.data_phase(phase);
         let res = match m.sync {
             Some(sync) if self.run.p.storage.fsync => {
@@ -649,6 +663,16 @@ impl<'a> ApiRun<'a> {
         self.t[close] += g3 - g2;
         let res = explain(&self.run.why(), self.api, phase, false, res.and(cres));
         settle_beacon(&self.ctx, agree(comm, res))
+    }
+
+    /// `--timeseries`: after `phase` (agreed, outside every timer), rank 0 gathers every
+    /// rank's bytes per interval ([`SeriesRun::gather`], collective). Nothing without it.
+    fn gather_series(&mut self, phase: Access) -> Result<()> {
+        let (comm, rank, it, file) = (self.ctx.comm, self.rank, self.iteration, self.file);
+        match self.series.as_mut() {
+            Some(s) => s.gather(comm, rank, it as u32, file, phase),
+            None => Ok(()),
+        }
     }
 
     /// `--latency`: count the call `call` of `phase` that started at `c0` (ns of
@@ -677,9 +701,11 @@ impl<'a> ApiRun<'a> {
             mismatches,
             wall,
             lat,
+            series,
             ..
         } = self;
         let mut lat = lat.as_mut().map(|l| l.of(phase));
+        let mut series = series.as_mut().map(SeriesRun::series);
         let (ctx, drv, buf, read_byte, api) = (&*ctx, &mut **drv, &mut **buf, *read_byte, *api);
         let n = ctx.pattern.transfers();
         // --payload: the rank whose bytes this phase moves, and its share of a dataset
@@ -736,17 +762,17 @@ impl<'a> ApiRun<'a> {
             let (r0, mut first) = match phase {
                 Access::Write => {
                     let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-                    let l = lat.as_deref_mut();
+                    let (l, s) = (lat.as_deref_mut(), series.as_deref_mut());
                     let r0 = wtime();
                     (
                         r0,
-                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, l, order),
+                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, l, order, s),
                     )
                 }
                 Access::Read => {
                     let expect = Expect::of(verify, pool.as_deref_mut(), at, writer, read_byte);
-                    let (w, l) = (wall.as_mut(), lat.as_deref_mut());
-                    verified_reads(drv, ctx, n, buf, w, l, order, expect, d, mismatches)
+                    let (w, l, s) = (wall.as_mut(), lat.as_deref_mut(), series.as_deref_mut());
+                    verified_reads(drv, ctx, n, buf, w, (l, s), order, expect, d, mismatches)
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -758,14 +784,15 @@ impl<'a> ApiRun<'a> {
                     first = match phase {
                         Access::Write => {
                             let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-                            let l = lat.as_deref_mut();
-                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src, l, order)
+                            let (l, s) = (lat.as_deref_mut(), series.as_deref_mut());
+                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src, l, order, s)
                         }
                         Access::Read => {
                             let pl = pool.as_deref_mut();
                             let expect = Expect::of(verify, pl, at, writer, read_byte);
                             let (w, l) = (Some(&mut *w), lat.as_deref_mut());
-                            verified_reads(drv, ctx, n, buf, w, l, order, expect, d, mismatches).1
+                            let ls = (l, series.as_deref_mut());
+                            verified_reads(drv, ctx, n, buf, w, ls, order, expect, d, mismatches).1
                         }
                     };
                     w.target = None;

@@ -547,7 +547,7 @@ fn float_text(x: f64) -> Option<String> {
 }
 
 /// `s` as a JSON string literal: quotes, backslashes and control characters escaped.
-fn json_string(out: &mut String, s: &str) {
+pub(crate) fn json_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -641,11 +641,11 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         out.push_str(if i == 0 { "\n    " } else { ",\n    " });
         json_object(&mut out, &names, &record_values(meta, &params, r, pi));
     }
-    out.push_str(if records.is_empty() {
-        "]\n}\n"
-    } else {
-        "\n  ]\n}\n"
-    });
+    out.push_str(if records.is_empty() { "]" } else { "\n  ]" });
+    if p.timeseries.is_some() {
+        super::timeseries::json_array(&mut out, meta, records);
+    }
+    out.push_str("\n}\n");
     out
 }
 
@@ -857,6 +857,7 @@ mod tests {
             wall: None,
             latency: None,
             file_latency: None,
+            timeseries: Vec::new(),
         }
     }
 

@@ -18,4 +18,5 @@ pub mod results;
 pub mod scheduler;
 pub mod sink;
 pub mod svg;
+pub mod timeseries;
 pub mod verdict;
