@@ -113,6 +113,95 @@ impl Series {
     pub fn counts(&self) -> &[u64] {
         &self.counts
     }
+
+    /// The transfer loop's view ([`Cursor`]); [`Cursor::finish`] hands it back.
+    pub fn cursor(&mut self) -> Cursor<'_> {
+        let at = Spot {
+            start: self.start,
+            step: self.step,
+            at: self.at,
+            edge: self.edge,
+            level: self.level,
+        };
+        Cursor {
+            series: self,
+            at,
+            acc: 0,
+        }
+    }
+}
+
+/// Where a [`Cursor`] is: the phase's start, the interval's length, the current
+/// interval's index and end (ticks), the doublings ([`Series`]'s fields).
+#[derive(Debug, Clone, Copy)]
+struct Spot {
+    start: u64,
+    step: u64,
+    at: usize,
+    edge: u64,
+    level: u32,
+}
+
+/// The transfer loop's view of a [`Series`]: the current interval's end and its bytes
+/// so far as values of the loop (registers, not memory), so that counting a transfer
+/// is a compare and an add; the counts are stored when the interval ends.
+pub struct Cursor<'a> {
+    series: &'a mut Series,
+    at: Spot,
+    /// Bytes of the current interval not yet in `counts`.
+    acc: u64,
+}
+
+impl Cursor<'_> {
+    /// Count `bytes` completed at `now` (ticks, not before the phase's start).
+    #[inline(always)]
+    pub fn record(&mut self, now: u64, bytes: u64) {
+        if now >= self.at.edge {
+            self.at = step_to(&mut self.series.counts, self.at, self.acc, now);
+            self.acc = 0;
+        }
+        self.acc += bytes;
+    }
+
+    /// Store the current interval's bytes and hand the position back to the series.
+    pub fn finish(self) {
+        let Cursor { series: s, at, acc } = self;
+        if let Some(c) = s.counts.get_mut(at.at) {
+            *c += acc;
+        }
+        s.start = at.start;
+        s.step = at.step;
+        s.at = at.at;
+        s.edge = at.edge;
+        s.level = at.level;
+    }
+}
+
+/// The interval of `now` from `at`, whose bytes `acc` are stored first; past the
+/// buffer the intervals fold ([`Series::fold`]'s rule). Out of line and by value: once
+/// per interval, and the loop's copy of `at` stays in registers.
+#[cold]
+#[inline(never)]
+fn step_to(counts: &mut [u64], mut at: Spot, acc: u64, now: u64) -> Spot {
+    if let Some(c) = counts.get_mut(at.at) {
+        *c += acc;
+    }
+    while now >= at.edge {
+        at.at += 1;
+        if at.at == SLOTS {
+            for i in 0..SLOTS / 2 {
+                counts[i] = counts[2 * i] + counts[2 * i + 1];
+            }
+            counts[SLOTS / 2..].fill(0);
+            at.at /= 2;
+            at.step = at.step.saturating_mul(2);
+            at.level += 1;
+        }
+        at.edge = at
+            .start
+            .saturating_add(at.step.saturating_mul(at.at as u64 + 1));
+    }
+    at
 }
 
 /// One phase's samples of all ranks, as rank 0 gathered them after the phase.
@@ -164,6 +253,25 @@ mod tests {
         s.fold();
         assert_eq!(s.counts().iter().sum::<u64>(), 2 * n);
         assert_eq!(s.counts()[0], 2 * 8);
+    }
+
+    #[test]
+    fn the_cursor_counts_as_record() {
+        let mut a = Series::new();
+        let mut b = Series::new();
+        a.begin(7, 3);
+        b.begin(7, 3);
+        let mut c = b.cursor();
+        let mut t = 7;
+        for k in 0..(3 * SLOTS as u64) {
+            t += k % 5;
+            a.record(t, k);
+            c.record(t, k);
+        }
+        c.finish();
+        assert_eq!(a.counts(), b.counts());
+        assert_eq!((a.used(), a.level()), (b.used(), b.level()));
+        assert!(a.level() > 0);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::{after_error, plain_reads, plain_writes, Ctx, Transfers};
 use crate::error::Result;
 use crate::ffi::clock::{Clock, ClockKind, Monotonic, Tsc};
 use crate::measure::latency::Tally;
-use crate::measure::timeseries::Series;
+use crate::measure::timeseries::{Cursor, Series};
 use crate::measure::Histogram;
 
 /// `--timeseries`: the bytes of transfer `k` of `n` of a dataset: the transfer buffer's,
@@ -27,12 +27,19 @@ fn transfer_bytes(ctx: &Ctx<'_>, n: u64) -> impl Fn(u64) -> u64 {
 /// `--timeseries`: `one(k)`, then on success its bytes counted into `s` at the clock
 /// `C`'s reading (one read per transfer).
 #[inline(always)]
-fn sampled<C: Clock>(s: &mut Series, bytes: u64, one: impl FnOnce() -> Result<()>) -> Result<()> {
+fn sampled<C: Clock>(
+    s: &mut Cursor<'_>,
+    bytes: u64,
+    one: impl FnOnce() -> Result<()>,
+) -> Result<()> {
     let r = one();
     if r.is_ok() {
         s.record(C::now(), bytes);
+        // a fresh `Ok`, as [`clocked`]
+        Ok(())
+    } else {
+        r
     }
-    r
 }
 
 /// `--latency`: one call, `one()`, timed into `h` (ticks of the clock `C`): the clock
@@ -172,16 +179,21 @@ impl Transfers<'_> {
         mut one: impl FnMut(u64) -> Result<()>,
     ) -> Result<()> {
         let bytes = transfer_bytes(ctx, self.n);
-        match ClockKind::here() {
-            ClockKind::Tsc => {
-                let f = |k| sampled::<Tsc>(s, bytes(k), || one(k));
-                self.writes_after_sampling(ctx, f)
-            }
-            ClockKind::Monotonic => {
-                let f = |k| sampled::<Monotonic>(s, bytes(k), || one(k));
-                self.writes_after_sampling(ctx, f)
-            }
-        }
+        let mut c = s.cursor();
+        let res = match ClockKind::here() {
+            ClockKind::Tsc => self.writes_after_sampling(
+                ctx,
+                #[inline(always)]
+                |k| sampled::<Tsc>(&mut c, bytes(k), || one(k)),
+            ),
+            ClockKind::Monotonic => self.writes_after_sampling(
+                ctx,
+                #[inline(always)]
+                |k| sampled::<Monotonic>(&mut c, bytes(k), || one(k)),
+            ),
+        };
+        c.finish();
+        res
     }
 
     /// The loop of [`each_write`] without `--timeseries`.
@@ -208,16 +220,25 @@ impl Transfers<'_> {
         data: impl Fn(&S) -> &[u8],
     ) -> Result<()> {
         let bytes = transfer_bytes(ctx, self.n);
-        match ClockKind::here() {
-            ClockKind::Tsc => {
-                let f = |s: &mut S, k| sampled::<Tsc>(series, bytes(k), || one(s, k));
-                self.reads_after_sampling(ctx, st, f, data)
-            }
-            ClockKind::Monotonic => {
-                let f = |s: &mut S, k| sampled::<Monotonic>(series, bytes(k), || one(s, k));
-                self.reads_after_sampling(ctx, st, f, data)
-            }
-        }
+        let mut c = series.cursor();
+        let res = match ClockKind::here() {
+            ClockKind::Tsc => self.reads_after_sampling(
+                ctx,
+                st,
+                #[inline(always)]
+                |s: &mut S, k| sampled::<Tsc>(&mut c, bytes(k), || one(s, k)),
+                data,
+            ),
+            ClockKind::Monotonic => self.reads_after_sampling(
+                ctx,
+                st,
+                #[inline(always)]
+                |s: &mut S, k| sampled::<Monotonic>(&mut c, bytes(k), || one(s, k)),
+                data,
+            ),
+        };
+        c.finish();
+        res
     }
 
     /// The loop of [`each_read`] without `--timeseries`.
