@@ -547,7 +547,7 @@ fn float_text(x: f64) -> Option<String> {
 }
 
 /// `s` as a JSON string literal: quotes, backslashes and control characters escaped.
-pub(crate) fn json_string(out: &mut String, s: &str) {
+fn json_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -643,7 +643,12 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     }
     out.push_str(if records.is_empty() { "]" } else { "\n  ]" });
     if p.timeseries.is_some() {
-        super::timeseries::json_array(&mut out, meta, records);
+        let host_of = |r: u32| meta.host_of(r);
+        let w = super::timeseries::Writers {
+            string: json_string,
+            host_of: &host_of,
+        };
+        super::timeseries::json_array(&mut out, &w, records);
     }
     out.push_str("\n}\n");
     out

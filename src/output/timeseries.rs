@@ -13,12 +13,20 @@
 
 use std::fmt::Write;
 
-use super::export::RunMeta;
 use crate::measure::timeseries::PhaseSeries;
 use crate::measure::Record;
 
-/// One phase's samples as a JSON object (no newline), the ranks' hosts from `meta`.
-fn object(out: &mut String, meta: &RunMeta, r: &Record, s: &PhaseSeries) {
+/// How [`json_array`] writes a JSON string literal (the results' escaping), and the host
+/// of a rank.
+pub struct Writers<'a> {
+    /// Appends the string as a JSON literal.
+    pub string: fn(&mut String, &str),
+    /// The host of a rank.
+    pub host_of: &'a dyn Fn(u32) -> &'a str,
+}
+
+/// One phase's samples as a JSON object (no newline).
+fn object(out: &mut String, w: &Writers<'_>, r: &Record, s: &PhaseSeries) {
     let _ = write!(
         out,
         "{{\"nprocs\":{},\"xfer_size\":{},\"api\":\"{}\",\"iteration\":{},\"file\":{},\
@@ -36,7 +44,7 @@ fn object(out: &mut String, meta: &RunMeta, r: &Record, s: &PhaseSeries) {
             out.push(',');
         }
         let _ = write!(out, "{{\"rank\":{rank},\"host\":");
-        super::export::json_string(out, meta.host_of(rank as u32));
+        (w.string)(out, (w.host_of)(rank as u32));
         out.push_str(",\"bytes\":[");
         for (i, b) in bytes.iter().enumerate() {
             if i > 0 {
@@ -50,15 +58,15 @@ fn object(out: &mut String, meta: &RunMeta, r: &Record, s: &PhaseSeries) {
 }
 
 /// `,\n  "timeseries": [...]` of every record's phases, in run order (to follow the
-/// `records` array of [`super::export::to_json`]).
-pub fn json_array(out: &mut String, meta: &RunMeta, records: &[Record]) {
+/// `records` array of the JSON results).
+pub fn json_array(out: &mut String, w: &Writers<'_>, records: &[Record]) {
     out.push_str(",\n  \"timeseries\": [");
     let mut first = true;
     for r in records {
         for s in &r.timeseries {
             out.push_str(if first { "\n    " } else { ",\n    " });
             first = false;
-            object(out, meta, r, s);
+            object(out, w, r, s);
         }
     }
     out.push_str(if first { "]" } else { "\n  ]" });
