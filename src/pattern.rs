@@ -247,6 +247,14 @@ impl Pattern {
         }
     }
 
+    /// Bytes one process moves per dataset (1D `bpp`, 2D `count`, spec §6.1).
+    pub fn rank_bytes(&self) -> u64 {
+        match self {
+            Pattern::D1(p) => p.bpp,
+            Pattern::D2(p) => p.count(),
+        }
+    }
+
     /// Bytes in the transfer buffer (1D `buf`, 2D `buf × blk`).
     pub fn buf_bytes(&self) -> u64 {
         match self {

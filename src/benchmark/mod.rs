@@ -15,4 +15,5 @@ pub mod run;
 mod stonewall;
 pub mod storage;
 pub mod storage_checks;
+pub mod timeseries;
 mod verify;

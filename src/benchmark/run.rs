@@ -15,6 +15,7 @@ use super::order::Order;
 use super::payload::{first_position, Pool, Stamps};
 use super::stonewall::{self, write_counts};
 use super::storage::{drop_caches, Node};
+use super::timeseries::SeriesRun;
 use super::verify::{report_mismatches, verified_reads, Expect, Mismatch};
 use crate::agreement::{agree, Beacon};
 use crate::config::{Api, Params, Reorder};
@@ -29,6 +30,7 @@ use crate::output::sink::Sink;
 use crate::pattern::Pattern;
 use crate::terms::doing::{self, Doing};
 
+mod series;
 mod settle;
 mod subfiles;
 use settle::{settle_beacon, settle_open};
@@ -339,6 +341,8 @@ struct ApiRun<'a> {
     hints: Vec<Vec<(String, String)>>,
     /// `--latency`: the transfer calls' times, merged after each iteration.
     lat: Option<LatencyRun>,
+    /// `--timeseries`: the bytes per interval of the current phase, gathered after it.
+    series: Option<SeriesRun>,
 }
 
 impl<'a> ApiRun<'a> {
@@ -377,6 +381,7 @@ impl<'a> ApiRun<'a> {
             written: Vec::new(),
             hints: Vec::new(),
             lat: run.p.latency.then(LatencyRun::new),
+            series: run.p.timeseries.map(SeriesRun::new),
         })
     }
 
@@ -510,6 +515,7 @@ impl<'a> ApiRun<'a> {
             wall: self.figures.take(),
             latency: self.lat.as_ref().map(LatencyRun::figures),
             file_latency: self.lat.as_ref().map(LatencyRun::file_figures),
+            timeseries: self.series_phases(),
         })
     }
 
@@ -542,6 +548,7 @@ impl<'a> ApiRun<'a> {
             comm.barrier()?;
             self.ctx.pattern = self.write_pattern;
             self.timed_phase(cpath, Access::Write)?;
+            self.gather_series(Access::Write)?;
             doing::set(Doing::BetweenPhases);
             // with --stonewall, the bytes all ranks moved (distinct bytes of the file);
             // compressed datasets (--deflate) may take less room than their data
@@ -586,6 +593,7 @@ impl<'a> ApiRun<'a> {
         comm.barrier()?;
         self.ctx.pattern = self.read_pattern;
         self.timed_phase(rpath, Access::Read)?;
+        self.gather_series(Access::Read)?;
         self.phase_figures(Access::Read)?;
         doing::set(Doing::BetweenPhases);
         self.watch.after_read(comm, rpath)
@@ -636,6 +644,7 @@ impl<'a> ApiRun<'a> {
             let _ = self.drv.close();
             return Err(e);
         }
+        self.begin_series();
         let res = self.data_phase(phase);
         let res = match m.sync {
             Some(sync) if self.run.p.storage.fsync => {
@@ -678,9 +687,11 @@ impl<'a> ApiRun<'a> {
             mismatches,
             wall,
             lat,
+            series,
             ..
         } = self;
         let mut lat = lat.as_mut().map(|l| l.of(phase));
+        let mut series = series.as_mut().map(SeriesRun::series);
         let (ctx, drv, buf, read_byte, api) = (&*ctx, &mut **drv, &mut **buf, *read_byte, *api);
         let n = ctx.pattern.transfers();
         // --payload: the rank whose bytes this phase moves, and its share of a dataset
@@ -737,17 +748,17 @@ impl<'a> ApiRun<'a> {
             let (r0, mut first) = match phase {
                 Access::Write => {
                     let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-                    let l = lat.as_deref_mut();
+                    let (l, s) = (lat.as_deref_mut(), series.as_deref_mut());
                     let r0 = wtime();
                     (
                         r0,
-                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, l, order),
+                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, l, order, s),
                     )
                 }
                 Access::Read => {
                     let expect = Expect::of(verify, pool.as_deref_mut(), at, writer, read_byte);
-                    let (w, l) = (wall.as_mut(), lat.as_deref_mut());
-                    verified_reads(drv, ctx, n, buf, w, l, order, expect, d, mismatches)
+                    let (w, l, s) = (wall.as_mut(), lat.as_deref_mut(), series.as_deref_mut());
+                    verified_reads(drv, ctx, n, buf, w, (l, s), order, expect, d, mismatches)
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -759,14 +770,15 @@ impl<'a> ApiRun<'a> {
                     first = match phase {
                         Access::Write => {
                             let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-                            let l = lat.as_deref_mut();
-                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src, l, order)
+                            let (l, s) = (lat.as_deref_mut(), series.as_deref_mut());
+                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src, l, order, s)
                         }
                         Access::Read => {
                             let pl = pool.as_deref_mut();
                             let expect = Expect::of(verify, pl, at, writer, read_byte);
                             let (w, l) = (Some(&mut *w), lat.as_deref_mut());
-                            verified_reads(drv, ctx, n, buf, w, l, order, expect, d, mismatches).1
+                            let ls = (l, series.as_deref_mut());
+                            verified_reads(drv, ctx, n, buf, w, ls, order, expect, d, mismatches).1
                         }
                     };
                     w.target = None;

@@ -10,6 +10,7 @@ use super::payload::{Pool, Stamps};
 use crate::config::Api;
 use crate::error::Result;
 use crate::ffi::mpi::wtime;
+use crate::measure::timeseries::Series;
 use crate::measure::Histogram;
 use crate::output::sink::Sink;
 use crate::pattern::Pattern;
@@ -124,7 +125,7 @@ pub(super) fn verified_reads(
     n: u64,
     buf: &mut [u8],
     wall: Option<&mut Wall>,
-    lat: Option<&mut Histogram>,
+    (lat, series): (Option<&mut Histogram>, Option<&mut Series>),
     order: Option<Order>,
     expect: Expect<'_>,
     d: u64,
@@ -133,7 +134,10 @@ pub(super) fn verified_reads(
     match expect {
         Expect::Nothing => {
             let r0 = wtime();
-            (r0, timed_reads(drv, ctx, n, buf, None, wall, lat, order))
+            (
+                r0,
+                timed_reads(drv, ctx, n, buf, None, wall, lat, order, series),
+            )
         }
         Expect::Byte(byte) => {
             let mut check = |k: u64, b: &[u8]| {
@@ -145,7 +149,7 @@ pub(super) fn verified_reads(
             let r0 = wtime();
             (
                 r0,
-                timed_reads(drv, ctx, n, buf, Some(check), wall, lat, order),
+                timed_reads(drv, ctx, n, buf, Some(check), wall, lat, order, series),
             )
         }
         Expect::Payload(mut want, writer) => {
@@ -159,7 +163,7 @@ pub(super) fn verified_reads(
             let r0 = wtime();
             (
                 r0,
-                timed_reads(drv, ctx, n, buf, Some(check), wall, lat, order),
+                timed_reads(drv, ctx, n, buf, Some(check), wall, lat, order, series),
             )
         }
     }

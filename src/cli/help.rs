@@ -349,6 +349,7 @@ mod tests {
                 K::Payload => "`constant`, `incompressible`, `compress=PCT`",
                 K::ChunkCache => "`BYTES[,SLOTS[,W0]]`",
                 K::Phases => "`=PHASES` (attached, optional)",
+                K::Interval => "`=INTERVAL` (attached, optional)",
             }),
             Action::Switch(_) => None,
         }

@@ -666,6 +666,7 @@ mod tests {
                     ValueKind::Payload => "incompressible",
                     ValueKind::ChunkCache => "1M,521,0.5",
                     ValueKind::Phases => "read",
+                    ValueKind::Interval => "10ms",
                 }),
             };
             if d.long == "from" {

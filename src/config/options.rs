@@ -10,8 +10,9 @@ use super::stonewall::StonewallOptions;
 use super::storage::StorageOptions;
 use super::values::{
     count, file_name, parse_alloc_time, parse_api_list, parse_chunk_cache, parse_debug_list,
-    parse_fill_time, parse_fill_value, parse_int, parse_int32, parse_size, positive_size, reorder,
-    ApiSet, ChunkCache, Debug, ValueError, ValueKind, MAX_COUNT, STDOUT_HINT,
+    parse_fill_time, parse_fill_value, parse_int, parse_int32, parse_interval, parse_size,
+    positive_size, reorder, ApiSet, ChunkCache, Debug, ValueError, ValueKind, MAX_COUNT,
+    STDOUT_HINT,
 };
 use crate::ffi::hdf5::FillTime;
 use crate::terms::FillSettings;
@@ -113,6 +114,9 @@ pub struct Options {
     pub file_per_process: bool,
     /// `--latency`: time every transfer call of the timed loops (issue 31; default off).
     pub latency: bool,
+    /// `--timeseries[=INTERVAL]`: count each rank's bytes per interval of each phase,
+    /// the interval in nanoseconds (issue 31; default off, 1 s when given bare).
+    pub timeseries: Option<u64>,
 }
 
 impl Default for Options {
@@ -157,6 +161,7 @@ impl Default for Options {
             labels: Vec::new(),
             file_per_process: false,
             latency: false,
+            timeseries: None,
             random: RandomOrder::default(),
         }
     }
@@ -350,6 +355,10 @@ impl Def {
                 kind: ValueKind::Phases,
                 ..
             } => Some("[=PHASES]"),
+            Action::Optional {
+                kind: ValueKind::Interval,
+                ..
+            } => Some("[=INTERVAL]"),
             Action::Optional { .. } => Some("[=VALUE]"),
             Action::Switch(_) => None,
         }
@@ -443,7 +452,7 @@ macro_rules! def {
 
 /// Every option, in the order of the help text. A long spelling matches at most one
 /// entry (`--al` is `--align`, `--allo` is `--alloc-time`; checked by unit tests).
-pub static DEFS: [Def; 59] = [
+pub static DEFS: [Def; 60] = [
     def!('h' "help" 2, stop(Stop::Help), "Print this help and exit."),
     def!(_ "version" 2, stop(Stop::Version), "Print the version of h5perf and exit."),
     def!('a' "align" 2, value(ValueKind::Size, |o, v| {
@@ -748,6 +757,16 @@ pub static DEFS: [Def; 59] = [
     def!('T' "threshold" 2, value(ValueKind::Size, |o, v| put(&mut o.h5_thresh, parse_size(v))),
         "HDF5 alignment threshold: only objects of at least this size\n\
          are aligned to -a. [default: 1]"),
+    def!(_ "timeseries" 5, Action::Optional {
+            kind: ValueKind::Interval,
+            apply: |o, v| put(&mut o.timeseries, parse_interval(v).map(Some)),
+        },
+        "Count the bytes every rank completes in each INTERVAL of each write\n\
+         and read phase (1s, 10ms, 500us or a number of seconds; at least\n\
+         1ms; --timeseries alone is 1s), one clock read per transfer.\n\
+         Gathered after each phase, outside the timers; a phase of more than\n\
+         4096 intervals merges neighbouring intervals pairwise, doubling the\n\
+         interval. In the --json results (array timeseries). [default: off]"),
     def!(_ "timeout" 2, value(ValueKind::Int, |o, v| put(&mut o.timeout, whole_count(v).map(Some))),
         "End the run on every rank after N seconds: one line names the ranks\n\
          that had not arrived (stopped, a frozen node) and where the others\n\

@@ -169,6 +169,12 @@ impl Params {
                 c.text()
             ));
         }
+        if let Some(ns) = self.timeseries {
+            lines.push(format!(
+                "Time series={} s intervals (bytes per rank and interval of each phase)",
+                ns as f64 / 1e9
+            ));
+        }
         lines
     }
 
@@ -205,6 +211,9 @@ impl Params {
         }
         if let Some(c) = self.chunk_cache {
             fields.push(("chunk_cache", c.text()));
+        }
+        if let Some(ns) = self.timeseries {
+            fields.push(("timeseries_interval_s", (ns as f64 / 1e9).to_string()));
         }
         fields
     }

@@ -313,6 +313,8 @@ pub enum ValueKind {
     Label,
     /// `--random=PHASES`: `write`, `read` or `write,read`.
     Phases,
+    /// `--timeseries=INTERVAL`: a duration, `1s`, `10ms`, `500us` or seconds.
+    Interval,
 }
 
 impl ValueKind {
@@ -334,6 +336,7 @@ impl ValueKind {
             ValueKind::Payload => "KIND",
             ValueKind::ChunkCache => "BYTES[,SLOTS[,W0]]",
             ValueKind::Phases => "PHASES",
+            ValueKind::Interval => "INTERVAL",
         }
     }
 
@@ -363,8 +366,53 @@ impl ValueKind {
             ValueKind::Payload => "constant, incompressible or compress=PCT",
             ValueKind::ChunkCache => "a size, then optionally slots and w0: 1M,521,0.75",
             ValueKind::Phases => "write, read or write,read",
+            ValueKind::Interval => "an interval such as 1s, 10ms or 500us",
         }
     }
+}
+
+/// The shortest `--timeseries` interval, ns (1 ms).
+pub const MIN_INTERVAL_NS: u64 = 1_000_000;
+
+/// The longest `--timeseries` interval, ns (one day).
+pub const MAX_INTERVAL_NS: u64 = 86_400 * 1_000_000_000;
+
+/// `--timeseries`'s value in nanoseconds: `None` (the option bare) is 1 s; else a
+/// decimal number followed by `s`, `ms` or `us` (none: seconds), from
+/// [`MIN_INTERVAL_NS`] to [`MAX_INTERVAL_NS`].
+///
+/// # Errors
+/// The reason, for the command line's message.
+pub fn parse_interval(v: Option<&str>) -> Result<u64, ValueError> {
+    let Some(v) = v else {
+        return Ok(1_000_000_000);
+    };
+    let t = v.trim();
+    let (num, unit) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e6)
+    } else if let Some(n) = t.strip_suffix("us") {
+        (n, 1e3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1e9)
+    } else {
+        (t, 1e9)
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    let x: f64 = match num.parse() {
+        Ok(x) if digits(num) => x,
+        _ => {
+            return Err(ValueError::from(format!(
+                "not an interval (e.g. 1s, 10ms or 500us): '{v}'"
+            )))
+        }
+    };
+    let ns = (x * unit).round();
+    if !(MIN_INTERVAL_NS as f64..=MAX_INTERVAL_NS as f64).contains(&ns) {
+        return Err(ValueError::from(
+            "must be at least 1ms and at most one day (86400s)".to_string(),
+        ));
+    }
+    Ok(ns as u64)
 }
 
 /// `--chunk-cache=BYTES[,SLOTS[,W0]]`: the raw-data chunk cache of each PHDF5 dataset

@@ -5,6 +5,7 @@ pub mod latency;
 pub mod record;
 pub mod stonewall;
 pub mod timer;
+pub mod timeseries;
 
 pub use crate::terms::{Direction, Measures, Phase};
 pub use latency::{FileCall, FileLatencies, Histogram, LatencyFigures};

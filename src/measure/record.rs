@@ -3,6 +3,7 @@
 use super::latency::{FileLatencies, LatencyFigures};
 use super::stonewall::WallFigures;
 use super::timer::{gbps, mbps, sample_std, ApiResults, TimeStats, Timer, COUNT};
+use super::timeseries::PhaseSeries;
 use crate::config::Api;
 use crate::terms::{Direction, Phase};
 
@@ -141,6 +142,9 @@ pub struct Record {
     /// With `--latency`: the open, sync (`--fsync`) and close calls' latencies of the
     /// write and the read phases ([`Direction::ALL`] order), every rank and iteration.
     pub file_latency: Option<[FileLatencies; 2]>,
+    /// With `--timeseries`: every phase's bytes per rank and interval, in run order
+    /// (the JSON's `timeseries` array); empty without it.
+    pub timeseries: Vec<PhaseSeries>,
 }
 
 impl Record {
@@ -210,6 +214,7 @@ impl Record {
             wall: r.wall.clone(),
             latency: r.latency.clone(),
             file_latency: r.file_latency.clone(),
+            timeseries: r.timeseries.clone(),
         }
     }
 
@@ -304,6 +309,7 @@ mod tests {
             wall: None,
             latency: None,
             file_latency: None,
+            timeseries: Vec::new(),
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Mpiio, true, &r);
         assert!(!rec.has_samples() && !rec.extremes[1].known);
@@ -346,6 +352,7 @@ mod tests {
             wall: None,
             latency: None,
             file_latency: None,
+            timeseries: Vec::new(),
         };
         let rec = Record::from_api_results(2, 4096, 4096, Api::Posix, true, &r);
         let w = rec.phase(Phase::Write);

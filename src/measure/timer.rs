@@ -98,6 +98,9 @@ pub struct ApiResults {
     /// With `--latency`: the open, sync and close calls' latencies of the write and the
     /// read phases.
     pub file_latency: Option<[super::latency::FileLatencies; 2]>,
+    /// With `--timeseries`, rank 0: every phase's bytes per rank and interval, in run
+    /// order (empty without the option and on the other ranks).
+    pub timeseries: Vec<super::timeseries::PhaseSeries>,
 }
 
 #[cfg(test)]

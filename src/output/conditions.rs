@@ -329,6 +329,7 @@ mod tests {
                 wall: None,
                 latency: None,
                 file_latency: None,
+                timeseries: Vec::new(),
             })
             .collect();
         let w = cache_warning(&p, &records, &hosts, &nodes).unwrap();

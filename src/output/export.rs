@@ -543,6 +543,14 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     }
     out.push_str(if records.is_empty() { "]" } else { "\n  ]" });
     per_host_json(&mut out, meta, p, records);
+    if p.timeseries.is_some() {
+        let host_of = |r: u32| meta.host_of(r);
+        let w = super::timeseries::Writers {
+            string: json_string,
+            host_of: &host_of,
+        };
+        super::timeseries::json_array(&mut out, &w, records);
+    }
     out.push_str("\n}\n");
     out
 }
@@ -798,6 +806,7 @@ mod tests {
             wall: None,
             latency: None,
             file_latency: None,
+            timeseries: Vec::new(),
         }
     }
 

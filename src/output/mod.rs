@@ -20,4 +20,5 @@ pub mod scheduler;
 pub mod sink;
 pub mod spread;
 pub mod svg;
+pub mod timeseries;
 pub mod verdict;

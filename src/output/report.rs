@@ -626,6 +626,7 @@ mod tests {
             wall: None,
             latency: None,
             file_latency: None,
+            timeseries: Vec::new(),
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         api_results(&p, &rec, &r)
@@ -748,6 +749,7 @@ mod tests {
             wall: None,
             latency: None,
             file_latency: None,
+            timeseries: Vec::new(),
         };
         let rec = Record::from_api_results(2, 524288, 524288, Api::Posix, !p.write_only, &r);
         let text = api_results(&p, &rec, &r);

@@ -407,6 +407,7 @@ mod tests {
                         wall: None,
                         latency: None,
                         file_latency: None,
+                        timeseries: Vec::new(),
                     });
                 }
             }

@@ -15,6 +15,7 @@ use crate::config::Params;
 use crate::error::{Error, Result};
 use crate::ffi::mpi::{wtime, Comm, Info, Op};
 use crate::ffi::posix::FileStat;
+use crate::measure::timeseries::Series;
 use crate::measure::Histogram;
 use crate::pattern::Pattern;
 
@@ -190,6 +191,10 @@ pub struct Transfers<'a> {
     /// ([`crate::ffi::clock`]); `None` without it. [`each_write`] and [`each_read`] then
     /// time each call on a path of their own (`clocked_writes`, `clocked_reads`).
     pub lat: Option<&'a mut Histogram>,
+    /// `--timeseries`: the phase's bytes per interval ([`Series`]); `None` without it.
+    /// [`each_write`] and [`each_read`] then count each completed transfer on a path of
+    /// their own (`sampled_writes`, `sampled_reads`).
+    pub series: Option<&'a mut Series>,
     /// `--random`: the `k`-th call makes transfer `order.at(k)` ([`Order`]); `None`: in
     /// order. [`each_write`] and [`each_read`] take it on a path of its own.
     pub order: Option<Order>,
@@ -211,6 +216,7 @@ pub fn timed_writes(
     source: Option<Stamps<'_>>,
     lat: Option<&mut Histogram>,
     order: Option<Order>,
+    series: Option<&mut Series>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
@@ -220,6 +226,7 @@ pub fn timed_writes(
         wall,
         source,
         lat,
+        series,
         order,
     };
     drv.write(ctx, &mut x, buf)
@@ -239,6 +246,7 @@ pub fn timed_reads<'a>(
     wall: Option<&'a mut Wall>,
     lat: Option<&'a mut Histogram>,
     order: Option<Order>,
+    series: Option<&'a mut Series>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
     let mut x = Transfers {
@@ -248,6 +256,7 @@ pub fn timed_reads<'a>(
         wall,
         source: None,
         lat,
+        series,
         order,
     };
     drv.read(ctx, &mut x, buf)
@@ -261,13 +270,13 @@ pub fn each_write(
     x: &mut Transfers<'_>,
     one: impl FnMut(u64) -> Result<()>,
 ) -> Result<()> {
-    if x.lat.is_some() || x.order.is_some() || x.wall.is_some() {
+    if x.lat.is_some() || x.order.is_some() || x.wall.is_some() || x.series.is_some() {
         return instrumented_writes(ctx, x, one);
     }
     each_transfer(ctx, x.n, x.keep_going, one)
 }
 
-/// [`each_write`] with an instrument (`--latency`, `--random`, `--stonewall`): one
+/// [`each_write`] with an instrument (`--latency`, `--timeseries`, `--random`, `--stonewall`): one
 /// out-of-line path for all of them, so that the default loop keeps its registers
 /// (`make bench-instr`: two instruments' branches in the default loop's function cost it
 /// 2 instructions per transfer).
@@ -277,6 +286,9 @@ fn instrumented_writes(
     x: &mut Transfers<'_>,
     one: impl FnMut(u64) -> Result<()>,
 ) -> Result<()> {
+    if let Some(s) = x.series.take() {
+        return x.sampled_writes(ctx, s, one);
+    }
     if let Some(h) = x.lat.take() {
         return x.clocked_writes(ctx, h, one);
     }
@@ -356,7 +368,12 @@ pub fn each_read<S>(
     one: impl FnMut(&mut S, u64) -> Result<()>,
     data: impl Fn(&S) -> &[u8],
 ) -> Result<()> {
-    if x.lat.is_some() || x.order.is_some() || x.wall.is_some() || x.check.is_some() {
+    if x.lat.is_some()
+        || x.order.is_some()
+        || x.wall.is_some()
+        || x.check.is_some()
+        || x.series.is_some()
+    {
         return instrumented_reads(ctx, x, s, one, data);
     }
     let mut s = s;
@@ -380,6 +397,9 @@ fn instrumented_reads<S>(
     one: impl FnMut(&mut S, u64) -> Result<()>,
     data: impl Fn(&S) -> &[u8],
 ) -> Result<()> {
+    if let Some(series) = x.series.take() {
+        return x.sampled_reads(ctx, series, s, one, data);
+    }
     if let Some(h) = x.lat.take() {
         return x.clocked_reads(ctx, h, s, one, data);
     }

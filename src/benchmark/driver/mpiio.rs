@@ -268,7 +268,12 @@ impl Driver for MpiioDriver {
     }
 
     fn write(&mut self, ctx: &Ctx<'_>, x: &mut Transfers<'_>, buf: &[u8]) -> Result<()> {
-        if x.source.is_some() || x.wall.is_some() || x.lat.is_some() || x.order.is_some() {
+        if x.source.is_some()
+            || x.wall.is_some()
+            || x.lat.is_some()
+            || x.order.is_some()
+            || x.series.is_some()
+        {
             return self.instrumented_writes(ctx, x, buf);
         }
         match self.contiguous_1d(ctx) {

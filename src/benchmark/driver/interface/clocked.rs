@@ -1,12 +1,46 @@
 //! `--latency` (issue 31): the transfer loops of [`super::each_write`] and
 //! [`super::each_read`] with every call timed into the phase's histogram, on paths of
-//! their own so that the default loop is the one it was (`make bench-instr`).
+//! their own so that the default loop is the one it was (`make bench-instr`); and
+//! `--timeseries`: every completed transfer counted into the phase's [`Series`] at one
+//! clock read.
 
 use super::{after_error, plain_reads, plain_writes, Ctx, Transfers};
 use crate::error::Result;
 use crate::ffi::clock::{Clock, ClockKind, Monotonic, Tsc};
 use crate::measure::latency::Tally;
+use crate::measure::timeseries::{Cursor, Series};
 use crate::measure::Histogram;
+
+/// `--timeseries`: the bytes of transfer `k` of `n` of a dataset: the transfer buffer's,
+/// the last one what is left of the rank's bytes of the dataset.
+#[inline(always)]
+fn transfer_bytes(ctx: &Ctx<'_>, n: u64) -> impl Fn(u64) -> u64 {
+    let b = ctx.pattern.buf_bytes();
+    let last = ctx
+        .pattern
+        .rank_bytes()
+        .saturating_sub(n.saturating_sub(1).saturating_mul(b))
+        .min(b);
+    move |k| if k + 1 >= n { last } else { b }
+}
+
+/// `--timeseries`: `one(k)`, then on success its bytes counted into `s` at the clock
+/// `C`'s reading (one read per transfer).
+#[inline(always)]
+fn sampled<C: Clock>(
+    s: &mut Cursor<'_>,
+    bytes: u64,
+    one: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let r = one();
+    if r.is_ok() {
+        s.record(C::now(), bytes);
+        // a fresh `Ok`, as [`clocked`]
+        Ok(())
+    } else {
+        r
+    }
+}
 
 /// `--latency`: one call, `one()`, timed into `h` (ticks of the clock `C`): the clock
 /// read before and after it, the difference counted ([`Tally::record`]). Failed calls
@@ -132,5 +166,93 @@ impl Transfers<'_> {
         let ends = t.finish();
         h.settle(ends);
         res
+    }
+
+    /// [`each_write`] with `--timeseries`: each completed `one(k)` counted into `s`
+    /// ([`sampled`]) with the clock of this machine, then the loop it would have been
+    /// without the option (`--latency`'s, or the other instruments'). Out of line.
+    #[inline(never)]
+    pub(super) fn sampled_writes(
+        &mut self,
+        ctx: &Ctx<'_>,
+        s: &mut Series,
+        mut one: impl FnMut(u64) -> Result<()>,
+    ) -> Result<()> {
+        let bytes = transfer_bytes(ctx, self.n);
+        let mut c = s.cursor();
+        let res = match ClockKind::here() {
+            ClockKind::Tsc => self.writes_after_sampling(
+                ctx,
+                #[inline(always)]
+                |k| sampled::<Tsc>(&mut c, bytes(k), || one(k)),
+            ),
+            ClockKind::Monotonic => self.writes_after_sampling(
+                ctx,
+                #[inline(always)]
+                |k| sampled::<Monotonic>(&mut c, bytes(k), || one(k)),
+            ),
+        };
+        c.finish();
+        res
+    }
+
+    /// The loop of [`each_write`] without `--timeseries`.
+    #[inline(always)]
+    fn writes_after_sampling(
+        &mut self,
+        ctx: &Ctx<'_>,
+        one: impl FnMut(u64) -> Result<()>,
+    ) -> Result<()> {
+        match self.lat.take() {
+            Some(h) => self.clocked_writes(ctx, h, one),
+            None => plain_writes(ctx, self, one),
+        }
+    }
+
+    /// [`each_read`] with `--timeseries`, as [`Transfers::sampled_writes`].
+    #[inline(never)]
+    pub(super) fn sampled_reads<S>(
+        &mut self,
+        ctx: &Ctx<'_>,
+        series: &mut Series,
+        st: S,
+        mut one: impl FnMut(&mut S, u64) -> Result<()>,
+        data: impl Fn(&S) -> &[u8],
+    ) -> Result<()> {
+        let bytes = transfer_bytes(ctx, self.n);
+        let mut c = series.cursor();
+        let res = match ClockKind::here() {
+            ClockKind::Tsc => self.reads_after_sampling(
+                ctx,
+                st,
+                #[inline(always)]
+                |s: &mut S, k| sampled::<Tsc>(&mut c, bytes(k), || one(s, k)),
+                data,
+            ),
+            ClockKind::Monotonic => self.reads_after_sampling(
+                ctx,
+                st,
+                #[inline(always)]
+                |s: &mut S, k| sampled::<Monotonic>(&mut c, bytes(k), || one(s, k)),
+                data,
+            ),
+        };
+        c.finish();
+        res
+    }
+
+    /// The loop of [`each_read`] without `--timeseries`.
+    #[inline(always)]
+    fn reads_after_sampling<S>(
+        &mut self,
+        ctx: &Ctx<'_>,
+        st: S,
+        one: impl FnMut(&mut S, u64) -> Result<()>,
+        data: impl Fn(&S) -> &[u8],
+    ) -> Result<()> {
+        match self.lat.take() {
+            Some(h) => self.clocked_reads(ctx, h, st, one, data),
+            None => plain_reads(ctx, self, st, one, data),
+        }
     }
 }
