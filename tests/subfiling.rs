@@ -153,7 +153,8 @@ fn subfiling_run_keeps_its_subfiles_with_nocleanup_and_removes_them_without() {
 }
 
 /// Every combination `--subfiling` cannot do is refused in one run before any I/O, each
-/// with its reason: other APIs, `--mpi-info`, `--coll-metadata`, `-g`, `-I`, `-c` with
+/// with its reason: other APIs, `--read-only` (the trial's kept stub could not be read),
+/// `--mpi-info`, `--coll-metadata`, `-g`, `-I`, `-c` with
 /// transfers of several chunks, the subfile directory variable.
 #[test]
 fn subfiling_refuses_what_it_cannot_do() {
@@ -162,6 +163,7 @@ fn subfiling_refuses_what_it_cannot_do() {
         "-A",
         "phdf5,mpiio",
         "--subfiling",
+        "--read-only",
         "--mpi-info",
         "cb_nodes=1",
         "--coll-metadata",
@@ -188,6 +190,7 @@ fn subfiling_refuses_what_it_cannot_do() {
     let err = o.stderr_clean();
     for want in [
         "--subfiling needs -A phdf5 alone",
+        "--subfiling cannot be combined with --read-only yet",
         "--subfiling cannot be combined with --mpi-info",
         "--subfiling cannot be combined with --coll-metadata",
         "--subfiling cannot be combined with -g",

@@ -394,6 +394,14 @@ impl Params {
                     .to_string(),
             );
         }
+        if self.storage.read_only {
+            out.push(
+                "--subfiling cannot be combined with --read-only yet: a kept file is a stub \
+                 whose data is in its subfiles, and the checks of a kept file before the \
+                 reads (its size against the run's) read the stub; write and read in one run"
+                    .to_string(),
+            );
+        }
         if !self.mpi_info.is_empty() {
             out.push(
                 "--subfiling cannot be combined with --mpi-info: the subfiling driver's I/O \
