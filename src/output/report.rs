@@ -351,7 +351,7 @@ fn wall_block(out: &mut String, dir: Direction, w: &WallFigures, p: &Params) {
         "                Transfers per rank: min {} (rank {}), max {} (rank {}), of {} planned",
         w.min.0, w.min.1, w.max.0, w.max.1, w.planned
     );
-    if w.short_phases == w.phases {
+    if w.stopped_phases == 0 {
         // the deadline stopped no rank: the times are when the ranks ended their plan
         let _ = writeln!(
             out,
