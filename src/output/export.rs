@@ -238,7 +238,7 @@ pub fn run_valid(records: &[Record]) -> bool {
         .all(|r| r.wall.as_ref().is_none_or(|w| w[0].full()))
 }
 
-use value::{text, Value, Value::Float, Value::Int};
+use value::{push_nulls, text, Value, Value::Float, Value::Int};
 
 impl Value<'_> {
     /// The value as a CSV field holds it (empty when not known or not finite).
@@ -351,7 +351,7 @@ fn record_values<'a>(
             Float(e.fastest_time),
         ]);
     } else {
-        v.extend(std::iter::repeat_n(Value::Null, 6));
+        push_nulls(&mut v, 6);
     }
     v.extend(run_values(m));
     v.extend(params[FIRST_META - FIRST_PARAM..].iter().cloned());

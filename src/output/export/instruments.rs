@@ -6,7 +6,7 @@ use crate::measure::{FileLatencies, Phase, Record};
 
 use super::super::fields::{LATENCY_FIELDS, LATENCY_FILE_FIELDS};
 use super::super::results::CellLatency;
-use super::value::{text, Value, Value::Float, Value::Int};
+use super::value::{push_nulls, text, Value, Value::Float, Value::Int};
 
 /// The [`WALL_FIELDS`](super::super::fields::WALL_FIELDS) values of phase `pi` of `r`.
 pub(super) fn wall_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
@@ -36,7 +36,7 @@ pub(super) fn latency_values(r: &Record, pi: usize) -> Vec<Value<'static>> {
     let l = &l[usize::from(Phase::ALL[pi].is_read())];
     let (Some((min, max)), Some(q)) = (l.min_max_s(), l.quantiles_s()) else {
         let mut v = vec![Int(0)];
-        v.extend(std::iter::repeat_n(Value::Null, LATENCY_FIELDS.len() - 1));
+        push_nulls(&mut v, LATENCY_FIELDS.len() - 1);
         return v;
     };
     let mut v = vec![Int(l.count()), Float(min)];
@@ -73,7 +73,7 @@ pub(super) fn file_latency_values(r: &Record, pi: usize) -> Vec<Value<'static>> 
             ]),
             _ => {
                 v.push(Int(0));
-                v.extend(std::iter::repeat_n(Value::Null, 6));
+                push_nulls(&mut v, 6);
             }
         }
     }
