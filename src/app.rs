@@ -679,7 +679,7 @@ impl Progress {
             self.total,
             step.nprocs,
             if step.nprocs == 1 { "" } else { "es" },
-            report::fmt_size(i64::try_from(step.xfer_size).unwrap_or(i64::MAX)),
+            report::sz(step.xfer_size),
             self.apis,
             step.seconds,
             left

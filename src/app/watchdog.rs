@@ -27,12 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::ffi::signals::{terminate_self, write_stderr};
-use crate::output::report::fmt_size;
-
-/// A transfer size as the report's parameter block and the progress lines write it (`64KB`).
-fn size_text(bytes: u64) -> String {
-    fmt_size(i64::try_from(bytes).unwrap_or(i64::MAX))
-}
+use crate::output::report::sz as size_text;
 use crate::terms::doing;
 
 /// The watchdog of one rank; stopped (and joined) on drop.

@@ -19,7 +19,9 @@ pub fn fmt_size(v: i64) -> String {
     format!("{v}")
 }
 
-fn sz(v: u64) -> String {
+/// [`fmt_size`] of a size in bytes held as `u64` (sizes above `i64::MAX` as `i64::MAX`):
+/// how the parameter block, the progress lines and `--timeout`'s line write a size.
+pub fn sz(v: u64) -> String {
     fmt_size(i64::try_from(v).unwrap_or(i64::MAX))
 }
 

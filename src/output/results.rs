@@ -222,6 +222,20 @@ impl ResultSet {
             .map_or("", String::as_str)
     }
 
+    /// Each rank's host, by rank, as the per-rank samples name them (empty without
+    /// samples; a rank no sample names has an empty host).
+    pub fn rank_hosts(&self) -> Vec<String> {
+        let mut hosts: Vec<String> = Vec::new();
+        for s in &self.samples {
+            let r = s.rank as usize;
+            if hosts.len() <= r {
+                hosts.resize(r + 1, String::new());
+            }
+            hosts[r].clone_from(&s.host);
+        }
+        hosts
+    }
+
     /// The measurement of `key`.
     pub fn cell(&self, key: &CellKey) -> Option<&Cell> {
         self.cells.iter().find(|c| c.key == *key)

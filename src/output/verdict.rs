@@ -109,14 +109,7 @@ impl Mode {
             reorder,
             ..StorageOptions::default()
         };
-        let mut rank_hosts: Vec<String> = Vec::new();
-        for s in &run.samples {
-            let r = s.rank as usize;
-            if rank_hosts.len() <= r {
-                rank_hosts.resize(r + 1, String::new());
-            }
-            rank_hosts[r].clone_from(&s.host);
-        }
+        let rank_hosts = run.rank_hosts();
         let read_procs: Vec<u32> = (run.cells.iter())
             .filter(|c| c.key.phase().is_read())
             .map(|c| c.key.nprocs)
