@@ -44,11 +44,16 @@ pub fn check_distinct(
         ("--rank-csv", p.rank_csv.as_deref()),
         ("--html", a.html.as_deref()),
     ];
-    let is_stdout = |name: &OsStr| paths::is_standard_output(Path::new(name));
+    // whether an output goes to standard output (`-o -` is a file named `-`, as in the
+    // C tool)
+    let to_stdout = |option: &str, name: &OsStr| {
+        paths::is_standard_output(Path::new(name)) && !(option == "-o/--output" && name == STDOUT)
+    };
     // the results documents on standard output: at most one (the report may precede it)
     let on_stdout: Vec<(&str, &OsStr)> = named[1..]
         .iter()
-        .filter_map(|&(option, name)| name.filter(|n| is_stdout(n)).map(|n| (option, n)))
+        .filter_map(|&(option, name)| Some((option, name?)))
+        .filter(|&(option, name)| to_stdout(option, name))
         .collect();
     if let [(a, na), (b, nb), ..] = on_stdout[..] {
         return Err(refused(format!(
@@ -60,13 +65,14 @@ pub fn check_distinct(
     }
     let stdout_used = !on_stdout.is_empty()
         || (report_on_stdout && p.output.is_none())
-        // `-o -` is a file named `-`, as in the C tool
-        || p.output.as_deref().is_some_and(|n| n != STDOUT && is_stdout(n));
+        || p.output
+            .as_deref()
+            .is_some_and(|n| to_stdout("-o/--output", n));
     let stdout_file = Path::new("/dev/stdout");
     let mut outputs: Vec<(Output<'_>, FileKey)> = named
         .iter()
         .filter_map(|&(option, name)| name.map(|name| Output { option, name }))
-        .filter(|o| !(is_stdout(o.name) && (o.option != "-o/--output" || o.name != STDOUT)))
+        .filter(|o| !to_stdout(o.option, o.name))
         // a special file named twice is written through: the outputs cannot overwrite each other
         .filter(|o| !paths::is_special(Path::new(o.name)))
         .map(|o| {
