@@ -494,6 +494,22 @@ fn the_page_in_a_real_browser_and_rebuilt_from_the_files() {
         );
     }
 
+    // `--html -` (a separate `-`, as `--csv -`) writes the same page to standard output,
+    // after the verdict
+    let mut a = vec!["--html", "-", "--from", "r.csv", "--from", "ranks.csv"];
+    a.extend(crit);
+    let o = alone(&a, d);
+    assert_eq!(o.status, Some(3), "{}", o.describe());
+    let at = o
+        .stdout
+        .find("<!DOCTYPE html>")
+        .expect("the page on stdout");
+    assert!(o.stdout[..at].contains("Verdict: FAIL"), "{}", o.describe());
+    assert!(
+        o.stdout[at..] == page,
+        "--html - wrote another page than the run"
+    );
+
     // well-formed XML as a whole, and every chart valid against the SVG 1.1 DTD
     xmllint(&["--noout"], &["page.html".to_string()], d).expect("the page is well-formed XML");
     let charts = svgs(&page);

@@ -515,6 +515,10 @@ mod tests {
             &["invalid value '' for --html: empty file name"],
         );
         refused(
+            &["--html", "-", "--rank-csv=-"],
+            &["--html and --json/--csv/--rank-csv cannot both write to standard output"],
+        );
+        refused(
             &["--html=-", "--rank-csv=-"],
             &["--html and --json/--csv/--rank-csv cannot both write to standard output"],
         );

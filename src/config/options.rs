@@ -605,11 +605,12 @@ pub static DEFS: [Def; 60] = [
          time as Write File Sync. [default: off]"),
     def!('g' "geometry" 2, flag(|o, on| o.dim2d = on),
         "2D geometry: square datasets (see below). [default: 1D]"),
-    def!(_ "html" 2, name(ValueKind::File, |o, v| o.acceptance.set_html(v)),
+    def!(_ "html" 2, name(ValueKind::Destination, |o, v| o.acceptance.set_html(v)),
         "Also write one self-contained HTML page to FILE at the end: the run,\n\
          the verdict, charts of throughput against transfer size and\n\
          processes, per-rank times of the slowest step, a summary table.\n\
-         No script, no network; prints on A4. [default: none]"),
+         No script, no network; prints on A4. - means standard output, after\n\
+         the report. [default: none]"),
     def!('i' "num-iterations" 5,
         value(ValueKind::Int, |o, v| put(&mut o.num_iters, parse_int32(v))),
         "Number of iterations of each test (0 counts as 1). [default: 1]"),
