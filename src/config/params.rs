@@ -456,12 +456,23 @@ impl Params {
         out
     }
 
-    /// The checks of [`Params::problems`] before the fill settings.
+    /// The checks of [`Params::problems`] before the fill settings: the C tool's rules on
+    /// the process counts and sizes (spec §3) and, only when every step passes them, the
+    /// limits of the APIs, of memory and of file offsets. A size that breaks a rule is
+    /// then told once, not again as the limits it also breaks (`-g -B 64K -e 64K`: the
+    /// 32 KiB transfer is not a multiple of the block, and the 64 KiB one would be a 4 GiB
+    /// PHDF5 transfer; the first is what to fix).
     fn engine_problems(&self, world_size: u32, mem_bytes: u64) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
+        let mut limits: Vec<String> = Vec::new();
         let mut push = |m: String| {
             if !out.contains(&m) {
                 out.push(m);
+            }
+        };
+        let mut limit = |m: String| {
+            if !limits.contains(&m) {
+                limits.push(m);
             }
         };
         let blk = self.blk_size;
@@ -511,7 +522,7 @@ impl Params {
                     continue;
                 }
                 let Some(side) = bpp.checked_mul(u64::from(n)) else {
-                    push(format!("Dataset size ({bpp} bytes per process x {n} processes) does not fit in 64 bits"));
+                    limit(format!("Dataset size ({bpp} bytes per process x {n} processes) does not fit in 64 bits"));
                     continue;
                 };
                 // bytes in one dataset, bytes in the transfer buffer, the MPI counts
@@ -554,29 +565,29 @@ impl Params {
                     )
                 };
                 let (Some(d), Some(buf_bytes)) = (d, buf_bytes) else {
-                    push(format!(
+                    limit(format!(
                         "Dataset of side {side} bytes does not fit in 64 bits"
                     ));
                     continue;
                 };
                 if self.apis.mpiio {
-                    mpiio_limits(&counts).into_iter().for_each(&mut push);
+                    mpiio_limits(&counts).into_iter().for_each(&mut limit);
                 }
                 if self.apis.phdf5 {
                     let chunk2d = self.dim2d && self.chunk;
                     phdf5_limits(buf_bytes, chunk2d, blk)
                         .into_iter()
-                        .for_each(&mut push);
+                        .for_each(&mut limit);
                 }
                 if buf_bytes > mem_bytes {
-                    push(format!(
+                    limit(format!(
                         "malloc for transfer buffer size ({buf_bytes}) failed: larger than this machine's memory ({mem_bytes} bytes)"
                     ));
                 }
                 if d.checked_mul(self.num_dsets)
                     .is_none_or(|f| i64::try_from(f).is_err())
                 {
-                    push(format!(
+                    limit(format!(
                         "File size ({} datasets of {d} bytes) does not fit in a signed 64-bit file offset",
                         self.num_dsets
                     ));
@@ -602,7 +613,11 @@ impl Params {
                 line.push_str(&more);
             }
         }
-        out
+        if out.is_empty() {
+            limits
+        } else {
+            out
+        }
     }
 }
 
@@ -873,6 +888,32 @@ mod tests {
         assert_eq!(m.len(), 1, "{m:?}");
         assert!(
             m[0].starts_with("--file-per-process cannot be combined with -g"),
+            "{m:?}"
+        );
+        // the trial's `-g -c -B 64K -e 64K`: the 32 KiB transfer breaks the C tool's rule,
+        // the 64 KiB one would be a 4 GiB PHDF5 transfer and chunk; the rule alone is told
+        let blk64k = |o: &mut Options| {
+            o.dim2d = true;
+            o.chunk = true;
+            o.num_bytes = 64 << 10;
+            o.blk_size = 64 << 10;
+        };
+        let m = resolve(blk64k, 1).problems(1, MEM);
+        assert_eq!(
+            m,
+            vec!["Transfer buffer size (32768) must be a multiple of the interleaved I/O block size (65536)"]
+        );
+        // with the rule kept (-x 64K), the limits are told
+        let m = resolve(
+            |o| {
+                blk64k(o);
+                o.buf_min = 64 << 10;
+            },
+            1,
+        )
+        .problems(1, MEM);
+        assert!(
+            m.iter().any(|l| l.contains("HDF5's limit")) && m.len() == 2,
             "{m:?}"
         );
     }
