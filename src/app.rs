@@ -728,12 +728,18 @@ impl Docs {
     }
 }
 
-/// The `--version` text: h5perf's version and the HDF5 and MPI libraries it runs with.
+/// The release whose h5perf this one re-implements: its report, options and bytes are the
+/// contract (`../shared/spec`, the golden transcripts), whichever HDF5 it is built against.
+pub const REFERENCE_RELEASE: &str = "1.10.8";
+
+/// The `--version` text: h5perf's version, the release it re-implements and the HDF5 and MPI
+/// libraries it runs with (a build against HDF5 1.14 is still the 1.10.8 tool, linked
+/// with 1.14).
 pub fn version_text() -> String {
     format!(
         "h5perf {} (Rust re-implementation of the HDF5 {} h5perf benchmark)\nHDF5 library: {} (compiled against {})\nMPI library: {}\n",
         env!("CARGO_PKG_VERSION"),
-        HDF5_BUILD_VERSION,
+        REFERENCE_RELEASE,
         hdf5::library_version(),
         HDF5_BUILD_VERSION,
         mpi::library_version()
