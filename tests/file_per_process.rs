@@ -74,6 +74,15 @@ fn one_file_per_rank_and_index_with_its_bytes_in_the_paraprefix_user_directory()
         "parameter line\n{}",
         o.describe()
     );
+    // the parameter block's sizes are a file's, as on disk below (2 datasets of 64 KiB),
+    // not the shared file's of 1 and 3 ranks
+    for line in ["Size of dataset(s)=64KB:64KB", "File size=128KB:128KB"] {
+        assert!(
+            o.stdout.contains(&format!("rank 0: {line}\n")),
+            "{line}\n{}",
+            o.describe()
+        );
+    }
     assert!(
         o.stdout.contains(&format!(
             "rank 0: data filename={}/#pio_tmp_2-0.h5\n",

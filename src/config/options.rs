@@ -565,8 +565,8 @@ pub static DEFS: [Def; 60] = [
             shown: Some(Shown {
                 on: |o| o.file_per_process,
                 line: "File per process=on (each rank its own file per file index, \
-                       #pio_tmp_<f>-<rank><suffix>, opened on MPI_COMM_SELF; the file and \
-                       dataset sizes of the transfer headers are one rank's)",
+                       #pio_tmp_<f>-<rank><suffix>, opened on MPI_COMM_SELF; the dataset and \
+                       file sizes above and in the transfer headers are one rank's)",
                 key: "file_per_process",
             }),
         }),

@@ -98,9 +98,13 @@ pub fn param_block(p: &Params, e: &ParamEnv<'_>) -> String {
     line!("Number of iterations={}", p.num_iters);
     line!("Number of processes={}:{}", p.min_procs, p.max_procs);
     let (bpp, blk) = (p.num_bytes, p.blk_size);
-    // a figure at the smallest and the largest process count, `min:max`
+    // a figure at the smallest and the largest process count, `min:max`; with
+    // --file-per-process a file holds one rank's data whatever the count
     let both = |f: &dyn Fn(u64) -> String| {
-        let (a, b) = (u64::from(p.min_procs), u64::from(p.max_procs));
+        let (a, b) = match p.file_per_process {
+            false => (u64::from(p.min_procs), u64::from(p.max_procs)),
+            true => (1, 1),
+        };
         format!("{}:{}", f(a), f(b))
     };
     let pick = |on: bool, yes: &'static str, no: &'static str| if on { yes } else { no };
