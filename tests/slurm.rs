@@ -129,7 +129,7 @@ impl Slurm {
             c.node_processes()
                 .into_iter()
                 .filter(|p| !self.daemons.contains(&p.pid) && p.comm != "slurmscriptd")
-                .filter(|p| busy.map_or(true, |id| !of_job(p.pid, id)))
+                .filter(|p| busy.is_none_or(|id| !of_job(p.pid, id)))
                 .collect()
         };
         let t = std::time::Instant::now();
