@@ -3,7 +3,7 @@
  * $H5PERF_TEST_SLOW_MS milliseconds in its writes to #pio_tmp data files: in the first one only when $H5PERF_TEST_SLOW_ONCE
  * is set, else in every one. The sleep is inside h5perf's raw-data timer, so that rank
  * is slowed on purpose; every other process and file is left alone. pwrite, pwrite64
- * and syscall(SYS_pwrite64, ...) are interposed.
+ * and syscall(SYS_pwrite64, ...) are interposed. $H5PERF_TEST_SLOW_RANK=* slows every rank.
  * With $H5PERF_TEST_SLOW_FSYNC_MS set, every process sleeps that long in fsync of a
  * results document's temporary file (a name holding ".h5perf-tmp."), so a signal can
  * be sent while the file exists (issue 35, item 9).
@@ -31,7 +31,7 @@ static void maybe_sleep(int fd) {
     if (!me) me = getenv("PMI_RANK");
     if (!me) me = getenv("SLURM_PROCID"); /* a task of srun (tests/slurm.rs) */
     const char *ms = getenv("H5PERF_TEST_SLOW_MS");
-    if (!want || !me || !ms || strcmp(want, me) != 0) return;
+    if (!want || !me || !ms || (strcmp(want, "*") != 0 && strcmp(want, me) != 0)) return;
     if (getenv("H5PERF_TEST_SLOW_ONCE") && slept_once) return;
     char link[64], path[4096];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
