@@ -4,6 +4,7 @@
 use std::ffi::CString;
 use std::path::Path;
 
+use super::driver::interface::Instruments;
 use super::driver::interface::Wall;
 use super::driver::{self, poll_interval, timed_writes, Access, Ctx, Driver};
 use super::explain::{explain, Why};
@@ -745,20 +746,28 @@ impl<'a> ApiRun<'a> {
             settle(before.and(began), sync)?;
             let at = first_position(file, ctx.p.num_dsets, d, nprocs, u64::from(writer), share);
             let order = random.then(|| Order::new(n, seed, me, file, d, phase == Access::Read));
+            // this dataset's instruments, with the stonewall `$wall`
+            macro_rules! instruments {
+                ($wall:expr) => {
+                    Instruments {
+                        wall: $wall,
+                        lat: lat.as_deref_mut(),
+                        series: series.as_deref_mut(),
+                        order,
+                    }
+                };
+            }
             let (r0, mut first) = match phase {
                 Access::Write => {
                     let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-                    let (l, s) = (lat.as_deref_mut(), series.as_deref_mut());
+                    let inst = instruments!(wall.as_mut());
                     let r0 = wtime();
-                    (
-                        r0,
-                        timed_writes(drv, ctx, n, buf, wall.as_mut(), src, l, order, s),
-                    )
+                    (r0, timed_writes(drv, ctx, n, buf, src, inst))
                 }
                 Access::Read => {
                     let expect = Expect::of(verify, pool.as_deref_mut(), at, writer, read_byte);
-                    let (w, l, s) = (wall.as_mut(), lat.as_deref_mut(), series.as_deref_mut());
-                    verified_reads(drv, ctx, n, buf, w, (l, s), order, expect, d, mismatches)
+                    let inst = instruments!(wall.as_mut());
+                    verified_reads(drv, ctx, n, buf, inst, expect, d, mismatches)
                 }
             };
             if let (true, Some(w)) = (wear, wall.as_mut()) {
@@ -770,15 +779,13 @@ impl<'a> ApiRun<'a> {
                     first = match phase {
                         Access::Write => {
                             let src = pool.as_deref_mut().map(|pl| Stamps::new(pl, at));
-                            let (l, s) = (lat.as_deref_mut(), series.as_deref_mut());
-                            timed_writes(drv, ctx, n, buf, Some(&mut *w), src, l, order, s)
+                            timed_writes(drv, ctx, n, buf, src, instruments!(Some(&mut *w)))
                         }
                         Access::Read => {
                             let pl = pool.as_deref_mut();
                             let expect = Expect::of(verify, pl, at, writer, read_byte);
-                            let (w, l) = (Some(&mut *w), lat.as_deref_mut());
-                            let ls = (l, series.as_deref_mut());
-                            verified_reads(drv, ctx, n, buf, w, ls, order, expect, d, mismatches).1
+                            let inst = instruments!(Some(&mut *w));
+                            verified_reads(drv, ctx, n, buf, inst, expect, d, mismatches).1
                         }
                     };
                     w.target = None;

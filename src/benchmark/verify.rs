@@ -3,15 +3,12 @@
 //! when a transfer is wrong) and turned into the C tool's lines plus our summary after
 //! the file's phases ([`report_mismatches`]).
 
-use super::driver::interface::Wall;
+use super::driver::interface::Instruments;
 use super::driver::{timed_reads, Ctx, Driver, ReadCheck};
-use super::order::Order;
 use super::payload::{Pool, Stamps};
 use crate::config::Api;
 use crate::error::Result;
 use crate::ffi::mpi::wtime;
-use crate::measure::timeseries::Series;
-use crate::measure::Histogram;
 use crate::output::sink::Sink;
 use crate::pattern::Pattern;
 
@@ -115,7 +112,7 @@ impl<'a> Expect<'a> {
 }
 
 /// The timed read loop of dataset `d` ([`timed_reads`]: transfers `0..n`, or those
-/// `wall` allows) with the check of `expect` after each transfer; a wrong transfer is
+/// `inst`'s stonewall allows) with the check of `expect` after each transfer; a wrong transfer is
 /// recorded in `mismatches`. The check is built before the raw timer starts. Returns
 /// the timer's start (`MPI_Wtime`, seconds) and the loop's first error.
 #[allow(clippy::too_many_arguments)]
@@ -124,9 +121,7 @@ pub(super) fn verified_reads(
     ctx: &Ctx<'_>,
     n: u64,
     buf: &mut [u8],
-    wall: Option<&mut Wall>,
-    (lat, series): (Option<&mut Histogram>, Option<&mut Series>),
-    order: Option<Order>,
+    inst: Instruments<'_>,
     expect: Expect<'_>,
     d: u64,
     mismatches: &mut Vec<Mismatch>,
@@ -134,10 +129,7 @@ pub(super) fn verified_reads(
     match expect {
         Expect::Nothing => {
             let r0 = wtime();
-            (
-                r0,
-                timed_reads(drv, ctx, n, buf, None, wall, lat, order, series),
-            )
+            (r0, timed_reads(drv, ctx, n, buf, None, inst))
         }
         Expect::Byte(byte) => {
             let mut check = |k: u64, b: &[u8]| {
@@ -147,10 +139,7 @@ pub(super) fn verified_reads(
             };
             let check: ReadCheck<'_> = &mut check;
             let r0 = wtime();
-            (
-                r0,
-                timed_reads(drv, ctx, n, buf, Some(check), wall, lat, order, series),
-            )
+            (r0, timed_reads(drv, ctx, n, buf, Some(check), inst))
         }
         Expect::Payload(mut want, writer) => {
             let mut check = |k: u64, b: &[u8]| {
@@ -161,10 +150,7 @@ pub(super) fn verified_reads(
             };
             let check: ReadCheck<'_> = &mut check;
             let r0 = wtime();
-            (
-                r0,
-                timed_reads(drv, ctx, n, buf, Some(check), wall, lat, order, series),
-            )
+            (r0, timed_reads(drv, ctx, n, buf, Some(check), inst))
         }
     }
 }

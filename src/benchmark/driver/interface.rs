@@ -200,25 +200,43 @@ pub struct Transfers<'a> {
     pub order: Option<Order>,
 }
 
+/// The instruments of one dataset's timed loop, each `None` when its option is off: the
+/// loop then takes the default path of [`each_write`]/[`each_read`] and they cost nothing
+/// (`make bench-instr`).
+#[derive(Default)]
+pub struct Instruments<'a> {
+    /// `--stonewall`: the phase's deadline and counts ([`Wall`]).
+    pub wall: Option<&'a mut Wall>,
+    /// `--latency`: the phase's histogram of transfer-call times in clock ticks.
+    pub lat: Option<&'a mut Histogram>,
+    /// `--timeseries`: the phase's bytes per interval ([`Series`]).
+    pub series: Option<&'a mut Series>,
+    /// `--random`: the order of the transfers ([`Order`]).
+    pub order: Option<Order>,
+}
+
 /// The timed write loop of one dataset: transfers `0..n` from `buf`, or from `source`
-/// with `--payload` (spec §5.2, §7), [`Driver::write`]. Returns the first error.
+/// with `--payload` (spec §5.2, §7), with the instruments `inst`, [`Driver::write`].
+/// Returns the first error.
 ///
 /// Never inlined: `make bench` counts the instructions spent in it (callgrind's
 /// `--toggle-collect=*timed_writes*`), so it holds exactly the timed loop.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub fn timed_writes(
     drv: &mut dyn Driver,
     ctx: &Ctx<'_>,
     n: u64,
     buf: &[u8],
-    wall: Option<&mut Wall>,
     source: Option<Stamps<'_>>,
-    lat: Option<&mut Histogram>,
-    order: Option<Order>,
-    series: Option<&mut Series>,
+    inst: Instruments<'_>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
+    let Instruments {
+        wall,
+        lat,
+        series,
+        order,
+    } = inst;
     let mut x = Transfers {
         n,
         keep_going,
@@ -233,22 +251,25 @@ pub fn timed_writes(
 }
 
 /// The timed read loop of one dataset: transfers `0..n` into `buf`, each followed by
-/// `check` when given (`-D v`, inside the raw-read timer, spec §8.1), [`Driver::read`]:
-/// the same read path with or without the check. Never inlined, as [`timed_writes`].
+/// `check` when given (`-D v`, inside the raw-read timer, spec §8.1), with the
+/// instruments `inst`, [`Driver::read`]: the same read path with or without the check.
+/// Never inlined, as [`timed_writes`].
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub fn timed_reads<'a>(
     drv: &mut dyn Driver,
     ctx: &Ctx<'_>,
     n: u64,
     buf: &mut [u8],
     check: Option<ReadCheck<'a>>,
-    wall: Option<&'a mut Wall>,
-    lat: Option<&'a mut Histogram>,
-    order: Option<Order>,
-    series: Option<&'a mut Series>,
+    inst: Instruments<'a>,
 ) -> Result<()> {
     let keep_going = drv.collective_transfers(ctx);
+    let Instruments {
+        wall,
+        lat,
+        series,
+        order,
+    } = inst;
     let mut x = Transfers {
         n,
         keep_going,
