@@ -5,7 +5,8 @@
 //! (`MPI_File_close`, `H5Fclose`), so it would wait too. While a run is [`armed`], a
 //! panic therefore prints one message naming the rank and the place, removes this
 //! rank's registered files (the data file, a temporary results file, the lock: as the
-//! signal handlers do) and calls `MPI_Abort(MPI_COMM_WORLD, 1)`, which ends every
+//! signal handlers do), waits (at most 2 s) until the launcher has read the message
+//! from its pipe, and calls `MPI_Abort(MPI_COMM_WORLD, 1)`, which ends every
 //! process of the job; the launcher's exit status is then not 0 (Open MPI: 1,
 //! MPICH's hydra: the abort code or 9 where it kills the others).
 //!
@@ -21,7 +22,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::datadir::cleanup;
 use crate::ffi::mpi;
-use crate::ffi::signals::write_stderr;
+use crate::ffi::signals::{wait_output_taken, write_stderr};
+use std::time::Duration;
 
 /// A panic hook as `std::panic::take_hook` returns it.
 type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send + 'static>;
@@ -78,11 +80,17 @@ pub fn message(rank: u32, info: &PanicHookInfo<'_>) -> String {
     )
 }
 
+/// How long a panicking rank waits for the launcher to take its message before
+/// `MPI_Abort` ([`wait_output_taken`]); the job ends after it in any case.
+const MESSAGE_TAKEN: Duration = Duration::from_secs(2);
+
 fn on_panic(info: &PanicHookInfo<'_>) {
     let rank = RANK.load(Ordering::SeqCst);
     // write(2) directly: eprintln! would panic again on a closed stderr
     write_stderr(message(rank, info).as_bytes());
     cleanup::remove_registered();
+    // the launcher must have read the message before the abort ends the job
+    wait_output_taken(MESSAGE_TAKEN);
     mpi::abort_world(1)
 }
 
