@@ -222,7 +222,8 @@ fn subfiling_needs_mpi_thread_multiple() {
     assert!(!names(dir.path()).iter().any(|n| n.starts_with("#pio_tmp")));
 }
 
-/// A `--subfiling` run of 2 ranks started in the background, its writes to the subfiles
+/// A `--subfiling` run of 2 ranks started in the background with `iocs` I/O
+/// concentrators per node (`H5FD_SUBFILING_IOC_PER_NODE`), its writes to the subfiles
 /// made slow (tests/slow_shim.c: rank 0's I/O concentrator sleeps 60 s in its first
 /// write to a subfile, after creating `mark`): the launcher's session and its logs.
 struct SlowJob {
@@ -233,7 +234,7 @@ struct SlowJob {
 }
 
 impl SlowJob {
-    fn start(dir: &Path, shim: &str, mark: &Path) -> SlowJob {
+    fn start(dir: &Path, shim: &str, mark: &Path, iocs: &str) -> SlowJob {
         use std::process::{Command, Stdio};
         let logs = scratch_dir();
         let mut cmd = Command::new("setsid");
@@ -256,7 +257,8 @@ impl SlowJob {
             .env("H5PERF_TEST_SLOW_MS", "60000")
             .env("H5PERF_TEST_SLOW_ONCE", "1")
             .env("H5PERF_TEST_SLOW_PATH", ".subfile_")
-            .env("H5PERF_TEST_SLOW_MARK", mark);
+            .env("H5PERF_TEST_SLOW_MARK", mark)
+            .env("H5FD_SUBFILING_IOC_PER_NODE", iocs);
         SlowJob {
             child: cmd.spawn().expect("cannot start the launcher"),
             logs,
@@ -381,8 +383,11 @@ fn refused_without_the_driver(dir: &Path) {
 
 /// A `--subfiling` run stopped with SIGTERM (as Slurm or a user stops a job; sent to
 /// both ranks at once) in its data phase, while the stub, the configuration file and
-/// the subfile exist, leaves none of them: the signal handlers remove the subfiles and
+/// the subfiles exist, leaves none of them: the signal handlers remove the subfiles and
 /// the configuration file registered when the file was opened, as they remove the stub.
+/// Two concentrators (`H5FD_SUBFILING_IOC_PER_NODE=2`, as one per node on two nodes):
+/// rank 1 holds its subfile open, not the stub, which the check of the opened file
+/// takes as the library's own.
 #[test]
 fn subfiling_run_stopped_by_sigterm_leaves_no_subfile() {
     let dir = scratch_dir();
@@ -393,13 +398,13 @@ fn subfiling_run_stopped_by_sigterm_leaves_no_subfile() {
     let shim = slow_shim(side.path());
     let mark = side.path().join("mark");
     let guard = mpi_lock();
-    let mut job = SlowJob::start(dir.path(), &shim, &mark);
+    let mut job = SlowJob::start(dir.path(), &shim, &mark, "2");
     job.wait_for_mark(&mark);
     let during = subfiling_files(dir.path());
     assert_eq!(
         during.len(),
-        2,
-        "a configuration file and one subfile: {during:?}"
+        3,
+        "a configuration file and two subfiles (rank 1 a concentrator too): {during:?}"
     );
     assert!(
         dir.path().join("#pio_tmp_1.h5").exists(),
@@ -415,6 +420,13 @@ fn subfiling_run_stopped_by_sigterm_leaves_no_subfile() {
     signal(&ranks, "TERM");
     job.wait_all();
     drop(guard);
+    // stopped in its data phase, not after an error of its own (before the fix of the
+    // opened file's check, rank 1 took its subfile for a changed data file)
+    let out = job.output();
+    assert!(
+        !out.lines().any(|l| l.starts_with("h5perf: ")),
+        "the run reported an error before the signal:\n{out}"
+    );
     let left: Vec<String> = names(dir.path())
         .into_iter()
         .filter(|n| n.starts_with('#'))
@@ -440,7 +452,7 @@ fn subfiles_of_a_run_killed_by_sigkill_are_removed_by_the_next_run() {
     let shim = slow_shim(side.path());
     let mark = side.path().join("mark");
     let guard = mpi_lock();
-    let mut job = SlowJob::start(dir.path(), &shim, &mark);
+    let mut job = SlowJob::start(dir.path(), &shim, &mark, "1");
     job.wait_for_mark(&mark);
     job.kill_all();
     job.wait_all();

@@ -164,6 +164,13 @@ pub trait Driver {
         let _ = (ctx, path);
         Ok(Vec::new())
     }
+    /// Whether the library also holds files of its own open beside the data file, so
+    /// that a file this process opened during the open is no sign that the data file
+    /// changed (PHDF5 with `--subfiling`: a rank that runs an I/O concentrator holds its
+    /// subfile, and not always the file at the data file's name); false by default.
+    fn holds_companions(&self) -> bool {
+        false
+    }
     /// Note what the library chose for the file `path` just opened, outside every timer
     /// (rank 0; by default nothing): PHDF5 with `--subfiling` reads the driver's
     /// configuration file ([`Driver::settings_in_effect`]).

@@ -292,6 +292,10 @@ impl Driver for Phdf5Driver {
         }
     }
 
+    fn holds_companions(&self) -> bool {
+        self.subfiling
+    }
+
     fn companion_files(&self, ctx: &Ctx<'_>, path: &CString) -> Result<Vec<PathBuf>> {
         if !ctx.p.subfiling {
             return Ok(Vec::new());
