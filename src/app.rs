@@ -405,6 +405,7 @@ fn claim_data_dir(comm: &Comm, params: &Params, opts: &Options, caller: &Caller)
         scratch: Vec::new(),
         keep: env.nocleanup || params.storage.read_only,
         ranks: u64::from(ranks),
+        subfiling: params.subfiling,
     };
     let lock = dir_lock::acquire(comm, &dir, &claim)?;
     if caller.program {

@@ -20,10 +20,10 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 /// A scratch directory on the disk holding the build (`CARGO_TARGET_TMPDIR`), not on
 /// tmpfs as `/tmp` may be: `--direct` refuses tmpfs.
 fn disk_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("h5perf-fpp-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("cannot create a scratch directory in CARGO_TARGET_TMPDIR")
+    scratch_dir_in(
+        "h5perf-fpp-",
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")),
+    )
 }
 
 const SUFFIXES: [&str; 3] = [".posix", ".mpio", ".h5"];

@@ -9,10 +9,7 @@ use common::*;
 use std::time::Duration;
 
 fn three_gib(api: &str) {
-    let dir = tempfile::Builder::new()
-        .prefix("h5perf-large-")
-        .tempdir_in("/dev/shm")
-        .expect("/dev/shm must exist for the large-transfer test");
+    let dir = scratch_dir_in("h5perf-large-", std::path::Path::new("/dev/shm"));
     let prefix = dir.path().to_string_lossy().into_owned();
     let args = [
         "-A", api, "-D", "v,t", "-e", "3G", "-x", "3G", "-X", "3G", "-B", "3G", "-P", "1",

@@ -19,7 +19,7 @@ mod common;
 use common::*;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -805,22 +805,9 @@ fn a_data_file_that_cannot_be_removed_is_named() {
 /// left.
 #[test]
 fn fill_behaviour_on_a_full_disk_leaves_nothing() {
-    let fs_dir = scratch_dir();
-    let st = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=128k", "tmpfs"])
-        .arg(fs_dir.path())
-        .status()
-        .expect("mount(8) is needed for the full-disk test");
-    assert!(st.success(), "mount -t tmpfs failed: this test needs root");
-    struct Unmount(PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(&self.0).status();
-        }
-    }
-    let _mounted = Unmount(fs_dir.path().to_path_buf());
+    let fs_dir = Tmpfs::mount("size=128k");
     let work = scratch_dir();
-    let prefix = fs_dir.path().to_string_lossy().into_owned();
+    let prefix = fs_dir.path();
     let o = mpirun_timeout(
         2,
         &["--fill-behaviour"],
@@ -828,7 +815,7 @@ fn fill_behaviour_on_a_full_disk_leaves_nothing() {
         work.path(),
         Duration::from_secs(120),
     );
-    let left = h5perf_files(fs_dir.path());
+    let left = h5perf_files(fs_dir.root());
     let msg = o.single_message("--fill-behaviour on a full disk");
     table(
         "--fill-behaviour, full disk",

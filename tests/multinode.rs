@@ -789,10 +789,7 @@ fn json_counts_the_hosts() {
 /// A scratch directory on the disk holding the build, not on tmpfs as `/tmp` may be
 /// (dropping the page cache of a tmpfs file does nothing).
 fn disk_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("h5perf-multinode-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("cannot create a scratch directory in CARGO_TARGET_TMPDIR")
+    scratch_dir_in("h5perf-multinode-", Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
 /// Runs h5perf over the nodes with every rank under `strace -f -y -qq -s 8 -ff`, tracing

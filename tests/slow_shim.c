@@ -8,9 +8,14 @@
  * results document's temporary file (a name holding ".h5perf-tmp."), so a signal can
  * be sent while the file exists (issue 35, item 9).
  * With $H5PERF_TEST_SLOW_CALL=fsync the slow rank sleeps in its fsync of #pio_tmp data
- * files instead of its writes (--latency's sync calls, issue 31). */
+ * files instead of its writes (--latency's sync calls, issue 31).
+ * $H5PERF_TEST_SLOW_PATH, when set, replaces "#pio_tmp" as the part of the file's name
+ * that selects it (e.g. ".subfile_": the subfiling driver's subfiles, written by its
+ * I/O concentrator threads), and $H5PERF_TEST_SLOW_MARK names a file the shim creates
+ * before it sleeps, so a test knows the writes have begun (issue 33). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +43,14 @@ static void maybe_sleep(int fd) {
     ssize_t n = readlink(link, path, sizeof path - 1);
     if (n <= 0) return;
     path[n] = 0;
-    if (!strstr(path, "#pio_tmp")) return;
+    const char *part = getenv("H5PERF_TEST_SLOW_PATH");
+    if (!strstr(path, part ? part : "#pio_tmp")) return;
     slept_once = 1;
+    const char *mark = getenv("H5PERF_TEST_SLOW_MARK");
+    if (mark) {
+        int m = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (m >= 0) close(m);
+    }
     long t = atol(ms);
     struct timespec d = {t / 1000, (t % 1000) * 1000000L};
     while (nanosleep(&d, &d) != 0) {

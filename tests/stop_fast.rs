@@ -39,10 +39,7 @@ fn the_other_ranks_stop_within_the_beacon_interval() {
         ("phdf5", "h5", "H5Dwrite failed"),
     ] {
         // tmpfs: allocated blocks are exactly the bytes written, and nothing is slow
-        let dir = tempfile::Builder::new()
-            .prefix("h5perf-stop-")
-            .tempdir_in("/dev/shm")
-            .expect("a scratch directory in /dev/shm");
+        let dir = scratch_dir_in("h5perf-stop-", std::path::Path::new("/dev/shm"));
         let args: Vec<String> = [
             "-A", api, "-e", "256M", "-x", "1M", "-X", "1M", "-B", "1M", "-p", "2", "-P", "2", "-w",
         ]

@@ -26,10 +26,7 @@ const REFUSAL_TIMEOUT: Duration = Duration::from_secs(30);
 /// A scratch directory on the disk holding the build (`CARGO_TARGET_TMPDIR`), not on
 /// tmpfs as `/tmp` may be: `--direct` refuses tmpfs.
 fn disk_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("h5perf-storage-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("cannot create a scratch directory in CARGO_TARGET_TMPDIR")
+    scratch_dir_in("h5perf-storage-", Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
 /// A refused run: non-zero exit, nothing on stdout, exactly one `h5perf: ` line on
@@ -301,10 +298,7 @@ fn direct_is_refused_with_mpiio_and_phdf5_on_tmpfs_and_for_unaligned_calls() {
         ),
         "this test needs /dev/shm on tmpfs:\n{mounts}"
     );
-    let shm = tempfile::Builder::new()
-        .prefix("h5perf-storage-")
-        .tempdir_in("/dev/shm")
-        .unwrap();
+    let shm = scratch_dir_in("h5perf-storage-", Path::new("/dev/shm"));
     let cwd = disk_dir();
     let o = mpirun_timeout(
         2,

@@ -149,7 +149,8 @@ impl FileWatch {
     }
 
     /// What this rank opened: its own descriptor (POSIX), or the file under the name,
-    /// which must be among the process's open files (MPI-IO, PHDF5).
+    /// which must be among the process's open files (MPI-IO, PHDF5; with `--subfiling`
+    /// only a regular file, [`Driver::holds_companions`]).
     fn opened(&self, path: &CStr, drv: &dyn Driver) -> Result<FileStat> {
         if let Some(st) = drv.open_file_stat() {
             return st;
@@ -161,6 +162,11 @@ impl FileWatch {
                 path.to_string_lossy(),
                 seen.kind.words()
             )));
+        }
+        if drv.holds_companions() {
+            // a concentrator's subfile is new among this process's files; the file at
+            // the name is still compared with rank 0's (after_open)
+            return Ok(seen);
         }
         let now = posix::open_regular_files()?;
         data_files::check_held(path, &seen, &self.open_before, &now)?;

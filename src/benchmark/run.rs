@@ -464,6 +464,9 @@ impl<'a> ApiRun<'a> {
                     Ok(())
                 };
                 cleanup::unregister(Slot::Data);
+                if p.subfiling {
+                    cleanup::unregister(Slot::Subfiles);
+                }
                 // a file that cannot be removed is named (after the run's own error)
                 let removed = agree(comm, removed);
                 if let (Err(a), Err(b)) = (&agreed, &removed) {
@@ -635,6 +638,9 @@ impl<'a> ApiRun<'a> {
         }
         if self.rank == 0 {
             self.drv.after_open(cpath);
+        }
+        if self.run.p.subfiling && phase == Access::Write {
+            self.register_companions(cpath);
         }
         let (g1, untimed) = {
             let c = wtime();

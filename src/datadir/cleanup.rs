@@ -1,9 +1,10 @@
 //! Files to remove however the process ends: a registry of paths ([`register`],
-//! [`unregister`]) unlinked by the signal handlers ([`install_handlers`]) and by the
-//! reaper ([`start_reaper`]), a helper process that outlives this one (`setsid`) and
-//! removes what is still registered when its socket reaches end of file.
+//! [`register_list`], [`unregister`]) unlinked by the signal handlers
+//! ([`install_handlers`]) and by the reaper ([`start_reaper`]), a helper process that
+//! outlives this one (`setsid`) and removes what is still registered when its socket
+//! reaches end of file.
 
-use std::ffi::{CStr, OsStr};
+use std::ffi::{CStr, CString, OsStr};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
@@ -28,6 +29,10 @@ pub enum Slot {
     Document,
     /// The data file in use (recorded on every rank).
     Data,
+    /// `--subfiling`: the subfiles and the configuration file of the data file in use,
+    /// which the subfiling driver names after the file's inode (recorded by the rank
+    /// that removes the file, once the file is open; [`register_list`]).
+    Subfiles,
     /// A `--fill-behaviour` scratch file (rank 0).
     Scratch,
     /// A stale lock moved aside while its lock is taken over (rank 0).
@@ -42,6 +47,7 @@ impl Slot {
         Slot::Report,
         Slot::Document,
         Slot::Data,
+        Slot::Subfiles,
         Slot::Scratch,
         Slot::Aside,
         Slot::Lock,
@@ -70,9 +76,13 @@ impl Entry {
 }
 
 /// The number of slots.
-const SLOTS: usize = 6;
+const SLOTS: usize = 7;
 
+/// The single paths, one per slot ([`Slot::Subfiles`]'s entry stays unused).
 static ENTRIES: [Entry; SLOTS] = [const { Entry::new() }; SLOTS];
+
+/// The paths of [`Slot::Subfiles`], made before they are registered.
+static LIST: signals::PathList = signals::PathList::new();
 
 /// The socket to the reaper (`None`: none), and whether there is one (read by the
 /// signal handlers, which cannot take the lock).
@@ -100,9 +110,38 @@ pub fn register(slot: Slot, path: impl AsRef<OsStr>) -> bool {
     true
 }
 
+/// Record `paths` as the files of [`Slot::Subfiles`] (replacing what was there),
+/// removed in this order by the signal handlers and the reaper unless [`unregister`]ed
+/// first: the C strings are made here, so a handler only reads them and calls `unlink`.
+/// Returns false (nothing recorded) when a path holds a NUL byte.
+pub fn register_list(paths: &[impl AsRef<OsStr>]) -> bool {
+    LIST.clear();
+    let Ok(list) = paths
+        .iter()
+        .map(|p| CString::new(p.as_ref().as_bytes()))
+        .collect::<std::result::Result<Vec<CString>, _>>()
+    else {
+        tell_reaper(b'C', Slot::Subfiles, &[]);
+        return false;
+    };
+    // to the reaper as one message: the paths separated by NUL bytes
+    let joined = list
+        .iter()
+        .map(|c| c.to_bytes())
+        .collect::<Vec<_>>()
+        .join(&0u8);
+    LIST.set(list);
+    tell_reaper(b'S', Slot::Subfiles, &joined);
+    true
+}
+
 /// Forget the file of `slot` (it was removed, or is to be kept).
 pub fn unregister(slot: Slot) {
-    ENTRIES[slot.index()].armed.store(false, Ordering::SeqCst);
+    if slot == Slot::Subfiles {
+        LIST.clear();
+    } else {
+        ENTRIES[slot.index()].armed.store(false, Ordering::SeqCst);
+    }
     tell_reaper(b'C', slot, &[]);
 }
 
@@ -142,6 +181,12 @@ pub fn remove_registered() {
 fn remove_all_in_handler() {
     let report = !reaper_running();
     for slot in Slot::ALL {
+        if slot == Slot::Subfiles {
+            for path in LIST.take_in_handler() {
+                unlink_in_handler(path, report);
+            }
+            continue;
+        }
         let e = &ENTRIES[slot.index()];
         if !e.armed.swap(false, Ordering::SeqCst) {
             continue;
@@ -155,17 +200,23 @@ fn remove_all_in_handler() {
         let Ok(path) = CStr::from_bytes_until_nul(&buf) else {
             continue;
         };
-        match signals::unlink(path) {
-            Err(err) if report && err != libc::ENOENT => {
-                signals::write_stderr(b"h5perf: cannot remove ");
-                signals::write_stderr(path.to_bytes());
-                signals::write_stderr(b" (errno ");
-                let mut digits = [0u8; 12];
-                signals::write_stderr(decimal(err.unsigned_abs(), &mut digits));
-                signals::write_stderr(b")\n");
-            }
-            _ => {}
+        unlink_in_handler(path, report);
+    }
+}
+
+/// `unlink(path)`, and with `report` a failure other than `ENOENT` named on stderr
+/// with its `errno`. Async-signal-safe.
+fn unlink_in_handler(path: &CStr, report: bool) {
+    match signals::unlink(path) {
+        Err(err) if report && err != libc::ENOENT => {
+            signals::write_stderr(b"h5perf: cannot remove ");
+            signals::write_stderr(path.to_bytes());
+            signals::write_stderr(b" (errno ");
+            let mut digits = [0u8; 12];
+            signals::write_stderr(decimal(err.unsigned_abs(), &mut digits));
+            signals::write_stderr(b")\n");
         }
+        _ => {}
     }
 }
 
@@ -217,7 +268,9 @@ pub fn start_reaper() -> Result<()> {
 fn reaper(sock: UnixStream) -> ! {
     let parent = std::os::unix::process::parent_id();
     let left = wait_for_parent(sock);
-    for path in left.iter().flatten() {
+    // a slot holds one path, or several separated by NUL bytes (register_list)
+    let paths = left.iter().flatten().flat_map(|p| p.split(|&b| b == 0));
+    for path in paths.filter(|p| !p.is_empty()) {
         let p = std::path::Path::new(OsStr::from_bytes(path));
         let line = match std::fs::remove_file(p) {
             Ok(()) => format!(

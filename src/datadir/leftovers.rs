@@ -107,6 +107,7 @@ mod tests {
             scratch: vec![],
             keep: true,
             ranks: 0,
+            subfiling: false,
         });
         stale.started -= 5;
         // kept: named, not removed
@@ -129,6 +130,39 @@ mod tests {
         let notes = clean(d, &stale);
         assert!(notes[0].ends_with("it left no other file"), "{notes:?}");
         assert!(t.join("#pio_tmp_2.posix").exists());
+        fs::remove_dir_all(&t).unwrap();
+    }
+
+    #[test]
+    fn subfiles_of_a_dead_subfiling_run() {
+        let t = std::env::temp_dir().join(format!("h5perf-subfiles-left-{}", std::process::id()));
+        fs::create_dir_all(&t).unwrap();
+        let left = [
+            "#pio_tmp_1.h5",
+            "#pio_tmp_1.h5.subfile_77.config",
+            "#pio_tmp_1.h5.subfile_77_1_of_2",
+            "#pio_tmp_1.h5.subfile_77_2_of_2",
+        ];
+        for n in left
+            .iter()
+            .chain(&["#pio_tmp_1.h5.subfile_77.config.other"])
+        {
+            fs::write(t.join(n), b"12").unwrap();
+        }
+        let mut stale = Holder::this_process(Claim {
+            data: vec![(".h5".into(), 1)],
+            scratch: vec![],
+            keep: false,
+            ranks: 0,
+            subfiling: true,
+        });
+        stale.started -= 5;
+        let notes = clean(&t, &stale);
+        for n in left {
+            assert!(!t.join(n).exists(), "{n}: {notes:?}");
+            assert!(notes[1].contains(&format!("{n} (2 bytes)")), "{notes:?}");
+        }
+        assert!(t.join("#pio_tmp_1.h5.subfile_77.config.other").exists());
         fs::remove_dir_all(&t).unwrap();
     }
 

@@ -34,6 +34,10 @@ pub struct Claim {
     /// The run keeps its files (`HDF5_NOCLEANUP`, `--read-only`): never removed as
     /// leftovers.
     pub keep: bool,
+    /// `--subfiling`: beside each data file `NAME` the subfiling driver's configuration
+    /// file `NAME.subfile_INODE.config` and subfiles `NAME.subfile_INODE_K_of_N`
+    /// (H5subfiling_common.c) are the run's too.
+    pub subfiling: bool,
 }
 
 impl Claim {
@@ -42,6 +46,14 @@ impl Claim {
         if self.scratch.iter().any(|s| s.as_bytes() == name) {
             return true;
         }
+        if let Some(data) = self.subfiling.then(|| subfile_of(name)).flatten() {
+            return self.covers_data(data);
+        }
+        self.covers_data(name)
+    }
+
+    /// Whether `name` is one of the claimed data files.
+    fn covers_data(&self, name: &[u8]) -> bool {
         let Some(rest) = name.strip_prefix(b"#pio_tmp_") else {
             return false;
         };
@@ -64,6 +76,29 @@ impl Claim {
             .iter()
             .any(|(s, count)| s.as_bytes() == suffix && n >= 1 && n <= *count)
     }
+}
+
+/// The data file's name when `name` is one of its subfiling driver's files,
+/// `DATA.subfile_INODE.config` or `DATA.subfile_INODE_K_of_N` (decimal numbers; K may
+/// have leading zeros, as the driver pads it to N's width).
+fn subfile_of(name: &[u8]) -> Option<&[u8]> {
+    const MARK: &[u8] = b".subfile_";
+    let at = name.windows(MARK.len()).rposition(|w| w == MARK)?;
+    let (data, rest) = (&name[..at], &name[at + MARK.len()..]);
+    let digits = |s: &[u8]| s.iter().take_while(|c| c.is_ascii_digit()).count();
+    let n = digits(rest);
+    if n == 0 {
+        return None;
+    }
+    let rest = &rest[n..];
+    if rest == b".config" {
+        return Some(data);
+    }
+    let rest = rest.strip_prefix(b"_")?;
+    let k = digits(rest);
+    let rest = rest[k..].strip_prefix(b"_of_")?;
+    let of = digits(rest);
+    (k > 0 && of > 0 && of == rest.len()).then_some(data)
 }
 
 /// The decimal number at the start of `s` (no leading zero unless it is `0`, at most 19
@@ -140,6 +175,9 @@ impl Holder {
         if self.claim.ranks > 0 {
             s.push_str(&format!("ranks {}\n", self.claim.ranks));
         }
+        if self.claim.subfiling {
+            s.push_str("subfiling 1\n");
+        }
         s
     }
 
@@ -171,6 +209,7 @@ impl Holder {
                 }
                 "scratch" => claim.scratch.push(value.to_string()),
                 "ranks" => claim.ranks = value.parse().ok()?,
+                "subfiling" => claim.subfiling = value == "1",
                 _ => {}
             }
         }
@@ -266,7 +305,42 @@ mod tests {
             scratch: vec!["#h5perf_fill_serial.h5".into()],
             keep: false,
             ranks: 0,
+            subfiling: false,
         }
+    }
+
+    #[test]
+    fn claims_of_subfiling() {
+        let c = Claim {
+            subfiling: true,
+            ..claim()
+        };
+        for yes in [
+            "#pio_tmp_1.h5",
+            "#pio_tmp_1.h5.subfile_1234.config",
+            "#pio_tmp_1.h5.subfile_1234_1_of_1",
+            "#pio_tmp_1.h5.subfile_1234_03_of_12",
+            "#pio_tmp_3.posix.subfile_7_1_of_2",
+        ] {
+            assert!(c.covers(yes.as_bytes()), "{yes}");
+        }
+        for no in [
+            "#pio_tmp_2.h5.subfile_1234.config",
+            "#pio_tmp_1.h5.subfile_.config",
+            "#pio_tmp_1.h5.subfile_1234.config.x",
+            "#pio_tmp_1.h5.subfile_1234_1_of_",
+            "#pio_tmp_1.h5.subfile_1234_of_2",
+            "#pio_tmp_1.h5.subfile_x_1_of_1",
+            "#h5perf_fill_serial.h5.subfile_1.config",
+        ] {
+            assert!(!c.covers(no.as_bytes()), "{no}");
+        }
+        // without the option the driver's names are not the run's
+        assert!(!claim().covers(b"#pio_tmp_1.h5.subfile_1234.config"));
+        let h = Holder::this_process(c);
+        assert!(h.render().ends_with("\nsubfiling 1\n"), "{}", h.render());
+        assert_eq!(Holder::parse(&h.render()), Some(h.clone()));
+        assert!(!Holder::this_process(claim()).render().contains("subfiling"));
     }
 
     #[test]

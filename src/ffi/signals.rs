@@ -3,7 +3,8 @@
 //! SIGABRT); SIGXFSZ is ignored, so an oversized `write` fails with `EFBIG`; [`unlink`] and
 //! [`write_stderr`] are the async-signal-safe calls such a hook may make.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_int, c_void, CStr, CString};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 /// `unlink(path)`, async-signal-safe: the `errno` of a failure.
@@ -62,6 +63,60 @@ pub fn wait_output_taken(limit: std::time::Duration) {
         // SAFETY: a valid timespec; the remainder is not wanted.
         unsafe { libc::nanosleep(&tick, std::ptr::null_mut()) };
         waited += 1;
+    }
+}
+
+/// A list of paths a signal handler may read without allocating or locking: made (and
+/// replaced, and freed) by the program, taken whole by a handler with one atomic swap.
+/// Whoever takes the list owns it: the program frees it, a handler only reads it (the
+/// process is ending; freeing is not async-signal-safe), so no list is freed while a
+/// handler reads it.
+pub struct PathList {
+    list: AtomicPtr<Vec<CString>>,
+}
+
+impl PathList {
+    /// An empty list.
+    pub const fn new() -> PathList {
+        PathList {
+            list: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// Hold `paths` (the list held before is freed).
+    pub fn set(&self, paths: Vec<CString>) {
+        let old = self
+            .list
+            .swap(Box::into_raw(Box::new(paths)), Ordering::SeqCst);
+        Self::free(old);
+    }
+
+    /// Hold nothing (the list held before is freed).
+    pub fn clear(&self) {
+        Self::free(self.list.swap(std::ptr::null_mut(), Ordering::SeqCst));
+    }
+
+    fn free(old: *mut Vec<CString>) {
+        if !old.is_null() {
+            // SAFETY: made by Box::into_raw in set; the swap that returned it made it
+            // ours alone.
+            drop(unsafe { Box::from_raw(old) });
+        }
+    }
+
+    /// Take the list out (empty when none is held), for a signal handler or a process
+    /// about to end: async-signal-safe (one atomic swap); the list is never freed.
+    pub fn take_in_handler(&self) -> &'static [CString] {
+        let p = self.list.swap(std::ptr::null_mut(), Ordering::SeqCst);
+        // SAFETY: a list made by Box::into_raw in set, or null; the swap made it ours
+        // alone and it is never freed, so the reference stays valid.
+        unsafe { p.as_ref() }.map_or(&[], Vec::as_slice)
+    }
+}
+
+impl Default for PathList {
+    fn default() -> PathList {
+        PathList::new()
     }
 }
 
@@ -177,4 +232,23 @@ pub fn install(hook: fn()) {
 pub fn terminate_self() {
     // SAFETY: raise has no preconditions.
     unsafe { libc::raise(libc::SIGTERM) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_list_is_taken_whole_once() {
+        let l = PathList::new();
+        assert!(l.take_in_handler().is_empty());
+        l.set(vec![c"/a".into(), c"/b".into()]);
+        l.set(vec![c"/c".into(), c"/d".into()]); // the first list is freed
+        let taken = l.take_in_handler();
+        assert_eq!(taken, [CString::from(c"/c"), CString::from(c"/d")]);
+        assert!(l.take_in_handler().is_empty());
+        l.set(vec![c"/e".into()]);
+        l.clear();
+        assert!(l.take_in_handler().is_empty());
+    }
 }

@@ -387,6 +387,7 @@ fn observe(world: &Comm) -> Result<Findings> {
         scratch: vec![SERIAL_SCRATCH.into(), PARALLEL_SCRATCH.into()],
         keep: false,
         ranks: 0,
+        subfiling: false,
     };
     let lock = dir_lock::acquire(world, &dir, &claim)?;
     if rank == 0 {

@@ -42,7 +42,7 @@ impl Browser {
     /// Starts Chromium (fails the test when it is missing).
     pub fn start() -> Browser {
         let chromium = require_tool("chromium", "chromium");
-        let profile = tempfile::tempdir().expect("a profile directory");
+        let profile = super::scratch_dir_in("h5perf-chromium-", &std::env::temp_dir());
         let mut child = Command::new("sh")
             .arg("-c")
             .arg("exec \"$0\" \"$@\" 3<&0 4>&1 0</dev/null 1>&2")

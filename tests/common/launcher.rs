@@ -370,10 +370,7 @@ pub fn run_session_os(
 
     // Output goes to files, not pipes: nothing can block on a full pipe, and a rank that
     // outlives the launcher cannot keep a reader thread waiting.
-    let capture = tempfile::Builder::new()
-        .prefix("h5perf-capture-")
-        .tempdir()
-        .expect("cannot create capture directory");
+    let capture = super::scratch_dir_in("h5perf-capture-", &std::env::temp_dir());
     let out_path = capture.path().join("stdout");
     let err_path = capture.path().join("stderr");
     let out_f = fs::File::create(&out_path).expect("create stdout capture");

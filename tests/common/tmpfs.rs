@@ -1,15 +1,100 @@
 //! Small file systems mounted by a test (root only): a tmpfs of a given size, full or
-//! read-only, and a btrfs compressing every extent (on a loop device), unmounted (and
-//! detached) when dropped. Without root, mount(8), losetup(8) or mkfs.btrfs the test
-//! fails (never skips).
+//! read-only, and a btrfs compressing every extent (on a loop device). Each is made and
+//! taken down by a supervisor ([`Supervisor`]): a shell in a session of its own that
+//! ignores SIGINT, SIGTERM and SIGHUP, mounts, then waits for end of file on its stdin,
+//! whose write end only the test process holds; when the file system is dropped, or the
+//! test process ends however it ends (SIGTERM, SIGKILL, a panic), the kernel closes that
+//! end and the supervisor unmounts (lazily if the file system is busy), detaches the loop
+//! device and removes the scratch directory. Without root, mount(8), losetup(8) or
+//! mkfs.btrfs the test fails (never skips).
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use super::scratch_dir;
 
-/// A tmpfs mounted by the test on a fresh scratch directory; unmounted on drop.
+/// The shell of a supervisor: `$SETUP` runs (stopping at the first failure), `ready`
+/// and the setup's output go to stdout, then stdin is read to its end (the test reads
+/// nothing more: output goes to /dev/null), then `$TEARDOWN` runs; the positional
+/// parameters are the caller's.
+const SUPERVISOR: &str = r#"trap '' INT TERM HUP
+set -e
+eval "$SETUP"
+echo ready
+exec >/dev/null 2>&1
+set +e
+cat >/dev/null
+eval "$TEARDOWN"
+"#;
+
+/// A process that made a mount and takes it down when its stdin reaches end of file:
+/// when dropped, or when the test process ends.
+pub struct Supervisor {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    /// What the setup printed before `ready`.
+    pub said: Vec<String>,
+}
+
+impl Supervisor {
+    /// Run `setup` (shell commands, `$1`... the `args`), then, at end of file,
+    /// `teardown`; fails the test (naming `what` and the supervisor's stderr) if the
+    /// setup fails.
+    pub fn start(what: &str, setup: &str, teardown: &str, args: &[&str]) -> Supervisor {
+        let mut child = Command::new("setsid")
+            .args(["sh", "-c", SUPERVISOR, "h5perf-test-mount"])
+            .args(args)
+            .env("SETUP", setup)
+            .env("TEARDOWN", teardown)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{what}: cannot start its supervisor (setsid, sh): {e}"));
+        let stdin = child.stdin.take();
+        let mut said = Vec::new();
+        let mut ready = false;
+        for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
+            let Ok(line) = line else { break };
+            if line == "ready" {
+                ready = true;
+                break;
+            }
+            said.push(line);
+        }
+        if !ready {
+            let out = child.wait_with_output().expect("the supervisor's output");
+            panic!(
+                "{what} failed (root, mount(8), and for btrfs losetup(8) and the btrfs module \
+                 are needed): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Supervisor { child, stdin, said }
+    }
+}
+
+impl Drop for Supervisor {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        // the teardown is a few umount/losetup calls; a stuck one is left to its own
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(30) {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// A tmpfs mounted on a fresh scratch directory; unmounted and the directory removed
+/// when dropped or when the test process ends ([`Supervisor`]).
 pub struct Tmpfs {
+    /// Unmounts first, then the directory goes.
+    _mount: Supervisor,
     pub dir: tempfile::TempDir,
 }
 
@@ -18,16 +103,14 @@ impl Tmpfs {
     /// mount fails.
     pub fn mount(opts: &str) -> Tmpfs {
         let dir = scratch_dir();
-        let st = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .expect("mount(8) is needed for the file-system tests");
-        assert!(
-            st.success(),
-            "mount -t tmpfs -o {opts} failed: these tests need root"
+        let path = dir.path().to_string_lossy().into_owned();
+        let mount = Supervisor::start(
+            &format!("mount -t tmpfs -o {opts}"),
+            r#"mount -t tmpfs -o "$1" tmpfs "$2""#,
+            r#"umount "$2" 2>/dev/null || umount -l "$2"; rmdir "$2""#,
+            &[opts, &path],
         );
-        Tmpfs { dir }
+        Tmpfs { _mount: mount, dir }
     }
 
     /// The mount point.
@@ -59,18 +142,14 @@ impl Tmpfs {
     }
 }
 
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
 /// A btrfs in a sparse image file, on a loop device (`losetup -f`), mounted with
-/// `OPTS` (e.g. `compress-force=zstd`); unmounted, detached and removed on drop.
+/// `OPTS` (e.g. `compress-force=zstd`); unmounted, detached and the scratch directory
+/// removed when dropped or when the test process ends ([`Supervisor`]).
 pub struct Btrfs {
+    /// Unmounts and detaches first, then the directory goes.
+    _mount: Supervisor,
     /// The scratch directory: the image `btrfs.img` and the mount point `mnt`.
     pub dir: tempfile::TempDir,
-    dev: String,
 }
 
 impl Btrfs {
@@ -78,38 +157,17 @@ impl Btrfs {
     /// mounted with `-o opts`; fails the test if a step fails.
     pub fn mount(size: &str, opts: &str) -> Btrfs {
         let dir = scratch_dir();
-        let img = dir.path().join("btrfs.img");
-        let mnt = dir.path().join("mnt");
-        std::fs::create_dir(&mnt).expect("the mount point");
-        let ok = |c: &mut Command, what: &str| {
-            let out = c
-                .output()
-                .unwrap_or_else(|e| panic!("{what}: {e} (btrfs-progs, util-linux)"));
-            assert!(
-                out.status.success(),
-                "{what} failed (root and the btrfs module are needed): {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8_lossy(&out.stdout).trim().to_string()
-        };
-        ok(
-            Command::new("truncate").args(["-s", size]).arg(&img),
-            "truncate",
-        );
         let mkfs = super::require_tool("mkfs.btrfs", "btrfs-progs");
-        ok(Command::new(mkfs).arg("-q").arg(&img), "mkfs.btrfs");
-        let dev = ok(
-            Command::new("losetup").args(["-f", "--show"]).arg(&img),
-            "losetup -f",
+        let path = dir.path().to_string_lossy().into_owned();
+        let mount = Supervisor::start(
+            &format!("mount -t btrfs -o {opts}"),
+            r#"mkdir "$1/mnt"; truncate -s "$2" "$1/btrfs.img"; "$4" -q "$1/btrfs.img"
+               dev=$(losetup -f --show "$1/btrfs.img")
+               mount -t btrfs -o "$3" "$dev" "$1/mnt" || { losetup -d "$dev"; exit 1; }"#,
+            r#"umount "$1/mnt" 2>/dev/null || umount -l "$1/mnt"; losetup -d "$dev"; rm -rf "$1""#,
+            &[&path, size, opts, &mkfs.to_string_lossy()],
         );
-        let fs = Btrfs { dir, dev };
-        ok(
-            Command::new("mount")
-                .args(["-t", "btrfs", "-o", opts, &fs.dev])
-                .arg(&mnt),
-            "mount -t btrfs",
-        );
-        fs
+        Btrfs { _mount: mount, dir }
     }
 
     /// The mount point.
@@ -141,16 +199,5 @@ impl Btrfs {
             .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|d| d.parse().ok())
             .unwrap_or_else(|| panic!("no TOTAL line from compsize: {text}"))
-    }
-}
-
-impl Drop for Btrfs {
-    fn drop(&mut self) {
-        let mnt = self.root();
-        let unmounted = Command::new("umount").arg(&mnt).status();
-        if !unmounted.is_ok_and(|s| s.success()) {
-            let _ = Command::new("umount").arg("-l").arg(&mnt).status();
-        }
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
     }
 }

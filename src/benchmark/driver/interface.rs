@@ -7,6 +7,7 @@
 //! read path; timed runs and `-D v` verification go through the same one.
 
 use std::ffi::CString;
+use std::path::PathBuf;
 
 use crate::agreement::Beacon;
 use crate::benchmark::order::Order;
@@ -152,6 +153,23 @@ pub trait Driver {
     fn remove_leftovers(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {
         let _ = (ctx, path);
         Ok(())
+    }
+    /// The files the library made beside the file `path` just created that removing its
+    /// name does not remove, in the order to remove them (PHDF5 with `--subfiling`: the
+    /// subfiles, then their configuration file, as that file names them); empty by
+    /// default. Read outside every timer by the rank that removes the file, so that the
+    /// signal handlers and the reaper remove them too. Errors: reading the
+    /// configuration file (`stat`, `read`, or a file h5perf cannot parse).
+    fn companion_files(&self, ctx: &Ctx<'_>, path: &CString) -> Result<Vec<PathBuf>> {
+        let _ = (ctx, path);
+        Ok(Vec::new())
+    }
+    /// Whether the library also holds files of its own open beside the data file, so
+    /// that a file this process opened during the open is no sign that the data file
+    /// changed (PHDF5 with `--subfiling`: a rank that runs an I/O concentrator holds its
+    /// subfile, and not always the file at the data file's name); false by default.
+    fn holds_companions(&self) -> bool {
+        false
     }
     /// Note what the library chose for the file `path` just opened, outside every timer
     /// (rank 0; by default nothing): PHDF5 with `--subfiling` reads the driver's

@@ -7,6 +7,7 @@
 //! `--alloc-time` when given (issue 6).
 
 use std::ffi::CString;
+use std::path::PathBuf;
 
 use super::interface::{each_read, each_write, Access, Ctx, Driver, Transfers};
 use super::subfiles::SubfilingLayout;
@@ -289,6 +290,17 @@ impl Driver for Phdf5Driver {
             }
             Err(e) => self.note("hdf5_subfiling_stripe_size", format!("unknown ({e})")),
         }
+    }
+
+    fn holds_companions(&self) -> bool {
+        self.subfiling
+    }
+
+    fn companion_files(&self, ctx: &Ctx<'_>, path: &CString) -> Result<Vec<PathBuf>> {
+        if !ctx.p.subfiling {
+            return Ok(Vec::new());
+        }
+        SubfilingLayout::of(path).map(SubfilingLayout::files)
     }
 
     fn remove_leftovers(&mut self, ctx: &Ctx<'_>, path: &CString) -> Result<()> {

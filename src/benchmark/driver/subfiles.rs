@@ -102,6 +102,13 @@ impl SubfilingLayout {
         })
     }
 
+    /// The subfiles, then the configuration file: the files to remove, in order.
+    pub fn files(self) -> Vec<PathBuf> {
+        let mut v = self.subfiles;
+        v.push(self.config);
+        v
+    }
+
     /// Remove the subfiles, then the configuration file (one that is already gone is
     /// no error). Errors: [`Error::Posix`] of the first `unlink` that failed otherwise
     /// (the others are still tried).

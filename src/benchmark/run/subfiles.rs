@@ -1,10 +1,12 @@
-//! `--subfiling`'s step of [`ApiRun`]: a kept file's subfiles removed before it is written
-//! again (the driver names subfiles after the stub's inode, which a new stub may reuse).
+//! `--subfiling`'s steps of [`ApiRun`]: a kept file's subfiles removed before it is
+//! written again (the driver names subfiles after the stub's inode, which a new stub may
+//! reuse), and the new file's subfiles registered for removal however the run ends.
 
 use std::ffi::CString;
 
 use super::ApiRun;
 use crate::agreement::agree;
+use crate::datadir::cleanup;
 use crate::error::Result;
 
 impl ApiRun<'_> {
@@ -23,5 +25,24 @@ impl ApiRun<'_> {
             Ok(())
         };
         agree(self.ctx.comm, res)
+    }
+
+    /// After the open of the write phase of `cpath` with `--subfiling`, outside every
+    /// timer: the rank that removes the file (rank 0 of the file's communicator) reads
+    /// the names of the subfiles and configuration file the driver made (from that
+    /// configuration file) and registers them ([`cleanup::register_list`]), so that the
+    /// signal handlers and the reaper remove them with the file. Nothing is registered
+    /// for a file that is kept (`HDF5_NOCLEANUP`) or not the run's own. A configuration
+    /// file that cannot be read registers nothing (its error is already among the
+    /// settings in effect, `hdf5_subfiling_stripe_size`); local, no collective call, no
+    /// error (a rank that cannot tell its rank registers nothing).
+    pub(super) fn register_companions(&self, cpath: &CString) {
+        let remover = matches!(self.ctx.files.rank(), Ok(0));
+        if self.run.env.nocleanup || !remover || !self.watch.ours(cpath) {
+            return;
+        }
+        if let Ok(files) = self.drv.companion_files(&self.ctx, cpath) {
+            cleanup::register_list(&files);
+        }
     }
 }
