@@ -480,7 +480,17 @@ pub fn render(chart: &Chart) -> String {
 /// `chart` as an HTML `<figure>` with `caption` (escaped; none when empty), appended to
 /// `out`.
 pub fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
-    out.push_str("<figure>");
+    figure_with(out, chart, caption, &[]);
+}
+
+/// [`figure_of`] with the `<figure>`'s attributes `data-NAME="VALUE"` of `data` (values
+/// escaped; names letters and `-`): what the chart carries, for a reader of the page.
+pub fn figure_with(out: &mut String, chart: &Chart, caption: &str, data: &[(&str, String)]) {
+    out.push_str("<figure");
+    for (name, value) in data {
+        let _ = write!(out, " data-{name}=\"{}\"", esc(value));
+    }
+    out.push('>');
     out.push_str(&render(chart));
     if !caption.is_empty() {
         out.push_str("<figcaption>");
