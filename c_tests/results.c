@@ -13,7 +13,14 @@
  *     on stdout without a report;
  *   - h5perf_results_latency (--latency, issue 31): on every rank, per record and phase,
  *     as many calls as transfers, min <= p50 <= p90 <= p99 <= p99.9 <= max, within
- *     the phase's time, the max's host that of its rank; H5PERF_EINVAL out of range.
+ *     the phase's time, the max's host that of its rank; H5PERF_EINVAL out of range;
+ *   - h5perf_results_file_latency (--latency with --fsync): per record, direction and
+ *     call (open, sync, close) one call per rank and iteration (no sync of a read),
+ *     ordered figures, the max's host that of its rank; H5PERF_EINVAL for an unknown
+ *     call or phase;
+ *   - h5perf_results_timeseries (--timeseries=1ms): on rank 0 one entry per iteration
+ *     and direction, every rank's samples summing to its share of the bytes and all of
+ *     them to the record's bytes; nothing on the other ranks; H5PERF_EINVAL out of range.
  */
 #include "check.h"
 
@@ -43,6 +50,102 @@ static int file_contains(const char *path, const char *needle)
     return strstr(buf, needle) != NULL;
 }
 
+/* --latency's file calls and --timeseries' samples of record i (r) of res on rank
+ * `rank`; the first failure's reason in why. 1 when all is well. */
+static int file_calls_and_series_ok(const h5perf_results *res, size_t i, const h5perf_record *r,
+                                    int rank, char *why, size_t n)
+{
+    const h5perf_phase *oc[6] = {&r->write_open_close, &r->write_open_close,
+                                 &r->write_open_close, &r->read_open_close,
+                                 &r->read_open_close,  &r->read_open_close};
+    for (int p = 0; p < 6; p++)
+        for (int c = H5PERF_CALL_OPEN; c <= H5PERF_CALL_CLOSE; c++) {
+            h5perf_latency l;
+            if (h5perf_results_file_latency(res, i, p, c, &l) != H5PERF_OK) {
+                snprintf(why, n, "record %zu phase %d call %d: %s", i, p, c, h5perf_last_error());
+                return 0;
+            }
+            uint64_t want = (uint64_t)r->iterations * (uint64_t)r->nprocs;
+            if (p >= H5PERF_PHASE_RAW_READ && c == H5PERF_CALL_SYNC) {
+                /* --fsync syncs the written files only */
+                if (l.calls != 0 || l.min != 0 || l.max != 0 || !l.max_host || *l.max_host) {
+                    snprintf(why, n, "record %zu phase %d: %llu read syncs", i, p,
+                             (unsigned long long)l.calls);
+                    return 0;
+                }
+                continue;
+            }
+            const char *h = h5perf_results_rank_host(res, l.max_rank);
+            if (l.calls != want ||
+                !(0 < l.min && l.min <= l.p50 && l.p50 <= l.p90 && l.p90 <= l.p99 &&
+                  l.p99 <= l.p999 && l.p999 <= l.max) ||
+                l.max > oc[p]->max_time * 1.01 || !h || !l.max_host || strcmp(h, l.max_host) != 0) {
+                snprintf(why, n,
+                         "record %zu phase %d call %d: %llu calls (want %llu), min %g p50 %g "
+                         "max %g (open-close %g s), rank %d host \"%s\"",
+                         i, p, c, (unsigned long long)l.calls, (unsigned long long)want, l.min,
+                         l.p50, l.max, oc[p]->max_time, l.max_rank,
+                         l.max_host ? l.max_host : "(null)");
+                return 0;
+            }
+        }
+    size_t k = h5perf_results_timeseries_count(res, i);
+    h5perf_timeseries t;
+    if (rank != 0) {
+        if (k != 0 || h5perf_results_timeseries(res, i, 0, &t) != H5PERF_EINVAL) {
+            snprintf(why, n, "rank %d has %zu phases of samples", rank, k);
+            return 0;
+        }
+        return 1;
+    }
+    if (k != 2 * (size_t)r->iterations) {
+        snprintf(why, n, "record %zu: %zu phases of samples, want %d", i, k, 2 * r->iterations);
+        return 0;
+    }
+    int seen[2] = {0, 0};
+    for (size_t j = 0; j < k; j++) {
+        if (h5perf_results_timeseries(res, i, j, &t) != H5PERF_OK) {
+            snprintf(why, n, "record %zu phase %zu: %s", i, j, h5perf_last_error());
+            return 0;
+        }
+        if (t.nranks != r->nprocs || t.intervals < 1 || !t.bytes || t.file != 1 ||
+            t.iteration < 0 || t.iteration >= r->iterations || t.interval < 0.001 ||
+            (t.phase != H5PERF_PHASE_RAW_WRITE && t.phase != H5PERF_PHASE_RAW_READ)) {
+            snprintf(why, n, "record %zu phase %zu: %d ranks, %zu intervals, file %llu, "
+                     "iteration %d, interval %g, phase %d", i, j, t.nranks, t.intervals,
+                     (unsigned long long)t.file, t.iteration, t.interval, t.phase);
+            return 0;
+        }
+        seen[t.phase == H5PERF_PHASE_RAW_READ]++;
+        uint64_t all = 0;
+        for (int q = 0; q < t.nranks; q++) {
+            uint64_t mine = 0;
+            for (size_t v = 0; v < t.intervals; v++)
+                mine += t.bytes[(size_t)q * t.intervals + v];
+            if (mine != r->bytes / (uint64_t)r->nprocs) {
+                snprintf(why, n, "record %zu phase %zu rank %d: %llu bytes, want %llu", i, j, q,
+                         (unsigned long long)mine,
+                         (unsigned long long)(r->bytes / (uint64_t)r->nprocs));
+                return 0;
+            }
+            all += mine;
+        }
+        if (all != r->bytes) {
+            snprintf(why, n, "record %zu phase %zu: %llu bytes, want %llu", i, j,
+                     (unsigned long long)all, (unsigned long long)r->bytes);
+            return 0;
+        }
+    }
+    if (seen[0] != r->iterations || seen[1] != r->iterations ||
+        h5perf_results_timeseries(res, i, k, &t) != H5PERF_EINVAL ||
+        h5perf_results_timeseries(res, i, 0, NULL) != H5PERF_EINVAL) {
+        snprintf(why, n, "record %zu: %d write and %d read phases, or out of range accepted", i,
+                 seen[0], seen[1]);
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -65,6 +168,8 @@ int main(int argc, char **argv)
     ct_check_rc(h5perf_config_set_block_size(cfg, 32768), H5PERF_OK, "set_block");
     ct_check_rc(h5perf_config_set_iterations(cfg, 3), H5PERF_OK, "set_iterations");
     ct_check_rc(h5perf_config_set(cfg, "latency", NULL), H5PERF_OK, "set.latency");
+    ct_check_rc(h5perf_config_set(cfg, "fsync", NULL), H5PERF_OK, "set.fsync");
+    ct_check_rc(h5perf_config_set(cfg, "timeseries", "1ms"), H5PERF_OK, "set.timeseries");
 
     h5perf_results *res = NULL;
     char path[64], head[256];
@@ -77,10 +182,12 @@ int main(int argc, char **argv)
 
     size_t n = h5perf_results_count(res);
     long want_rows = 1;
-    int spread_ok = 1, samples_ok = 1, hosts_ok = 1, latency_ok = 1;
-    char why[512] = "", lwhy[512] = "";
+    int spread_ok = 1, samples_ok = 1, hosts_ok = 1, latency_ok = 1, calls_ok = 1;
+    char why[512] = "", lwhy[512] = "", cwhy[512] = "";
     for (size_t i = 0; i < n; i++) {
         const h5perf_record *r = h5perf_results_get(res, i);
+        if (calls_ok)
+            calls_ok = file_calls_and_series_ok(res, i, r, rank, cwhy, sizeof cwhy);
         const h5perf_phase *ph[6] = {&r->raw_write, &r->write, &r->write_open_close,
                                      &r->raw_read, &r->read, &r->read_open_close};
         want_rows += (long)r->iterations * 6 * r->nprocs;
@@ -180,6 +287,18 @@ int main(int argc, char **argv)
     ct_check_rc(h5perf_results_latency(res, n, 0, &l), H5PERF_EINVAL, "latency.out_of_range");
     ct_check_rc(h5perf_results_latency(res, 0, 6, &l), H5PERF_EINVAL, "latency.bad_phase");
     ct_check_rc(h5perf_results_latency(res, 0, 0, NULL), H5PERF_EINVAL, "latency.null");
+    ct_check(calls_ok, "file_latency_and_timeseries", "%s", cwhy);
+    ct_check_rc(h5perf_results_file_latency(res, 0, 0, 3, &l), H5PERF_EINVAL,
+                "file_latency.bad_call");
+    ct_check_rc(h5perf_results_file_latency(res, 0, 6, 0, &l), H5PERF_EINVAL,
+                "file_latency.bad_phase");
+    ct_check_rc(h5perf_results_file_latency(res, n, 0, 0, &l), H5PERF_EINVAL,
+                "file_latency.out_of_range");
+    ct_check_rc(h5perf_results_file_latency(res, 0, 0, 0, NULL), H5PERF_EINVAL,
+                "file_latency.null");
+    ct_check(h5perf_results_timeseries_count(res, n) == 0 &&
+                 h5perf_results_timeseries_count(NULL, 0) == 0,
+             "timeseries_count.out_of_range", "not 0");
     h5perf_spread s;
     ct_check_rc(h5perf_results_spread(res, n, 0, &s), H5PERF_EINVAL, "spread.out_of_range");
     ct_check_rc(h5perf_results_spread(res, 0, 6, &s), H5PERF_EINVAL, "spread.bad_phase");

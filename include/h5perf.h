@@ -262,6 +262,42 @@ typedef struct h5perf_latency {
  * for a NULL argument, i out of range, an unknown phase or a run without --latency
  * (h5perf_config_set(cfg, "latency", NULL)). */
 int h5perf_results_latency(const h5perf_results *res, size_t i, int phase, h5perf_latency *out);
+/* --latency: the calls of a phase outside its transfer loop, timed one by one (clock
+ * CLOCK_MONOTONIC; the figures within 0.79 %, min and max exact), every rank and
+ * iteration merged: */
+#define H5PERF_CALL_OPEN 0  /* the file's open: open, MPI_File_open, H5Fcreate/H5Fopen   */
+#define H5PERF_CALL_SYNC 1  /* --fsync's sync of a written file: fsync, MPI_File_sync,
+                               H5Fflush (without --fsync and for the read phases: 0 calls,
+                               every figure 0, max_host "")                               */
+#define H5PERF_CALL_CLOSE 2 /* the file's close: close, MPI_File_close, H5Fclose (collective
+                               for MPI-IO and PHDF5: the wait for the others included)     */
+/* The latencies of call (H5PERF_CALL_*) of the direction of phase (H5PERF_PHASE_*) of
+ * record i into *out: one call per rank, file and iteration. H5PERF_EINVAL as
+ * h5perf_results_latency, and for an unknown call. */
+int h5perf_results_file_latency(const h5perf_results *res, size_t i, int phase, int call,
+                                h5perf_latency *out);
+/* --timeseries[=INTERVAL] (issue 31; h5perf_config_set(cfg, "timeseries", "10ms")): the
+ * bytes each rank completed per interval of one write or read phase of a record, as
+ * rank 0 of comm gathered them after the phase (outside every timer). */
+typedef struct h5perf_timeseries {
+    int32_t iteration;     /* the iteration, 0-based                                   */
+    int32_t phase;         /* H5PERF_PHASE_RAW_WRITE (a write phase) or _RAW_READ      */
+    uint64_t file;         /* the file, 1-based                                        */
+    double interval;       /* seconds: the option's, doubled as often as a phase that
+                              outlasted 4096 intervals needed                          */
+    int32_t nranks;        /* ranks (the record's nprocs)                              */
+    size_t intervals;      /* intervals per rank                                       */
+    const uint64_t *bytes; /* bytes[rank * intervals + k]: what rank completed in
+                              [k * interval, (k + 1) * interval) after the phase's
+                              start (its file's open); valid until h5perf_results_free */
+} h5perf_timeseries;
+/* The phases of record i with samples, in run order: rank 0 of comm only (0 elsewhere,
+ * without --timeseries, for a NULL res and i out of range). */
+size_t h5perf_results_timeseries_count(const h5perf_results *res, size_t i);
+/* Phase k (0-based, below h5perf_results_timeseries_count) of record i into *out.
+ * H5PERF_EINVAL for a NULL argument or i or k out of range. */
+int h5perf_results_timeseries(const h5perf_results *res, size_t i, size_t k,
+                              h5perf_timeseries *out);
 /* The own time (seconds) of rank in iteration (0-based) and phase of record i: the
  * per-rank samples, rank 0 of comm only (elsewhere, and out of range: H5PERF_EINVAL). */
 int h5perf_results_rank_time(const h5perf_results *res, size_t i, int iteration, int phase,

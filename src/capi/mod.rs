@@ -215,6 +215,8 @@ pub struct H5perfResults {
     verdict_table: CString,
     /// The checks of the failed rows (rank 0).
     failed_checks: Vec<CString>,
+    /// `--timeseries`: each record's phases' samples (rank 0; empty elsewhere).
+    series: Vec<Vec<FlatSeries>>,
 }
 
 /// `H5PERF_VERDICT_NONE`: no `--expect` and no `--baseline`.
@@ -273,6 +275,11 @@ impl H5perfResults {
                 .failed_checks
                 .iter()
                 .map(|c| c_string(c))
+                .collect(),
+            series: done
+                .records
+                .iter()
+                .map(|r| r.timeseries.iter().map(FlatSeries::of).collect())
                 .collect(),
         }
     }
@@ -333,6 +340,62 @@ pub struct H5perfLatency {
     pub max_rank: i32,
     /// Its host; valid until `h5perf_results_free`.
     pub max_host: *const c_char,
+}
+
+/// `h5perf_timeseries`: the bytes every rank completed per interval of one phase of a
+/// record (`--timeseries`, issue 31), as rank 0 gathered them after the phase.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct H5perfTimeseries {
+    /// The iteration, 0-based.
+    pub iteration: i32,
+    /// `H5PERF_PHASE_RAW_WRITE` (a write phase) or `H5PERF_PHASE_RAW_READ`.
+    pub phase: i32,
+    /// The file, 1-based (as the data files are numbered).
+    pub file: u64,
+    /// The interval (s): `--timeseries`'s, doubled as often as the phase's longest rank
+    /// needed ([`crate::measure::timeseries::Series::fold`]).
+    pub interval: f64,
+    /// Ranks (the record's processes).
+    pub nranks: i32,
+    /// Intervals per rank.
+    pub intervals: usize,
+    /// `bytes[rank × intervals + k]`: what `rank` completed in
+    /// `[k × interval, (k + 1) × interval)` after the phase's start (its file's open);
+    /// valid until `h5perf_results_free`.
+    pub bytes: *const u64,
+}
+
+/// One phase's samples as `h5perf_timeseries` hands them out: every rank's intervals
+/// one after another.
+struct FlatSeries {
+    iteration: u32,
+    file: u64,
+    read: bool,
+    interval_s: f64,
+    nranks: usize,
+    intervals: usize,
+    bytes: Vec<u64>,
+}
+
+impl FlatSeries {
+    /// The samples of `s`, rank after rank (a rank with fewer intervals padded with 0).
+    fn of(s: &crate::measure::timeseries::PhaseSeries) -> FlatSeries {
+        let intervals = s.bytes.iter().map(Vec::len).max().unwrap_or(0);
+        let mut bytes = vec![0u64; intervals * s.bytes.len()];
+        for (rank, b) in s.bytes.iter().enumerate() {
+            bytes[rank * intervals..rank * intervals + b.len()].copy_from_slice(b);
+        }
+        FlatSeries {
+            iteration: s.iteration,
+            file: s.file,
+            read: s.read,
+            interval_s: s.interval_s,
+            nranks: s.bytes.len(),
+            intervals,
+            bytes,
+        }
+    }
 }
 
 /// A string from C as the bytes it holds: NULL = `None`.

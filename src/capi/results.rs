@@ -9,10 +9,18 @@ use crate::error::Error;
 use crate::ffi::mpi::{self, Comm};
 use crate::measure::Record;
 
+use crate::measure::{FileCall, LatencyFigures};
+
 use super::{
     code_of, fail, guard, H5perfConfig, H5perfLatency, H5perfRecord, H5perfResults, H5perfSpread,
-    H5PERF_EINCONCLUSIVE, H5PERF_EINVAL, H5PERF_EMPI, H5PERF_EVERDICT, H5PERF_EVERIFY, H5PERF_OK,
+    H5perfTimeseries, H5PERF_EINCONCLUSIVE, H5PERF_EINVAL, H5PERF_EMPI, H5PERF_EVERDICT,
+    H5PERF_EVERIFY, H5PERF_OK,
 };
+
+/// `H5PERF_PHASE_RAW_WRITE`: the phase index of a write phase's samples.
+const PHASE_RAW_WRITE: i32 = 0;
+/// `H5PERF_PHASE_RAW_READ`: the phase index of a read phase's samples.
+const PHASE_RAW_READ: i32 = 3;
 
 /// `h5perf_run`.
 /// # Safety
@@ -226,23 +234,143 @@ pub unsafe extern "C" fn h5perf_results_latency(
             );
         };
         let l = &lat[usize::from(crate::terms::Phase::ALL[ph].is_read())];
-        let (min, max) = l.min_max_s().unwrap_or((0.0, 0.0));
-        let q = l.quantiles_s().unwrap_or([0.0; 4]);
-        let host = all
-            .rank_hosts
-            .get(l.max_rank as usize)
-            .filter(|_| l.count() != 0)
-            .map_or(c"".as_ptr(), |h| h.as_ptr());
-        let v = H5perfLatency {
-            calls: l.count(),
-            min,
-            p50: q[0],
-            p90: q[1],
-            p99: q[2],
-            p999: q[3],
-            max,
-            max_rank: l.max_rank as i32,
-            max_host: host,
+        let v = latency_of(all, l);
+        // SAFETY: out is non-NULL and writable, guaranteed by the caller.
+        unsafe { out.write(v) };
+        H5PERF_OK
+    })
+}
+
+/// The `h5perf_latency` of `l`: every figure 0 and the host "" when no call was timed.
+fn latency_of(all: &H5perfResults, l: &LatencyFigures) -> H5perfLatency {
+    let (min, max) = l.min_max_s().unwrap_or((0.0, 0.0));
+    let q = l.quantiles_s().unwrap_or([0.0; 4]);
+    let host = all
+        .rank_hosts
+        .get(l.max_rank as usize)
+        .filter(|_| l.count() != 0)
+        .map_or(c"".as_ptr(), |h| h.as_ptr());
+    H5perfLatency {
+        calls: l.count(),
+        min,
+        p50: q[0],
+        p90: q[1],
+        p99: q[2],
+        p999: q[3],
+        max,
+        max_rank: l.max_rank as i32,
+        max_host: host,
+    }
+}
+
+/// `h5perf_results_file_latency`: the latencies of the file call `call`
+/// (`H5PERF_CALL_OPEN`, `H5PERF_CALL_SYNC`, `H5PERF_CALL_CLOSE`: [`FileCall::ALL`]'s
+/// order) of phase `phase`'s direction of record `i` (`--latency`; a sync only of a
+/// write phase with `--fsync`, else 0 calls). `H5PERF_EINVAL` for a NULL argument, `i` out of range, an
+/// unknown phase or call, or a run without `--latency`.
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_file_latency(
+    res: *const H5perfResults,
+    i: usize,
+    phase: c_int,
+    call: c_int,
+    out: *mut H5perfLatency,
+) -> c_int {
+    guard(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some((all, r)) = (unsafe { full_record(res, i) }) else {
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_results_file_latency: NULL results or record out of range",
+            );
+        };
+        let Some(ph) = usize::try_from(phase).ok().filter(|p| *p < 6) else {
+            return fail(
+                H5PERF_EINVAL,
+                &format!("h5perf_results_file_latency: no phase {phase}"),
+            );
+        };
+        let Some(c) = usize::try_from(call)
+            .ok()
+            .filter(|c| *c < FileCall::ALL.len())
+        else {
+            return fail(
+                H5PERF_EINVAL,
+                &format!("h5perf_results_file_latency: no call {call}"),
+            );
+        };
+        if out.is_null() {
+            return fail(H5PERF_EINVAL, "h5perf_results_file_latency: NULL output");
+        }
+        let Some(lat) = &r.file_latency else {
+            return fail(
+                H5PERF_EINVAL,
+                "h5perf_results_file_latency: the run was made without --latency",
+            );
+        };
+        let l = &lat[usize::from(crate::terms::Phase::ALL[ph].is_read())][c];
+        let v = latency_of(all, l);
+        // SAFETY: out is non-NULL and writable, guaranteed by the caller.
+        unsafe { out.write(v) };
+        H5PERF_OK
+    })
+}
+
+/// `h5perf_results_timeseries_count`: the phases of record `i` with `--timeseries`
+/// samples (rank 0 of the communicator; 0 elsewhere, without the option, for a NULL
+/// `res` and `i` out of range).
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_timeseries_count(
+    res: *const H5perfResults,
+    i: usize,
+) -> usize {
+    // SAFETY: guaranteed by the caller.
+    unsafe { res.as_ref() }
+        .and_then(|r| r.series.get(i))
+        .map_or(0, Vec::len)
+}
+
+/// `h5perf_results_timeseries`: the samples of phase `k` (in run order) of record `i` into `*out`. `H5PERF_EINVAL` for a NULL argument
+/// or `i` or `k` out of range ([`h5perf_results_timeseries_count`]).
+/// # Safety
+/// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn h5perf_results_timeseries(
+    res: *const H5perfResults,
+    i: usize,
+    k: usize,
+    out: *mut H5perfTimeseries,
+) -> c_int {
+    guard(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some(s) = (unsafe { res.as_ref() }).and_then(|r| r.series.get(i)?.get(k)) else {
+            return fail(
+                H5PERF_EINVAL,
+                &format!(
+                    "h5perf_results_timeseries: no samples of record {i} phase {k} (NULL \
+                     results, out of range, not rank 0, or a run without --timeseries)"
+                ),
+            );
+        };
+        if out.is_null() {
+            return fail(H5PERF_EINVAL, "h5perf_results_timeseries: NULL output");
+        }
+        let v = H5perfTimeseries {
+            iteration: s.iteration as i32,
+            phase: if s.read {
+                PHASE_RAW_READ
+            } else {
+                PHASE_RAW_WRITE
+            },
+            file: s.file,
+            interval: s.interval_s,
+            nranks: s.nranks as i32,
+            intervals: s.intervals,
+            bytes: s.bytes.as_ptr(),
         };
         // SAFETY: out is non-NULL and writable, guaranteed by the caller.
         unsafe { out.write(v) };

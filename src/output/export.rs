@@ -438,6 +438,7 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
         cells,
         samples: samples(meta, p, records),
         facts: meta.facts.clone(),
+        timeseries: super::timeseries::samples(records, &|r| meta.host_of(r)),
     }
 }
 

@@ -14,6 +14,7 @@ use super::verdict::{figure, Status, Verdict};
 
 mod latency;
 mod spread_tables;
+mod timeseries;
 
 /// The page's style sheet (the charts' classes are [`svg::CSS`]).
 const PAGE_CSS: &str = "\
@@ -781,6 +782,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
     }
 
     latency::section(&mut out, run);
+    timeseries::section(&mut out, run);
     summary_section(&mut out, run, flagged);
     // the spread behind the summary, with the run conditions (--conditions) only
     spread_tables::sections(&mut out, run, fact(run, NODE_FACTS[0]).is_some());

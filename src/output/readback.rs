@@ -592,6 +592,7 @@ fn results_of_json<R: BufRead>(r: R, first_line: usize, limit: u64) -> Result<Re
             .collect();
     }
     set.cells = cells.cells;
+    set.timeseries = super::timeseries::of_json(&j)?;
     Ok(set)
 }
 
@@ -656,6 +657,55 @@ mod tests {
             results_from_json(&export::to_json(&m, &p, &recs)).unwrap(),
             direct
         );
+    }
+
+    /// With `--timeseries`, the JSON's `timeseries` array reads back to the run's own
+    /// samples (the page's throughput-over-time charts are drawn from them); the CSV
+    /// holds none; a malformed entry is refused with its place.
+    #[test]
+    fn time_series_read_back_from_the_json() {
+        use crate::measure::timeseries::PhaseSeries;
+        let (m, mut p, mut recs) = run_set(&[2], &[4096], &[Api::Posix], false, &|n, x, a, ph| {
+            f64::from(n) + x as f64 + a as f64 + ph as f64
+        });
+        p.timeseries = Some(1_000_000);
+        for read in [false, true] {
+            recs[0].timeseries.push(PhaseSeries {
+                iteration: 0,
+                file: 1,
+                read,
+                interval_s: 0.001,
+                bytes: vec![vec![4096, 0, 8192], vec![12288, 4096, 0]],
+            });
+        }
+        let direct = of_run(&m, &p, &recs);
+        assert_eq!(direct.timeseries.len(), 2);
+        assert_eq!(direct.timeseries[1].ranks[1].host, "node2");
+        assert_eq!(direct.timeseries[1].ranks[0].bytes, [4096, 0, 8192]);
+        let json = export::to_json(&m, &p, &recs);
+        assert_eq!(results_from_json(&json).unwrap(), direct);
+        let csv = results_from_csv(&export::to_csv(&m, &p, &recs)).unwrap();
+        assert!(csv.timeseries.is_empty());
+        for (from, to, msg) in [
+            (
+                "\"interval_s\":0.001",
+                "\"interval_s\":0",
+                "timeseries entry 1: interval_s is not a positive number",
+            ),
+            (
+                "[4096,0,8192]",
+                "[4096,-1,8192]",
+                "timeseries entry 1: bytes is not a count: '-1'",
+            ),
+            (
+                "\"phase\":\"read\",\"interval_s\"",
+                "\"phase\":\"raw\",\"interval_s\"",
+                "timeseries entry 2: unknown phase 'raw'",
+            ),
+        ] {
+            let e = results_from_json(&json.replacen(from, to, 1)).unwrap_err();
+            assert!(e.to_string().contains(msg), "{e}");
+        }
     }
 
     fn rates(n: u32, x: u64, a: usize, p: usize) -> f64 {

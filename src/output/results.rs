@@ -173,6 +173,43 @@ pub struct ResultSet {
     pub samples: Vec<RankSample>,
     /// The run's facts of [`FACT_KEYS`] that it recorded, in that order.
     pub facts: Vec<(String, String)>,
+    /// With `--timeseries`: every phase's bytes per rank and interval, in run order (the
+    /// JSON's `timeseries` array); empty without the option and when read from a CSV.
+    pub timeseries: Vec<PhaseSamples>,
+}
+
+/// One phase's `--timeseries` samples: an entry of the JSON's `timeseries` array
+/// (`crate::output::timeseries`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseSamples {
+    /// Processes of the step.
+    pub nprocs: u32,
+    /// Transfer size of the step, bytes.
+    pub xfer_size: u64,
+    /// The API.
+    pub api: Api,
+    /// The iteration, from 1.
+    pub iteration: u32,
+    /// The file, from 1.
+    pub file: u64,
+    /// A read phase (else a write phase).
+    pub read: bool,
+    /// The interval, seconds (> 0).
+    pub interval_s: f64,
+    /// Every rank's bytes per interval, in rank order.
+    pub ranks: Vec<RankBytes>,
+}
+
+/// One rank's bytes per interval of a phase (`--timeseries`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankBytes {
+    /// The rank.
+    pub rank: u32,
+    /// Its host.
+    pub host: String,
+    /// `bytes[i]`: what it completed in `[i × interval_s, (i + 1) × interval_s)` after the
+    /// phase's start.
+    pub bytes: Vec<u64>,
 }
 
 /// The names of the facts a run records only when they say something

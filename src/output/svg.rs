@@ -280,19 +280,40 @@ fn marker(series: usize, x: f64, y: f64, r: f64, class: Option<&str>, inner: &st
     format!("<path{class} d=\"{d}\"{}", end("path"))
 }
 
-/// The chart's height in user units (with its legend rows).
-pub fn height(chart: &Chart) -> f64 {
-    TOP + PLOT_H + BELOW + LEGEND_ROW * legend_rows(&chart.series).len() as f64 + 4.0
+/// The room below the plot: [`BELOW`], and a line more when an x tick label has two
+/// lines (`first\nsecond`).
+fn below(chart: &Chart) -> f64 {
+    BELOW + if two_line(chart) { TICK_LINE } else { 0.0 }
 }
 
-/// The chart as one `<svg>` element.
-pub fn render(chart: &Chart) -> String {
-    let (x0, x1, y0, y1) = (LEFT, WIDTH - RIGHT, TOP + PLOT_H, TOP);
-    // x: the ticks' range, padded; y: 0 to a nice value above every bar and bound
-    let (mut lo, mut hi) = chart
-        .x_ticks
+/// The height of a line of tick labels (11px text).
+const TICK_LINE: f64 = 11.0;
+
+/// Whether an x tick label of `chart` has a second line.
+fn two_line(chart: &Chart) -> bool {
+    chart.x_ticks.iter().any(|(_, l)| l.contains('\n'))
+}
+
+/// The width of `text` as a tick label, user units: 6.2 a character, wider than the
+/// average of 11px sans-serif digits and letters, so that labels this far apart do not
+/// touch.
+pub fn text_width(text: &str) -> f64 {
+    6.2 * text.chars().count() as f64
+}
+
+/// User units per x axis unit of a chart whose x ticks are at `ticks` (axis units): the
+/// scale [`render`] draws them with.
+pub fn x_scale(ticks: &[f64]) -> f64 {
+    let (lo, hi) = x_range(ticks);
+    (WIDTH - RIGHT - LEFT) / (hi - lo)
+}
+
+/// The x axis of ticks at `xs`: their range, padded by 5 % each side (±1 around a
+/// single position; 0..1 without any).
+fn x_range(xs: &[f64]) -> (f64, f64) {
+    let (mut lo, mut hi) = xs
         .iter()
-        .map(|(x, _)| *x)
+        .copied()
         .filter(|x| x.is_finite())
         .map(|x| x.clamp(-COORD_LIMIT, COORD_LIMIT))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
@@ -305,7 +326,21 @@ pub fn render(chart: &Chart) -> String {
         (lo, hi) = (lo - 1.0, hi + 1.0);
     }
     let pad = (hi - lo) * 0.05;
-    let (lo, hi) = (lo - pad, hi + pad);
+    (lo - pad, hi + pad)
+}
+
+/// The chart's height in user units (with its legend rows).
+pub fn height(chart: &Chart) -> f64 {
+    TOP + PLOT_H + below(chart) + LEGEND_ROW * legend_rows(&chart.series).len() as f64 + 4.0
+}
+
+/// The chart as one `<svg>` element.
+pub fn render(chart: &Chart) -> String {
+    let (x0, x1, y0, y1) = (LEFT, WIDTH - RIGHT, TOP + PLOT_H, TOP);
+    // x: the ticks' range, padded; y: 0 to a nice value above every bar and bound
+    let xs: Vec<f64> = chart.x_ticks.iter().map(|(x, _)| *x).collect();
+    let (lo, hi) = x_range(&xs);
+    let extra = below(chart) - BELOW;
     // only finite values set the axis (a value that is not is drawn at its edge, by `c`)
     let data_top = chart
         .series
@@ -361,12 +396,22 @@ pub fn render(chart: &Chart) -> String {
         text_at(&mut labels, "e", x0 - 4.0, y + 3.5, label);
     }
     for (x, label) in &chart.x_ticks {
-        text_at(&mut labels, "m", px(*x), y0 + 13.0, label);
+        let (first, second) = label.split_once('\n').unwrap_or((label, ""));
+        text_at(&mut labels, "m", px(*x), y0 + 13.0, first);
+        if !second.is_empty() {
+            text_at(&mut labels, "m", px(*x), y0 + 13.0 + TICK_LINE, second);
+        }
         let _ = write!(grid, "M{} {cy0}v4", c(px(*x)));
     }
     let _ = write!(o, "<path class=\"gr\" d=\"{grid}\"/>{labels}");
     let _ = write!(o, "<path class=\"ax\" d=\"M{cx0} {cy1}V{cy0}H{cx1}\"/>");
-    text_at(&mut o, "m", (x0 + x1) / 2.0, y0 + 28.0, &chart.x_label);
+    text_at(
+        &mut o,
+        "m",
+        (x0 + x1) / 2.0,
+        y0 + 28.0 + extra,
+        &chart.x_label,
+    );
     let _ = write!(
         o,
         "<text class=\"m\" transform=\"rotate(-90)\" x=\"{}\" y=\"13\">{}</text>",
@@ -455,7 +500,7 @@ pub fn render(chart: &Chart) -> String {
         o.push_str("</g>");
     }
     // legend
-    let mut y = y0 + BELOW + 8.0;
+    let mut y = y0 + below(chart) + 8.0;
     for row in legend_rows(&chart.series) {
         let mut x = x0;
         for i in row {
@@ -480,7 +525,17 @@ pub fn render(chart: &Chart) -> String {
 /// `chart` as an HTML `<figure>` with `caption` (escaped; none when empty), appended to
 /// `out`.
 pub fn figure_of(out: &mut String, chart: &Chart, caption: &str) {
-    out.push_str("<figure>");
+    figure_with(out, chart, caption, &[]);
+}
+
+/// [`figure_of`] with the `<figure>`'s attributes `data-NAME="VALUE"` of `data` (values
+/// escaped; names letters and `-`): what the chart carries, for a reader of the page.
+pub fn figure_with(out: &mut String, chart: &Chart, caption: &str, data: &[(&str, String)]) {
+    out.push_str("<figure");
+    for (name, value) in data {
+        let _ = write!(out, " data-{name}=\"{}\"", esc(value));
+    }
+    out.push('>');
     out.push_str(&render(chart));
     if !caption.is_empty() {
         out.push_str("<figcaption>");

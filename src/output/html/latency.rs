@@ -7,7 +7,7 @@ use crate::config::Api;
 use std::fmt::Write as _;
 
 use super::super::results::{api_title, procs_text, size_text, Cell, CellLatency, ResultSet};
-use super::super::svg::{esc, Chart, Mark, Point, Series};
+use super::super::svg::{self, esc, Chart, Mark, Point, Series};
 
 /// A figure of a [`CellLatency`], seconds.
 type Figure = fn(&CellLatency) -> f64;
@@ -59,6 +59,58 @@ fn of_step(run: &ResultSet, api: Api, read: bool, n: u32, x: u64) -> Option<&Cel
             && (c.key.nprocs, c.key.xfer_size) == (n, x)
             && c.latency.is_some()
     })
+}
+
+/// Of `labels` at the x positions 0, 1, … of a chart of that many steps, those that
+/// fit: each kept when it starts [`GAP`] or more after the end of the last kept one (its
+/// width [`svg::text_width`]), the others emptied.
+fn fitting(labels: Vec<String>) -> Vec<String> {
+    let xs: Vec<f64> = (0..labels.len()).map(|i| i as f64).collect();
+    let scale = svg::x_scale(&xs);
+    let mut end = f64::NEG_INFINITY;
+    labels
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let (mid, half) = (i as f64 * scale, svg::text_width(&l) / 2.0);
+            if l.is_empty() || mid - half < end + GAP {
+                return String::new();
+            }
+            end = mid + half;
+            l
+        })
+        .collect()
+}
+
+/// The least room between two x tick labels, user units.
+const GAP: f64 = 6.0;
+
+/// The x ticks of `steps` (a position each): the transfer size, and with several process
+/// counts below it the count where it changes, each line thinned so that no two labels
+/// overlap ([`fitting`]).
+fn x_ticks(steps: &[&Cell], one_procs: bool) -> Vec<(f64, String)> {
+    let sizes = fitting(steps.iter().map(|c| size_text(c.key.xfer_size)).collect());
+    let procs = fitting(
+        steps
+            .iter()
+            .enumerate()
+            .map(
+                |(i, c)| match i > 0 && steps[i - 1].key.nprocs == c.key.nprocs {
+                    true => String::new(),
+                    false => procs_text(c.key.nprocs),
+                },
+            )
+            .collect(),
+    );
+    sizes
+        .into_iter()
+        .zip(procs)
+        .enumerate()
+        .map(|(i, (s, p))| match (one_procs, p.is_empty()) {
+            (false, false) => (i as f64, format!("{s}\n{p}")),
+            _ => (i as f64, s),
+        })
+        .collect()
 }
 
 /// The latency chart of `api` (titled `api_title`) and direction `read` and its caption
@@ -128,15 +180,7 @@ pub fn chart(run: &ResultSet, api: Api, api_title: &str, read: bool) -> Option<(
     let lo = ys.clone().fold(f64::INFINITY, f64::min).floor() as i32;
     let hi = (ys.fold(f64::NEG_INFINITY, f64::max).ceil() as i32).max(lo + 1);
     let y_ticks = (lo..=hi).map(|k| (f64::from(k), decade_text(k))).collect();
-    let every = steps.len().div_ceil(6).max(1);
-    let x_ticks = steps
-        .iter()
-        .enumerate()
-        .map(|(i, c)| match i % every {
-            0 => (i as f64, place(c)),
-            _ => (i as f64, String::new()),
-        })
-        .collect();
+    let x_ticks = x_ticks(&steps, one_procs);
     let direction = if read { "read" } else { "write" };
     let w = lat(worst);
     let chart = Chart {
@@ -145,7 +189,7 @@ pub fn chart(run: &ResultSet, api: Api, api_title: &str, read: bool) -> Option<(
         title: format!("{api_title} — {direction} calls"),
         x_label: match one_procs {
             true => "Transfer size".to_string(),
-            false => "Processes, transfer size".to_string(),
+            false => "Transfer size; processes below".to_string(),
         },
         y_label: "Call time (log scale)".to_string(),
         x_ticks,
@@ -271,6 +315,84 @@ mod tests {
             assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
         }
         assert!(html.contains("<section id=\"latency\">"));
+    }
+
+    /// 3 process counts × 3 sizes = 9 steps: every size named on the first line, every
+    /// count on the second where it starts, and no two labels of a line overlap.
+    #[test]
+    fn the_x_labels_of_many_steps_do_not_overlap() {
+        let (m, mut p, mut recs) = run_set(
+            &[1, 2, 3],
+            &[1024, 2048, 4096],
+            &[Api::Posix],
+            false,
+            &|n, x, a, ph| f64::from(n) + x as f64 + a as f64 + ph as f64,
+        );
+        p.given.latency = true;
+        for r in recs.iter_mut() {
+            let mut h = Histogram::new();
+            h.record(1_000);
+            let mut f = LatencyFigures::default();
+            f.add(&h, 0, "node-a");
+            r.latency = Some([f.clone(), f]);
+        }
+        let set = of_run(&m, &p, &recs);
+        let (c, _) = chart(&set, Api::Posix, "POSIX", false).expect("a chart");
+        let labels: Vec<&str> = c.x_ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "1 KiB\n1 process",
+                "2 KiB",
+                "4 KiB",
+                "1 KiB\n2 processes",
+                "2 KiB",
+                "4 KiB",
+                "1 KiB\n3 processes",
+                "2 KiB",
+                "4 KiB"
+            ]
+        );
+        // the rendered labels: (x, y, text) of the tick rows, checked pairwise per row
+        let svg = svg::render(&c);
+        let mut rows: std::collections::BTreeMap<String, Vec<(f64, String)>> = Default::default();
+        for part in svg.split("<text class=\"m\" x=\"").skip(1) {
+            let (x, rest) = part.split_once("\" y=\"").unwrap();
+            let (y, rest) = rest.split_once("\">").unwrap();
+            let text = rest.split_once("</text>").unwrap().0;
+            rows.entry(y.to_string())
+                .or_default()
+                .push((x.parse().unwrap(), text.to_string()));
+        }
+        let row_of = |want: &str| {
+            rows.values()
+                .find(|r| r.iter().any(|(_, t)| t == want))
+                .unwrap_or_else(|| panic!("{want} in {rows:?}"))
+                .clone()
+        };
+        for row in [row_of("2 KiB"), row_of("3 processes")] {
+            let row: Vec<&(f64, String)> = row.iter().filter(|(_, t)| !t.is_empty()).collect();
+            for w in row.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                let room = (b.0 - a.0) - (svg::text_width(&a.1) + svg::text_width(&b.1)) / 2.0;
+                assert!(room > 0.0, "{a:?} and {b:?} overlap: {row:?}");
+            }
+        }
+        assert_eq!(
+            row_of("2 KiB")
+                .iter()
+                .filter(|(_, t)| !t.is_empty())
+                .count(),
+            9
+        );
+        // 30 steps: thinned, still no overlap, the first kept
+        let many: Vec<String> = (0..30).map(|i| format!("{i} processes")).collect();
+        let kept = fitting(many);
+        assert_eq!(kept[0], "0 processes");
+        assert!(
+            kept.iter().filter(|l| !l.is_empty()).count() < 10,
+            "{kept:?}"
+        );
     }
 
     #[test]
