@@ -177,6 +177,34 @@ fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
     )))
 }
 
+/// Whether `--drop-caches` can work on every node of `comm` (collective, before any
+/// I/O): the first rank of each node opens `/proc/sys/vm/drop_caches` for writing, as the check of
+/// the option does. `Ok(Err(why))` names the first node where it cannot (the same on
+/// every rank); used by `--stable` to choose a bypass instead of refusing.
+///
+/// Errors: an MPI call failed.
+fn drop_caches_allowed(comm: &Comm) -> Result<std::result::Result<(), String>> {
+    let node = crate::benchmark::storage::Node::of(comm)?;
+    let mine = node
+        .leader
+        .then(|| crate::ffi::storage::check_drop_caches().err())
+        .flatten()
+        .map(|e| {
+            format!(
+                "{e} on {}: dropping the page cache needs root",
+                crate::output::export::hostname()
+            )
+        });
+    let rank = u64::from(comm.rank()?);
+    let first = comm.allreduce_u64(if mine.is_some() { rank } else { u64::MAX }, Op::Min)?;
+    if first == u64::MAX {
+        return Ok(Ok(()));
+    }
+    let root = u32::try_from(first).map_err(|_| Error::Internal("a rank beyond u32"))?;
+    let why = comm.bcast_bytes(root, mine.unwrap_or_default().as_bytes())?;
+    Ok(Err(String::from_utf8_lossy(&why).into_owned()))
+}
+
 /// `--stable` (collective, before any I/O): turn on in `params` the storage options the
 /// run can have ([`crate::config::acceptance::stable_profile`]), from the ranks' hosts and
 /// whether `--drop-caches` can work on every node; every rank decides alike.
@@ -184,7 +212,7 @@ fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
 /// Errors: MPI's.
 pub(super) fn stable(comm: &Comm, params: &mut Params) -> Result<StableProfile> {
     let hosts = conditions::gather_hosts(comm)?;
-    let drop_caches = crate::benchmark::storage_checks::drop_caches_allowed(comm)?;
+    let drop_caches = drop_caches_allowed(comm)?;
     let counts = params.proc_counts();
     let crosses = |s: &StorageOptions| counts.iter().all(|&n| s.reads_cross_nodes(n, &hosts));
     let by_node = StorageOptions {
@@ -199,7 +227,7 @@ pub(super) fn stable(comm: &Comm, params: &mut Params) -> Result<StableProfile> 
     let posix_only = params.apis.iter().all(|a| a == crate::config::Api::Posix);
     let write_only = params.write_only;
     let profile = stable_profile(&mut params.storage, (posix_only, write_only), &facts);
-    params.stable = Some(profile.clone());
+    params.stable = Some(Box::new(profile.clone()));
     Ok(profile)
 }
 

@@ -76,29 +76,6 @@ pub fn check_up_front(p: &Params, comm: &Comm, dir: &Path) -> Result<StorageFact
     Ok(facts)
 }
 
-/// Whether `--drop-caches` can work on every node of `comm` (collective, before any
-/// I/O): the first rank of each node opens [`DROP_CACHES`] for writing, as the check of
-/// the option does. `Ok(Err(why))` names the first node where it cannot (the same on
-/// every rank); used by `--stable` to choose a bypass instead of refusing.
-///
-/// Errors: an MPI call failed.
-pub fn drop_caches_allowed(comm: &Comm) -> Result<std::result::Result<(), String>> {
-    let node = Node::of(comm)?;
-    let mine = node
-        .leader
-        .then(|| kernel::check_drop_caches().err())
-        .flatten()
-        .map(|e| format!("{e} on {}: dropping the page cache needs root", hostname()));
-    let rank = u64::from(comm.rank()?);
-    let first = comm.allreduce_u64(if mine.is_some() { rank } else { u64::MAX }, Op::Min)?;
-    if first == u64::MAX {
-        return Ok(Ok(()));
-    }
-    let root = u32::try_from(first).map_err(|_| Error::Internal("a rank beyond u32"))?;
-    let why = comm.bcast_bytes(root, mine.unwrap_or_default().as_bytes())?;
-    Ok(Err(String::from_utf8_lossy(&why).into_owned()))
-}
-
 /// A refusal of the storage options (the complete message).
 fn refused(m: String) -> Error {
     Error::Invalid(vec![m])

@@ -53,7 +53,7 @@ pub struct Params {
     pub seed: u64,
     /// `--stable`: what it turned on (set by the run before any I/O, agreed by every
     /// rank; `None` without `--stable`).
-    pub stable: Option<super::acceptance::StableProfile>,
+    pub stable: Option<Box<super::acceptance::StableProfile>>,
 }
 
 impl Deref for Params {
