@@ -644,7 +644,7 @@ fn per_host_json(out: &mut String, meta: &RunMeta, p: &Params, records: &[Record
     out.push_str(if first { "]" } else { "\n  ]" });
 }
 
-/// The CSV's per-host columns (with the spread known, [`spread_known`]), after every
+/// The CSV's per-host columns (with `--conditions` and the per-rank times), after every
 /// other field: each is `host=value;…` over the measurement's hosts in the order of
 /// their first rank, as the `node_*` facts: the hosts' ranks, their bytes per
 /// iteration, their mean time (s) and their throughput (MiB/s; empty when stonewalled),
