@@ -326,7 +326,24 @@ fn check(comm: &Comm, opts: &Options) -> Result<(Params, Option<acceptance::Prep
     if (params.payload.on() || params.random.on()) && params.payload.seed.is_none() {
         params.seed = new_seed(comm)?;
     }
+    let stable = match opts.acceptance.stable {
+        true => Some(acceptance::stable(comm, &mut params)?),
+        false => None,
+    };
     let accept = acceptance::prepare(comm, &opts.acceptance, &params)?;
+    if let (Some(s), 0) = (&stable, comm.rank()?) {
+        // one line: what --stable turned on, and what it could not (the run goes ahead)
+        let mut line = match s.turned_on.as_slice() {
+            [] => "h5perf: --stable turned nothing on (the options given bypass the cache)"
+                .to_string(),
+            on => format!("h5perf: --stable turned on {}", on.join(", ")),
+        };
+        if let Some(why) = &s.reads_uncovered {
+            line.push_str(&format!("; {why}"));
+        }
+        line.push('\n');
+        write_stderr(line.as_bytes());
+    }
     Ok((params, accept))
 }
 

@@ -318,6 +318,8 @@ fn the_page_shows_each_iteration_and_each_hosts_share_as_the_rank_samples_give_t
         "--conditions",
         "--json",
         "r.json",
+        "--csv",
+        "r.csv",
         "--rank-csv",
         "rk.csv",
         "--html",
@@ -421,4 +423,64 @@ fn the_page_shows_each_iteration_and_each_hosts_share_as_the_rank_samples_give_t
             "{phase}: {hrow:?} vs {avg_mibps}"
         );
     }
+    // the CSV's per-host columns: the JSON's per_host, as host=value
+    let csv = parse_csv(&fs::read_to_string(d.join("r.csv")).unwrap());
+    assert_eq!(csv.len() - 1, records.len());
+    let h = |k: &str| col(&csv[0], k);
+    for (row, jh) in csv[1..].iter().zip(in_json) {
+        assert_eq!(row[h("per_host_ranks")], format!("{host}=2"));
+        assert_eq!(row[h("per_host_bytes")], format!("{host}={}", jh["bytes"]));
+        for (k, jk) in [
+            ("per_host_avg_time_s", "avg_time_s"),
+            ("per_host_mibps", "mibps"),
+        ] {
+            let v = row[h(k)].strip_prefix(&format!("{host}=")).unwrap();
+            assert_eq!(v.parse::<f64>().unwrap(), jh[jk].as_f64().unwrap(), "{k}");
+        }
+    }
+    // the JSON's per_iteration: each iteration's slowest rank of the rank CSV
+    let in_json = j["per_iteration"]
+        .as_array()
+        .expect("per_iteration in the JSON");
+    assert_eq!(in_json.len(), 3 * records.len(), "{j}");
+    for ji in in_json {
+        let slowest = rk[1..]
+            .iter()
+            .filter(|x| {
+                x[c("phase")] == ji["phase"].as_str().unwrap()
+                    && x[c("iteration")].parse::<u64>().ok() == ji["iteration"].as_u64()
+            })
+            .map(|x| x[c("time_s")].parse::<f64>().unwrap())
+            .fold(0.0, f64::max);
+        assert_eq!(ji["time_s"].as_f64().unwrap(), slowest, "{ji}");
+    }
+    // a page made --from the JSON alone has both sections as the run's page has them;
+    // from the CSV alone it says why they are missing
+    let section = |page: &str, id: &str| -> String {
+        let at = page
+            .find(&format!("<section id=\"{id}\">"))
+            .unwrap_or(page.len());
+        let end = page[at..].find("</section>").map_or(at, |e| at + e);
+        page[at..end].to_string()
+    };
+    let page = fs::read_to_string(d.join("page.html")).unwrap();
+    let o = run_alone(&["--from", "r.json", "--html", "j.html"], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let alone = fs::read_to_string(d.join("j.html")).unwrap();
+    for id in ["iterations", "per-host"] {
+        let (run, made) = (section(&page, id), section(&alone, id));
+        assert!(
+            run.contains("<td>POSIX</td>") && run == made,
+            "{id}:\n{run}\n{made}"
+        );
+    }
+    let o = run_alone(&["--from", "r.csv", "--html", "c.html"], d, T);
+    assert!(o.success(), "{}", o.describe());
+    let alone = fs::read_to_string(d.join("c.html")).unwrap();
+    assert!(
+        alone.contains("Not shown: the results this page was made from hold no per-rank times")
+            && !alone.contains("<section id=\"per-host\">"),
+        "{}",
+        section(&alone, "iterations")
+    );
 }

@@ -1,8 +1,9 @@
 //! The acceptance options in the program: checks, verdict and page, and the `--from` mode.
 
 use crate::agreement::{agree, agree_value};
+use crate::config::acceptance::{stable_profile, StableFacts, StableProfile};
 use crate::config::criteria::Criterion;
-use crate::config::{Acceptance, Params, Percent};
+use crate::config::{Acceptance, Params, Percent, Reorder, StorageOptions};
 use crate::error::{path_text, Error, Result};
 use crate::ffi::mpi::{Comm, Op};
 use crate::measure::{Phase, Record};
@@ -176,6 +177,60 @@ fn check_overlap(name: &str, base: &ResultSet, keys: &[CellKey]) -> Result<()> {
     )))
 }
 
+/// Whether `--drop-caches` can work on every node of `comm` (collective, before any
+/// I/O): the first rank of each node opens `/proc/sys/vm/drop_caches` for writing, as the check of
+/// the option does. `Ok(Err(why))` names the first node where it cannot (the same on
+/// every rank); used by `--stable` to choose a bypass instead of refusing.
+///
+/// Errors: an MPI call failed.
+fn drop_caches_allowed(comm: &Comm) -> Result<std::result::Result<(), String>> {
+    let node = crate::benchmark::storage::Node::of(comm)?;
+    let mine = node
+        .leader
+        .then(|| crate::ffi::storage::check_drop_caches().err())
+        .flatten()
+        .map(|e| {
+            format!(
+                "{e} on {}: dropping the page cache needs root",
+                crate::output::export::hostname()
+            )
+        });
+    let rank = u64::from(comm.rank()?);
+    let first = comm.allreduce_u64(if mine.is_some() { rank } else { u64::MAX }, Op::Min)?;
+    if first == u64::MAX {
+        return Ok(Ok(()));
+    }
+    let root = u32::try_from(first).map_err(|_| Error::Internal("a rank beyond u32"))?;
+    let why = comm.bcast_bytes(root, mine.unwrap_or_default().as_bytes())?;
+    Ok(Err(String::from_utf8_lossy(&why).into_owned()))
+}
+
+/// `--stable` (collective, before any I/O): turn on in `params` the storage options the
+/// run can have ([`crate::config::acceptance::stable_profile`]), from the ranks' hosts and
+/// whether `--drop-caches` can work on every node; every rank decides alike.
+///
+/// Errors: MPI's.
+pub(super) fn stable(comm: &Comm, params: &mut Params) -> Result<StableProfile> {
+    let hosts = conditions::gather_hosts(comm)?;
+    let drop_caches = drop_caches_allowed(comm)?;
+    let counts = params.proc_counts();
+    let crosses = |s: &StorageOptions| counts.iter().all(|&n| s.reads_cross_nodes(n, &hosts));
+    let by_node = StorageOptions {
+        reorder: Some(Reorder::ByNode),
+        ..params.storage
+    };
+    let facts = StableFacts {
+        drop_caches,
+        reorder_given_crosses: crosses(&params.storage),
+        reorder_by_node_crosses: crosses(&by_node),
+    };
+    let posix_only = params.apis.iter().all(|a| a == crate::config::Api::Posix);
+    let write_only = params.write_only;
+    let profile = stable_profile(&mut params.storage, (posix_only, write_only), &facts);
+    params.stable = Some(Box::new(profile.clone()));
+    Ok(profile)
+}
+
 /// The before-run checks of the acceptance options `a` (collective; `None` without any);
 /// agreed errors: a criterion that selects nothing, an unusable baseline or page file.
 pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Option<Prepared>> {
@@ -186,7 +241,8 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         let nodes = conditions::gather_nodes(comm, &hosts)?;
         let across =
             (params.proc_counts().into_iter()).all(|n| params.storage.reads_cross_nodes(n, &hosts));
-        (conditions::stable_refusal(params, &hosts, &nodes), across)
+        let refusal = conditions::stable_refusal(params, &hosts, &nodes);
+        (refusal.map(|m| with_uncovered(m, params)), across)
     } else {
         (None, false)
     };
@@ -221,7 +277,12 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         };
         problems.extend(a.expect.iter().filter_map(|c| {
             let why = crate::config::acceptance::cache_figure(c.api(), c.phase(), b)?;
-            Some(format!("--stable refuses --expect '{}': {why}", c.text()))
+            let m = format!("--stable refuses --expect '{}': {why}", c.text());
+            Some(if c.phase().is_read() {
+                with_uncovered(m, params)
+            } else {
+                m
+            })
         }));
     }
     problems.extend(too_small);
@@ -250,6 +311,19 @@ pub(super) fn prepare(comm: &Comm, a: &Acceptance, params: &Params) -> Result<Op
         asked_baseline: a.baseline.is_some(),
         html,
     }))
+}
+
+/// `message` (a refusal of `--stable` about the reads) followed by why `--stable` could
+/// not turn on a bypass for them, when it could not.
+fn with_uncovered(message: String, params: &Params) -> String {
+    match params
+        .stable
+        .as_ref()
+        .and_then(|s| s.reads_uncovered.as_ref())
+    {
+        Some(why) => format!("{message} ({why})"),
+        None => message,
+    }
 }
 
 /// The verdict of `set`, `None` when there is nothing to check; an invalid run

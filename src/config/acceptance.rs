@@ -5,6 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 
 use super::criteria::Criterion;
+use super::storage::{Reorder, StorageOptions};
 use super::values::ValueError;
 use crate::terms::{Api, Phase};
 
@@ -78,7 +79,8 @@ pub struct Acceptance {
     /// `--within PCT` (only with `--baseline`): the two-sided comparison, every mean
     /// within PCT of the baseline's, and the run as a whole (replaces `--tolerance`'s rule).
     pub within: Option<Percent>,
-    /// `--stable`: refuse criteria on page-cache figures ([`cache_figure`]).
+    /// `--stable`: turn on the cache bypasses the run can have ([`stable_profile`]),
+    /// then refuse criteria on page-cache figures ([`cache_figure`]).
     pub stable: bool,
     /// `--html FILE`: the HTML page.
     pub html: Option<OsString>,
@@ -215,6 +217,116 @@ pub fn cache_figure(api: Api, phase: Phase, b: Bypass) -> Option<String> {
     (!storage).then(|| why.to_string())
 }
 
+/// What `--stable` made of a run ([`stable_profile`]): the storage options it turned on
+/// and, when nothing could keep the page cache out of the reads, why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StableProfile {
+    /// The options `--stable` turned on, in this order when several: `--fsync`,
+    /// `--drop-caches`, `--reorder` (empty when the options given covered everything).
+    pub turned_on: Vec<&'static str>,
+    /// Why the reads stay page-cache figures (`None` when covered or without reads).
+    pub reads_uncovered: Option<String>,
+}
+
+impl StableProfile {
+    /// The list of [`StableProfile::turned_on`] as the results record it:
+    /// `fsync;drop_caches`, or `none`.
+    pub fn turned_on_field(&self) -> String {
+        if self.turned_on.is_empty() {
+            return "none".to_string();
+        }
+        let names: Vec<String> = self
+            .turned_on
+            .iter()
+            .map(|o| o.trim_start_matches("--").replace('-', "_"))
+            .collect();
+        names.join(";")
+    }
+
+    /// The parameter-block line: `Stable storage profile=on (--stable turned on --fsync,
+    /// --drop-caches)`, or `(... turned nothing on: ...)`.
+    pub fn report_line(&self) -> String {
+        let what = if self.turned_on.is_empty() {
+            "--stable turned nothing on: the options given bypass the cache".to_string()
+        } else {
+            format!("--stable turned on {}", self.turned_on.join(", "))
+        };
+        match &self.reads_uncovered {
+            None => format!("Stable storage profile=on ({what})"),
+            Some(_) => {
+                format!("Stable storage profile=on ({what}; the reads stay page-cache figures)")
+            }
+        }
+    }
+}
+
+/// What the machine allows `--stable` for the reads, found before any I/O on every node
+/// (the same on every rank).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StableFacts {
+    /// `--drop-caches` can work (every node's first rank may open
+    /// `/proc/sys/vm/drop_caches` for writing), or why not.
+    pub drop_caches: Result<(), String>,
+    /// Every read step's ranks read parts written on other hosts with the `--reorder`
+    /// given ([`StorageOptions::reads_cross_nodes`]; false without `--reorder`).
+    pub reorder_given_crosses: bool,
+    /// The same with `--reorder` (by node) when it was not given.
+    pub reorder_by_node_crosses: bool,
+}
+
+/// `--stable`'s profile: turn on, in `s`, what the run needs to measure the storage
+/// where it can, and say what it turned on and what it could not cover:
+///
+/// * writes (a run that is not `--read-only`): `--fsync`, unless `--direct` (POSIX:
+///   every write reaches the device) or `--fsync` was given. Raw Data Write stays a
+///   page-cache figure (the sync is outside its timer): criteria on it are refused;
+/// * reads (a run that is not `-w`), unless `--drop-caches`, POSIX `--direct` or a
+///   `--reorder` that crosses nodes was given: `--drop-caches` where it can work (root
+///   on every node), else `--reorder` (by node) when it makes every read step's ranks
+///   read another host's part, else nothing ([`StableProfile::reads_uncovered`] says
+///   why): criteria on reads, and a file that fits in the page cache, are then refused.
+///
+/// `posix_only`: POSIX is the only API (`--direct` covers nothing else).
+pub fn stable_profile(
+    s: &mut StorageOptions,
+    (posix_only, write_only): (bool, bool),
+    facts: &StableFacts,
+) -> StableProfile {
+    let mut out = StableProfile::default();
+    let direct = s.direct && posix_only;
+    if !s.read_only && !s.fsync && !direct {
+        s.fsync = true;
+        out.turned_on.push("--fsync");
+    }
+    let covered = s.drop_caches || direct || facts.reorder_given_crosses;
+    if write_only || covered {
+        return out;
+    }
+    match &facts.drop_caches {
+        Ok(()) => {
+            s.drop_caches = true;
+            out.turned_on.push("--drop-caches");
+        }
+        Err(_) if s.reorder.is_none() && facts.reorder_by_node_crosses => {
+            s.reorder = Some(Reorder::ByNode);
+            out.turned_on.push("--reorder");
+        }
+        Err(why) => {
+            let reorder = if s.reorder.is_some() {
+                "the --reorder given leaves some rank reading a part written on its own host"
+            } else {
+                "--reorder cannot help: some read step runs on one node, whose ranks share \
+                 its page cache"
+            };
+            out.reads_uncovered = Some(format!(
+                "--stable cannot keep the page cache out of the reads: --drop-caches cannot \
+                 work ({why}) and {reorder}"
+            ));
+        }
+    }
+    out
+}
+
 /// `name` unless empty.
 fn non_empty(name: &OsStr) -> Result<OsString, ValueError> {
     if name.is_empty() {
@@ -296,6 +408,87 @@ mod tests {
         assert!(cache_figure(Api::Mpiio, Phase::Read, fsync).is_some());
         assert!(cache_figure(Api::Mpiio, Phase::Read, drop).is_none());
         assert!(cache_figure(Api::Mpiio, Phase::Write, direct).is_some());
+    }
+
+    #[test]
+    fn stable_turns_on_what_the_run_can_have() {
+        let facts = |drop: bool, given: bool, by_node: bool| StableFacts {
+            drop_caches: if drop {
+                Ok(())
+            } else {
+                Err("Permission denied".into())
+            },
+            reorder_given_crosses: given,
+            reorder_by_node_crosses: by_node,
+        };
+        let run = |mut s: StorageOptions, flags, f: &StableFacts| {
+            let p = stable_profile(&mut s, flags, f);
+            (s, p)
+        };
+        let none = StorageOptions::default();
+        // root: writes synced, caches dropped
+        let (s, p) = run(none, (false, false), &facts(true, false, true));
+        assert!(s.fsync && s.drop_caches && s.reorder.is_none());
+        assert_eq!(p.turned_on, ["--fsync", "--drop-caches"]);
+        assert_eq!(p.turned_on_field(), "fsync;drop_caches");
+        assert_eq!(p.reads_uncovered, None);
+        assert_eq!(
+            p.report_line(),
+            "Stable storage profile=on (--stable turned on --fsync, --drop-caches)"
+        );
+        // not root, over nodes: the reads of another node's part
+        let (s, p) = run(none, (false, false), &facts(false, false, true));
+        assert_eq!((s.reorder, s.drop_caches), (Some(Reorder::ByNode), false));
+        assert_eq!(p.turned_on, ["--fsync", "--reorder"]);
+        // not root, one node: nothing helps the reads, and the reason says why
+        let (s, p) = run(none, (false, false), &facts(false, false, false));
+        assert_eq!(
+            s,
+            StorageOptions {
+                fsync: true,
+                ..none
+            }
+        );
+        let why = p.reads_uncovered.clone().unwrap();
+        assert!(
+            why.contains("(Permission denied)") && why.contains("one node"),
+            "{why}"
+        );
+        assert!(p
+            .report_line()
+            .ends_with("; the reads stay page-cache figures)"));
+        // --direct (POSIX) covers both; -w needs no read bypass; --read-only no fsync
+        let direct = StorageOptions {
+            direct: true,
+            ..none
+        };
+        let (s, p) = run(direct, (true, false), &facts(true, false, false));
+        assert_eq!((s, p.turned_on_field()), (direct, "none".to_string()));
+        assert!(p.report_line().contains("turned nothing on"));
+        let (s, p) = run(none, (false, true), &facts(true, false, true));
+        assert_eq!(
+            (s.fsync, s.drop_caches, p.turned_on.len()),
+            (true, false, 1)
+        );
+        let ro = StorageOptions {
+            read_only: true,
+            ..none
+        };
+        let (s, p) = run(ro, (false, false), &facts(true, false, false));
+        assert_eq!((s.fsync, s.drop_caches), (false, true));
+        assert_eq!(p.turned_on, ["--drop-caches"]);
+        // the options given are kept: --fsync and a --reorder across nodes
+        let given = StorageOptions {
+            fsync: true,
+            reorder: Some(Reorder::Shift(2)),
+            ..none
+        };
+        let (s, p) = run(given, (false, false), &facts(true, true, true));
+        assert_eq!((s, p.turned_on.len()), (given, 0));
+        // a --reorder given that stays on one node is not replaced
+        let (s, p) = run(given, (false, false), &facts(false, false, true));
+        assert_eq!(s.reorder, Some(Reorder::Shift(2)));
+        assert!(p.reads_uncovered.unwrap().contains("the --reorder given"));
     }
 
     #[test]

@@ -720,12 +720,13 @@ pub static DEFS: [Def; 60] = [
          same seed writes the same bytes. --read-only needs the writing\n\
          run's. [default: a new seed per run, shown in the parameter block]"),
     def!(_ "stable" 3, flag(|o, on| o.acceptance.stable = on),
-        "Measure the storage, not the page cache: refuse, before any I/O,\n\
-         each --expect criterion on a page-cache figure, with the reason\n\
-         (writes need --fsync, Raw Data Write --direct, reads --drop-caches;\n\
-         --direct counts for POSIX only); refuse the run when a node's data\n\
-         in a read step is under twice its memory and no bypass covers the\n\
-         reads. [default: off]"),
+        "Measure the storage, not the page cache: turn on what the run\n\
+         needs (writes: --fsync, unless --direct; reads: --drop-caches as\n\
+         root, else --reorder when the ranks span nodes) and say so; then\n\
+         refuse, before any I/O, each --expect criterion on a page-cache\n\
+         figure, with the reason (Raw Data Write needs POSIX --direct), and\n\
+         the run when a node's data in a read step is under twice its\n\
+         memory and no bypass covers the reads. [default: off]"),
     def!(_ "stonewall" 3, value(ValueKind::Seconds, |o, v| o.stonewall.set_seconds(v)),
         "Time-limited phases: in each write and read phase a rank starts no\n\
          transfer later than SECONDS after the phase's start; throughput is\n\

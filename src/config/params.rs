@@ -51,6 +51,9 @@ pub struct Params {
     /// `--seed`'s, else 0 until the run chooses one for itself (`app`, agreed by every
     /// rank before any I/O).
     pub seed: u64,
+    /// `--stable`: what it turned on (set by the run before any I/O, agreed by every
+    /// rank; `None` without `--stable`).
+    pub stable: Option<Box<super::acceptance::StableProfile>>,
 }
 
 impl Deref for Params {
@@ -116,6 +119,7 @@ impl Params {
             min_procs,
             max_procs,
             seed: o.payload.seed.unwrap_or(0),
+            stable: None,
         }
     }
 
@@ -156,6 +160,7 @@ impl Params {
     /// flag's that is on ([`Shown`]). Empty without them.
     pub fn report_lines(&self, facts: &StorageFacts) -> Vec<String> {
         let mut lines = self.storage.report_lines(facts);
+        lines.extend(self.stable.as_ref().map(|s| s.report_line()));
         lines.extend(self.payload.report_line(self.seed));
         lines.extend(
             self.random
@@ -189,6 +194,10 @@ impl Params {
                     .into_iter()
                     .zip(self.storage.field_values()),
             );
+        }
+        if let Some(s) = &self.stable {
+            fields.push(("stable", "on".to_string()));
+            fields.push(("stable_turned_on", s.turned_on_field()));
         }
         if self.payload.on() {
             fields.extend(
@@ -633,6 +642,7 @@ pub fn result_keys() -> impl Iterator<Item = &'static str> {
         .chain(DEFS.iter().filter_map(shown).map(|s| s.key))
         .chain(["stonewall_s", "wear_out", "valid"])
         .chain(["deflate", "chunk_cache"])
+        .chain(["stable", "stable_turned_on"])
 }
 
 /// How the option `d` shows when on, if it is a shown flag.

@@ -439,6 +439,8 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
         samples: samples(meta, p, records),
         facts: meta.facts.clone(),
         timeseries: super::timeseries::samples(records, &|r| meta.host_of(r)),
+        per_iteration: Vec::new(),
+        per_host: Vec::new(),
     }
 }
 
@@ -556,47 +558,136 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     out
 }
 
-/// With `--conditions` (the nodes known) and the per-rank times gathered: the array
-/// `per_host`, one object per measurement and host ([`super::spread::hosts`]: its
-/// ranks, their bytes per iteration, the mean of its slowest rank's times and its
-/// throughput, `null` when stonewalled); nothing otherwise.
+/// Whether the results hold the spread behind each measurement (`per_host`,
+/// `per_iteration`, the CSV's [`HOST_FIELDS`]): with `--conditions` (the nodes known)
+/// and the per-rank times gathered.
+fn spread_known(meta: &RunMeta, records: &[Record]) -> bool {
+    !meta.nodes.is_empty() && records.iter().any(Record::has_samples)
+}
+
+/// The names of a `per_host` object of the JSON results.
+const PER_HOST_NAMES: [&str; 9] = [
+    "nprocs",
+    "xfer_size",
+    "api",
+    "phase",
+    "host",
+    "ranks",
+    "bytes",
+    "avg_time_s",
+    "mibps",
+];
+
+/// The names of a `per_iteration` object of the JSON results.
+const PER_ITERATION_NAMES: [&str; 7] = [
+    "nprocs",
+    "xfer_size",
+    "api",
+    "phase",
+    "iteration",
+    "time_s",
+    "mibps",
+];
+
+/// With the spread known ([`spread_known`]): the arrays `per_host`, one object per
+/// measurement and host ([`super::spread::hosts`]: its ranks, their bytes per
+/// iteration, the mean of its slowest rank's times and its throughput, `null` when
+/// stonewalled), and `per_iteration`, one object per measurement and iteration
+/// ([`super::spread::iterations`]: the slowest rank's time and the throughput, `null`
+/// when stonewalled), so that a page made `--from` the JSON alone has both sections;
+/// nothing otherwise.
 fn per_host_json(out: &mut String, meta: &RunMeta, p: &Params, records: &[Record]) {
-    if meta.nodes.is_empty() || !records.iter().any(Record::has_samples) {
+    if !spread_known(meta, records) {
         return;
     }
     let set = result_set(meta, p, records);
-    let names = [
-        "nprocs",
-        "xfer_size",
-        "api",
-        "phase",
-        "host",
-        "ranks",
-        "bytes",
-        "avg_time_s",
-        "mibps",
-    ];
+    let head = |c: &super::results::Cell| {
+        [
+            Int(u64::from(c.key.nprocs)),
+            Int(c.key.xfer_size),
+            text(c.key.api().name()),
+            text(c.key.phase().key()),
+        ]
+    };
     out.push_str(",\n  \"per_host\": [");
     let mut first = true;
     for c in &set.cells {
         for h in super::spread::hosts(&set, c) {
             out.push_str(if first { "\n    " } else { ",\n    " });
             first = false;
-            let values = [
-                Int(u64::from(c.key.nprocs)),
-                Int(c.key.xfer_size),
-                text(c.key.api().name()),
-                text(c.key.phase().key()),
-                text(h.host),
+            let mut values = head(c).to_vec();
+            values.extend([
+                Value::Text(std::borrow::Cow::Owned(h.host)),
                 Int(u64::from(h.ranks)),
                 Int(h.bytes),
                 Float(h.avg_time_s),
                 h.mibps.map_or(Value::Null, Float),
-            ];
-            json_object(out, &names, &values);
+            ]);
+            json_object(out, &PER_HOST_NAMES, &values);
         }
     }
     out.push_str(if first { "]" } else { "\n  ]" });
+    out.push_str(",\n  \"per_iteration\": [");
+    let mut first = true;
+    for c in &set.cells {
+        for i in super::spread::iterations(&set, c) {
+            out.push_str(if first { "\n    " } else { ",\n    " });
+            first = false;
+            let mut values = head(c).to_vec();
+            values.extend([
+                Int(u64::from(i.iteration)),
+                Float(i.time_s),
+                i.mibps.map_or(Value::Null, Float),
+            ]);
+            json_object(out, &PER_ITERATION_NAMES, &values);
+        }
+    }
+    out.push_str(if first { "]" } else { "\n  ]" });
+}
+
+/// The CSV's per-host columns (with `--conditions` and the per-rank times), after every
+/// other field: each is `host=value;…` over the measurement's hosts in the order of
+/// their first rank, as the `node_*` facts: the hosts' ranks, their bytes per
+/// iteration, their mean time (s) and their throughput (MiB/s; empty when stonewalled),
+/// the figures of the JSON's `per_host`.
+pub const HOST_FIELDS: [&str; 4] = [
+    "per_host_ranks",
+    "per_host_bytes",
+    "per_host_avg_time_s",
+    "per_host_mibps",
+];
+
+/// The values of [`HOST_FIELDS`] of each measurement, `None` without the spread.
+fn per_host_columns(
+    meta: &RunMeta,
+    p: &Params,
+    records: &[Record],
+) -> Option<Vec<(CellKey, [String; 4])>> {
+    if !spread_known(meta, records) {
+        return None;
+    }
+    let set = result_set(meta, p, records);
+    let f = |x: f64| float_text(x).unwrap_or_default();
+    let columns = set
+        .cells
+        .iter()
+        .map(|c| {
+            let hs = super::spread::hosts(&set, c);
+            let join = |v: &dyn Fn(&super::spread::HostShare) -> String| {
+                let parts: Vec<String> =
+                    hs.iter().map(|h| format!("{}={}", h.host, v(h))).collect();
+                parts.join(";")
+            };
+            let values = [
+                join(&|h| h.ranks.to_string()),
+                join(&|h| h.bytes.to_string()),
+                join(&|h| f(h.avg_time_s)),
+                join(&|h| h.mibps.map(f).unwrap_or_default()),
+            ];
+            (c.key, values)
+        })
+        .collect();
+    Some(columns)
 }
 
 /// The field names of a record: [`FIELDS`], then the storage options' among
@@ -649,7 +740,12 @@ fn csv_field(out: &mut String, s: &str) {
 /// The results as CSV: the header row, then one row per (record, phase), each ending in `\n`.
 pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let (param_names, params) = param_fields(p, records);
-    let mut out = field_names(p, &param_names, meta).join(",");
+    let hosts = per_host_columns(meta, p, records);
+    let mut names = field_names(p, &param_names, meta);
+    if hosts.is_some() {
+        names.extend(HOST_FIELDS);
+    }
+    let mut out = names.join(",");
     out.push('\n');
     for (r, pi) in rows(p, records) {
         for (i, v) in record_values(meta, &params, r, pi).iter().enumerate() {
@@ -659,6 +755,14 @@ pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
             match v {
                 Value::Text(t) => csv_text(&mut out, t),
                 v => csv_field(&mut out, &v.text()),
+            }
+        }
+        if let Some(hosts) = &hosts {
+            let key = CellKey::new(r.nprocs, r.xfer_size, r.api, Phase::ALL[pi]);
+            let values = hosts.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+            for i in 0..HOST_FIELDS.len() {
+                out.push(',');
+                csv_text(&mut out, values.map_or("", |v| v[i].as_str()));
             }
         }
         out.push('\n');

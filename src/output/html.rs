@@ -360,9 +360,19 @@ fn class_of(s: Status) -> &'static str {
     }
 }
 
-/// The verdict section: the badge, the summary, the table, the notes.
-fn verdict_section(out: &mut String, verdict: Option<&Verdict>) {
+/// The verdict section: `--stable`'s profile (`stable`, [`super::verdict::stable_text`]),
+/// the badge, the summary, the table, the notes.
+fn verdict_section(out: &mut String, verdict: Option<&Verdict>, stable: Option<&str>) {
     out.push_str("<section id=\"verdict\"><h2>Verdict</h2>\n");
+    if let Some(st) = stable {
+        let _ = writeln!(
+            out,
+            "<p class=\"stable\" style=\"font-size:17px;background:#d4edda;padding:4px 8px\"><b>{}:</b> {}; {}.</p>",
+            super::verdict::STABLE_TITLE,
+            esc(st),
+            super::verdict::STABLE_RULE
+        );
+    }
     let Some(v) = verdict else {
         out.push_str("<p><span class=\"badge none\">NONE</span> No criterion (--expect) and no baseline (--baseline) were given.</p></section>\n");
         return;
@@ -604,7 +614,10 @@ fn signoff_section(out: &mut String, run: &ResultSet) {
             ("Started".to_string(), f("start_time")),
             ("Ended".to_string(), f("end_time")),
             ("h5perf".to_string(), f("h5perf_version")),
-        ]);
+        ])
+        .chain(
+            super::verdict::stable_text(run).map(|s| (super::verdict::STABLE_TITLE.to_string(), s)),
+        );
     for (k, v) in rows {
         let _ = write!(out, "<tr><th>{}</th><td>{}</td></tr>", esc(&k), esc(&v));
     }
@@ -734,7 +747,8 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
         );
     }
     signoff_section(&mut out, run);
-    verdict_section(&mut out, verdict);
+    let stable = super::verdict::stable_text(run);
+    verdict_section(&mut out, verdict, stable.as_deref());
     run_section(&mut out, run);
     hosts_section(&mut out, run);
 

@@ -585,6 +585,7 @@ fn results_of_json<R: BufRead>(r: R, first_line: usize, limit: u64) -> Result<Re
         .iter()
         .filter_map(|f| j.get(f).and_then(Json::text).map(|v| (f.to_string(), v)))
         .collect();
+    (set.per_host, set.per_iteration) = spread_of_json(&j)?;
     if let Some(Json::Obj(ps)) = j.get("parameters") {
         set.parameters = ps
             .iter()
@@ -594,6 +595,61 @@ fn results_of_json<R: BufRead>(r: R, first_line: usize, limit: u64) -> Result<Re
     set.cells = cells.cells;
     set.timeseries = super::timeseries::of_json(&j)?;
     Ok(set)
+}
+
+/// What a set's [`ResultSet::per_host`] and [`ResultSet::per_iteration`] hold.
+type Spread = (
+    Vec<(CellKey, super::results::HostShare)>,
+    Vec<(CellKey, super::results::Iteration)>,
+);
+
+/// The `per_host` and `per_iteration` arrays of a `--json` document (written with
+/// `--conditions`; empty without them); `mibps` `null` for a stonewalled run.
+///
+/// # Errors
+/// An object without a field or with a bad figure (`per_host[N]: ...`).
+fn spread_of_json(j: &Json) -> Result<Spread> {
+    let objects = |name: &str| match j.get(name) {
+        Some(Json::Arr(v)) => v.as_slice(),
+        _ => &[],
+    };
+    let mut hosts = Vec::new();
+    for (n, o) in objects("per_host").iter().enumerate() {
+        let at = format!("per_host[{n}]");
+        let get = |name: &str| o.get(name).and_then(Json::text).filter(|v| !v.is_empty());
+        let mibps = match o.get("mibps") {
+            Some(Json::Null) => None,
+            _ => Some(figure(&get, "mibps", &at)?),
+        };
+        hosts.push((
+            key_of(&get, &at)?,
+            super::results::HostShare {
+                host: need(&get, "host", &at)?,
+                ranks: num(&get, "ranks", &at)?,
+                bytes: num(&get, "bytes", &at)?,
+                avg_time_s: figure(&get, "avg_time_s", &at)?,
+                mibps,
+            },
+        ));
+    }
+    let mut iterations = Vec::new();
+    for (n, o) in objects("per_iteration").iter().enumerate() {
+        let at = format!("per_iteration[{n}]");
+        let get = |name: &str| o.get(name).and_then(Json::text).filter(|v| !v.is_empty());
+        let mibps = match o.get("mibps") {
+            Some(Json::Null) => None,
+            _ => Some(figure(&get, "mibps", &at)?),
+        };
+        iterations.push((
+            key_of(&get, &at)?,
+            super::results::Iteration {
+                iteration: num(&get, "iteration", &at)?,
+                time_s: figure(&get, "time_s", &at)?,
+                mibps,
+            },
+        ));
+    }
+    Ok((hosts, iterations))
 }
 
 #[cfg(test)]

@@ -176,6 +176,11 @@ pub struct ResultSet {
     /// With `--timeseries`: every phase's bytes per rank and interval, in run order (the
     /// JSON's `timeseries` array); empty without the option and when read from a CSV.
     pub timeseries: Vec<PhaseSamples>,
+    /// Each measurement's iterations as a `--json` file holds them (`per_iteration`),
+    /// for a page made without the per-rank samples (empty otherwise).
+    pub per_iteration: Vec<(CellKey, Iteration)>,
+    /// Each measurement's hosts as a `--json` file holds them (`per_host`), likewise.
+    pub per_host: Vec<(CellKey, HostShare)>,
 }
 
 /// One phase's `--timeseries` samples: an entry of the JSON's `timeseries` array
@@ -210,6 +215,38 @@ pub struct RankBytes {
     /// `bytes[i]`: what it completed in `[i × interval_s, (i + 1) × interval_s)` after the
     /// phase's start.
     pub bytes: Vec<u64>,
+}
+
+/// One iteration of a measurement.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Iteration {
+    /// Iteration, from 1.
+    pub iteration: u32,
+    /// The iteration's time, seconds: the largest of its ranks' times, the time the
+    /// measurement's statistics are made of (spec §8.3: each iteration's time is the
+    /// slowest rank's, `MPI_Allreduce` with `MPI_MAX`).
+    pub time_s: f64,
+    /// The iteration's throughput, MiB/s: the cell's bytes over `time_s` (spec §8.3);
+    /// `None` for a stonewalled run, whose bytes moved differ per iteration and rank.
+    pub mibps: Option<f64>,
+}
+
+/// One host's share of a measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostShare {
+    /// The host.
+    pub host: String,
+    /// Its ranks in the measurement.
+    pub ranks: u32,
+    /// The bytes its ranks move per iteration: ranks × (the cell's bytes / processes)
+    /// (each rank moves an equal share, spec §8.3).
+    pub bytes: u64,
+    /// Its mean time, seconds: over the iterations, the largest time of its ranks.
+    pub avg_time_s: f64,
+    /// Its throughput, MiB/s: `bytes / avg_time_s`, the aggregate rule of spec §8.3
+    /// ("Average Throughput", bytes over the mean of the slowest rank's times) applied
+    /// to the ranks of one host; `None` for a stonewalled run (the bytes moved vary).
+    pub mibps: Option<f64>,
 }
 
 /// The names of the facts a run records only when they say something

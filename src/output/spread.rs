@@ -4,39 +4,9 @@
 
 use crate::measure::timer::mbps;
 
-use super::results::{Cell, ResultSet};
+use super::results::{Cell, CellKey, ResultSet};
 
-/// One iteration of a measurement.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Iteration {
-    /// Iteration, from 1.
-    pub iteration: u32,
-    /// The iteration's time, seconds: the largest of its ranks' times, the time the
-    /// measurement's statistics are made of (spec §8.3: each iteration's time is the
-    /// slowest rank's, `MPI_Allreduce` with `MPI_MAX`).
-    pub time_s: f64,
-    /// The iteration's throughput, MiB/s: the cell's bytes over `time_s` (spec §8.3);
-    /// `None` for a stonewalled run, whose bytes moved differ per iteration and rank.
-    pub mibps: Option<f64>,
-}
-
-/// One host's share of a measurement.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostShare {
-    /// The host.
-    pub host: String,
-    /// Its ranks in the measurement.
-    pub ranks: u32,
-    /// The bytes its ranks move per iteration: ranks × (the cell's bytes / processes)
-    /// (each rank moves an equal share, spec §8.3).
-    pub bytes: u64,
-    /// Its mean time, seconds: over the iterations, the largest time of its ranks.
-    pub avg_time_s: f64,
-    /// Its throughput, MiB/s: `bytes / avg_time_s`, the aggregate rule of spec §8.3
-    /// ("Average Throughput", bytes over the mean of the slowest rank's times) applied
-    /// to the ranks of one host; `None` for a stonewalled run (the bytes moved vary).
-    pub mibps: Option<f64>,
-}
+pub use super::results::{HostShare, Iteration};
 
 /// Whether the run was stonewalled (`--stonewall`: the parameter `stonewall_s`), so that
 /// its bytes moved vary per iteration and rank.
@@ -44,9 +14,20 @@ fn stonewalled(set: &ResultSet) -> bool {
     set.parameters.iter().any(|(k, _)| k == "stonewall_s")
 }
 
-/// Each iteration of `cell`, in order, from the per-rank samples of `set`; empty
-/// without samples of that cell.
+/// The figures of `cell` among `rows` (those a `--json` file holds, read back), in order.
+fn stored<T: Clone>(rows: &[(CellKey, T)], cell: &Cell) -> Vec<T> {
+    rows.iter()
+        .filter(|(k, _)| *k == cell.key)
+        .map(|(_, v)| v.clone())
+        .collect()
+}
+
+/// Each iteration of `cell`, in order, from the per-rank samples of `set`; without
+/// samples of that cell, those its `--json` file held (`per_iteration`); else empty.
 pub fn iterations(set: &ResultSet, cell: &Cell) -> Vec<Iteration> {
+    if !set.samples.iter().any(|s| s.key == cell.key) {
+        return stored(&set.per_iteration, cell);
+    }
     let wall = stonewalled(set);
     let mut out: Vec<Iteration> = Vec::new();
     for s in set.samples.iter().filter(|s| s.key == cell.key) {
@@ -70,8 +51,12 @@ pub fn iterations(set: &ResultSet, cell: &Cell) -> Vec<Iteration> {
 type HostTimes = (String, u32, Vec<(u32, f64)>);
 
 /// Each host's share of `cell`, hosts in the order of their first rank, from the
-/// per-rank samples of `set`; empty without samples of that cell.
+/// per-rank samples of `set`; without samples of that cell, those its `--json` file
+/// held (`per_host`); else empty.
 pub fn hosts(set: &ResultSet, cell: &Cell) -> Vec<HostShare> {
+    if !set.samples.iter().any(|s| s.key == cell.key) {
+        return stored(&set.per_host, cell);
+    }
     let wall = stonewalled(set);
     // (host, ranks seen in iteration 1, per iteration its largest time)
     let mut by_host: Vec<HostTimes> = Vec::new();

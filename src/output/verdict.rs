@@ -79,7 +79,37 @@ pub struct Verdict {
     /// How the run measured, when it recorded its conditions (`--conditions`): shown
     /// first, with the criteria on page-cache figures ([`Mode::of`]).
     pub mode: Option<Mode>,
+    /// `--stable`: what the profile turned on, as [`stable_text`] says it (from the run's
+    /// parameters `stable` and `stable_turned_on`); shown first and in the summary.
+    pub stable: Option<String>,
 }
+
+/// With `--stable` (the run's parameter `stable` = `on`): `--stable turned on --fsync,
+/// --drop-caches` from `stable_turned_on` (`fsync;drop_caches`), or `--stable turned
+/// nothing on ...` (`none`); `None` without `--stable`.
+pub fn stable_text(run: &ResultSet) -> Option<String> {
+    let value = |k: &str| run.parameters.iter().find(|(n, _)| n == k).map(|(_, v)| v);
+    if value("stable").map(String::as_str) != Some("on") {
+        return None;
+    }
+    let on: Vec<String> = value("stable_turned_on")
+        .map(|v| v.split(';').filter(|o| !o.is_empty() && *o != "none"))
+        .into_iter()
+        .flatten()
+        .map(|o| format!("--{}", o.replace('_', "-")))
+        .collect();
+    Some(if on.is_empty() {
+        "--stable turned nothing on (the options given bypass the cache)".to_string()
+    } else {
+        format!("--stable turned on {}", on.join(", "))
+    })
+}
+
+/// How the verdict and the page name `--stable`'s profile.
+pub const STABLE_TITLE: &str = "Stable storage profile";
+
+/// What `--stable` guarantees of a verdict that has it.
+pub const STABLE_RULE: &str = "criteria on page-cache figures were refused before any I/O";
 
 /// The measurement mode of a run: which cache bypass was in effect, and which criteria
 /// bound a page-cache figure under it (the rule of
@@ -299,6 +329,7 @@ impl Verdict {
                 .iter()
                 .any(|(k, _)| k == "mpi_io_env")
                 .then(|| Mode::of(run, criteria)),
+            stable: stable_text(run),
         }
     }
 
@@ -396,6 +427,9 @@ impl Verdict {
         if let Some(why) = &self.invalid {
             parts.push(format!("run INVALID ({why})"));
         }
+        if self.stable.is_some() {
+            parts.push("stable storage profile".to_string());
+        }
         parts.join("; ")
     }
 
@@ -466,6 +500,9 @@ impl Verdict {
             out.push('\n');
         };
         let mut out = format!("\nVerdict: {} ({})\n", self.status().word(), self.summary());
+        if let Some(s) = &self.stable {
+            let _ = writeln!(out, "{STABLE_TITLE}: {s}; {STABLE_RULE}");
+        }
         for l in self.mode.iter().flat_map(Mode::lines) {
             let _ = writeln!(out, "{l}");
         }
@@ -774,6 +811,42 @@ mod tests {
         let v = Verdict::evaluate(&run, &[], Some(same), None);
         assert_eq!((v.status(), v.rows.len()), (Status::Pass, 1));
         assert_eq!(v.rows[0].place, "mean throughput of each measurement");
+    }
+
+    #[test]
+    fn the_stable_profile_is_named_in_the_summary_the_table_and_the_page() {
+        let mut r = run();
+        let cs = [crit("posix.write>=1B/s")];
+        let v = Verdict::evaluate(&r, &cs, None, None);
+        assert_eq!(
+            (v.stable.as_deref(), v.summary()),
+            (None, "0 of 1 criterion failed".into())
+        );
+        r.parameters.push(("stable".into(), "on".into()));
+        r.parameters
+            .push(("stable_turned_on".into(), "fsync;drop_caches".into()));
+        let v = Verdict::evaluate(&r, &cs, None, None);
+        assert_eq!(
+            v.summary(),
+            "0 of 1 criterion failed; stable storage profile"
+        );
+        let text = v.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[2],
+            "Stable storage profile: --stable turned on --fsync, --drop-caches; criteria on \
+             page-cache figures were refused before any I/O"
+        );
+        let page = super::super::html::page(&r, Some(&v), &cs);
+        assert!(page
+            .contains("<b>Stable storage profile:</b> --stable turned on --fsync, --drop-caches;"));
+        r.parameters.pop();
+        r.parameters
+            .push(("stable_turned_on".into(), "none".into()));
+        assert_eq!(
+            stable_text(&r).unwrap(),
+            "--stable turned nothing on (the options given bypass the cache)"
+        );
     }
 
     #[test]

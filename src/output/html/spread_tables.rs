@@ -9,11 +9,16 @@ use super::super::spread::{hosts, iterations};
 use super::super::svg::esc;
 use super::super::verdict::figure;
 
-/// The cells with samples, in run order (API, processes, transfer size, phase).
+/// The cells with samples, or with the figures a `--json` file held for them
+/// (`per_iteration`, `per_host`), in run order (API, processes, transfer size, phase).
 fn sampled(run: &ResultSet) -> Vec<&Cell> {
     run.cells
         .iter()
-        .filter(|c| run.samples.iter().any(|s| s.key == c.key))
+        .filter(|c| {
+            run.samples.iter().any(|s| s.key == c.key)
+                || run.per_iteration.iter().any(|(k, _)| *k == c.key)
+                || run.per_host.iter().any(|(k, _)| *k == c.key)
+        })
         .collect()
 }
 
@@ -37,10 +42,16 @@ fn mibps_text(v: Option<f64>) -> String {
 /// The per-iteration table and the per-host view, when `with_conditions` (the run's
 /// results hold `--conditions`' facts); nothing otherwise.
 pub(super) fn sections(out: &mut String, run: &ResultSet, with_conditions: bool) {
-    if with_conditions {
-        iterations_section(out, run);
-        hosts_view_section(out, run);
+    if !with_conditions {
+        return;
     }
+    if sampled(run).is_empty() {
+        // a page made --from a CSV file alone: say why the sections are missing
+        out.push_str("<section id=\"iterations\"><h2>Per iteration and per host</h2>\n<p class=\"note\">Not shown: the results this page was made from hold no per-rank times and no per_iteration or per_host figures. Give --from the run's --rank-csv file too, or its --json file.</p></section>\n");
+        return;
+    }
+    iterations_section(out, run);
+    hosts_view_section(out, run);
 }
 
 /// The per-iteration table: per measurement its cv and each iteration's throughput
