@@ -4,6 +4,7 @@
 use std::ffi::{OsStr, OsString};
 
 use super::acceptance::Acceptance;
+use super::mpi_info::{check_hint, MAX_KEY, MAX_VAL};
 use super::order::{parse_phases, RandomOrder};
 use super::payload::{parse_payload, PayloadOptions};
 use super::stonewall::StonewallOptions;
@@ -180,14 +181,7 @@ fn hint(o: &mut Options, v: &str) -> Result<(), ValueError> {
         return Err(ValueError::from("one KEY=VALUE per --mpi-info (no ';')"));
     }
     // the rules of HDF5_MPI_INFO's entries: a newline would forge a line of the report
-    super::mpi_info::check_hint(
-        v,
-        k,
-        val,
-        super::mpi_info::MAX_KEY,
-        super::mpi_info::MAX_VAL,
-    )
-    .map_err(ValueError::from)?;
+    check_hint(v, k, val, MAX_KEY, MAX_VAL).map_err(ValueError::from)?;
     o.mpi_info.push((k.to_string(), val.to_string()));
     Ok(())
 }
