@@ -17,8 +17,11 @@ use super::fields::{FIRST_RUN, FIRST_SPREAD};
 use super::results::{Cell, CellKey, RankSample, ResultSet};
 
 mod instruments;
+mod spread;
 mod value;
 use instruments::{cell_latency, file_latency_values, latency_values, wall_values};
+pub use spread::HOST_FIELDS;
+use spread::{per_host_columns, per_host_json};
 
 /// What describes the run as a whole, the same in every record.
 #[derive(Debug, Clone, PartialEq)]
@@ -556,138 +559,6 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     }
     out.push_str("\n}\n");
     out
-}
-
-/// Whether the results hold the spread behind each measurement (`per_host`,
-/// `per_iteration`, the CSV's [`HOST_FIELDS`]): with `--conditions` (the nodes known)
-/// and the per-rank times gathered.
-fn spread_known(meta: &RunMeta, records: &[Record]) -> bool {
-    !meta.nodes.is_empty() && records.iter().any(Record::has_samples)
-}
-
-/// The names of a `per_host` object of the JSON results.
-const PER_HOST_NAMES: [&str; 9] = [
-    "nprocs",
-    "xfer_size",
-    "api",
-    "phase",
-    "host",
-    "ranks",
-    "bytes",
-    "avg_time_s",
-    "mibps",
-];
-
-/// The names of a `per_iteration` object of the JSON results.
-const PER_ITERATION_NAMES: [&str; 7] = [
-    "nprocs",
-    "xfer_size",
-    "api",
-    "phase",
-    "iteration",
-    "time_s",
-    "mibps",
-];
-
-/// With the spread known ([`spread_known`]): the arrays `per_host`, one object per
-/// measurement and host ([`super::spread::hosts`]: its ranks, their bytes per
-/// iteration, the mean of its slowest rank's times and its throughput, `null` when
-/// stonewalled), and `per_iteration`, one object per measurement and iteration
-/// ([`super::spread::iterations`]: the slowest rank's time and the throughput, `null`
-/// when stonewalled), so that a page made `--from` the JSON alone has both sections;
-/// nothing otherwise.
-fn per_host_json(out: &mut String, meta: &RunMeta, p: &Params, records: &[Record]) {
-    if !spread_known(meta, records) {
-        return;
-    }
-    let set = result_set(meta, p, records);
-    let head = |c: &super::results::Cell| {
-        [
-            Int(u64::from(c.key.nprocs)),
-            Int(c.key.xfer_size),
-            text(c.key.api().name()),
-            text(c.key.phase().key()),
-        ]
-    };
-    out.push_str(",\n  \"per_host\": [");
-    let mut first = true;
-    for c in &set.cells {
-        for h in super::spread::hosts(&set, c) {
-            out.push_str(if first { "\n    " } else { ",\n    " });
-            first = false;
-            let mut values = head(c).to_vec();
-            values.extend([
-                Value::Text(std::borrow::Cow::Owned(h.host)),
-                Int(u64::from(h.ranks)),
-                Int(h.bytes),
-                Float(h.avg_time_s),
-                h.mibps.map_or(Value::Null, Float),
-            ]);
-            json_object(out, &PER_HOST_NAMES, &values);
-        }
-    }
-    out.push_str(if first { "]" } else { "\n  ]" });
-    out.push_str(",\n  \"per_iteration\": [");
-    let mut first = true;
-    for c in &set.cells {
-        for i in super::spread::iterations(&set, c) {
-            out.push_str(if first { "\n    " } else { ",\n    " });
-            first = false;
-            let mut values = head(c).to_vec();
-            values.extend([
-                Int(u64::from(i.iteration)),
-                Float(i.time_s),
-                i.mibps.map_or(Value::Null, Float),
-            ]);
-            json_object(out, &PER_ITERATION_NAMES, &values);
-        }
-    }
-    out.push_str(if first { "]" } else { "\n  ]" });
-}
-
-/// The CSV's per-host columns (with `--conditions` and the per-rank times), after every
-/// other field: each is `host=value;…` over the measurement's hosts in the order of
-/// their first rank, as the `node_*` facts: the hosts' ranks, their bytes per
-/// iteration, their mean time (s) and their throughput (MiB/s; empty when stonewalled),
-/// the figures of the JSON's `per_host`.
-pub const HOST_FIELDS: [&str; 4] = [
-    "per_host_ranks",
-    "per_host_bytes",
-    "per_host_avg_time_s",
-    "per_host_mibps",
-];
-
-/// The values of [`HOST_FIELDS`] of each measurement, `None` without the spread.
-fn per_host_columns(
-    meta: &RunMeta,
-    p: &Params,
-    records: &[Record],
-) -> Option<Vec<(CellKey, [String; 4])>> {
-    if !spread_known(meta, records) {
-        return None;
-    }
-    let set = result_set(meta, p, records);
-    let f = |x: f64| float_text(x).unwrap_or_default();
-    let columns = set
-        .cells
-        .iter()
-        .map(|c| {
-            let hs = super::spread::hosts(&set, c);
-            let join = |v: &dyn Fn(&super::spread::HostShare) -> String| {
-                let parts: Vec<String> =
-                    hs.iter().map(|h| format!("{}={}", h.host, v(h))).collect();
-                parts.join(";")
-            };
-            let values = [
-                join(&|h| h.ranks.to_string()),
-                join(&|h| h.bytes.to_string()),
-                join(&|h| f(h.avg_time_s)),
-                join(&|h| h.mibps.map(f).unwrap_or_default()),
-            ];
-            (c.key, values)
-        })
-        .collect();
-    Some(columns)
 }
 
 /// The field names of a record: [`FIELDS`], then the storage options' among
