@@ -22,6 +22,7 @@ mod value;
 use instruments::{cell_latency, file_latency_values, latency_values, wall_values};
 pub use spread::HOST_FIELDS;
 use spread::{per_host_columns, per_host_json};
+use value::{float_text, json_object, json_string, json_value};
 
 /// What describes the run as a whole, the same in every record.
 #[derive(Debug, Clone, PartialEq)]
@@ -447,53 +448,11 @@ pub fn result_set(meta: &RunMeta, p: &Params, records: &[Record]) -> ResultSet {
     }
 }
 
-/// A finite `f64` in Rust's shortest round-trip decimal form; `None` if not finite.
-fn float_text(x: f64) -> Option<String> {
-    x.is_finite().then(|| format!("{x}"))
-}
-
-/// `s` as a JSON string literal: quotes, backslashes and control characters escaped.
-fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-fn json_value(out: &mut String, v: &Value<'_>) {
-    match v {
-        Value::Text(s) => json_string(out, s),
-        Value::Null => out.push_str("null"),
-        Float(x) if !x.is_finite() => out.push_str("null"),
-        v => out.push_str(&v.text()),
-    }
-}
-
-/// `{"name":value,...}` of `names` and `values` (same length).
-fn json_object(out: &mut String, names: &[&str], values: &[Value<'_>]) {
-    out.push('{');
-    for (i, (n, v)) in names.iter().zip(values).enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        json_string(out, n);
-        out.push(':');
-        json_value(out, v);
-    }
-    out.push('}');
+/// Whether the results hold the spread behind each measurement (`per_host`,
+/// `per_iteration`, the CSV's [`HOST_FIELDS`]): with `--conditions` (the nodes known)
+/// and the per-rank times gathered.
+fn spread_known(meta: &RunMeta, records: &[Record]) -> bool {
+    !meta.nodes.is_empty() && records.iter().any(Record::has_samples)
 }
 
 /// The results as one JSON document ending with a newline; `records` in run order.
@@ -548,7 +507,9 @@ pub fn to_json(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
         json_object(&mut out, &names, &record_values(meta, &params, r, pi));
     }
     out.push_str(if records.is_empty() { "]" } else { "\n  ]" });
-    per_host_json(&mut out, meta, p, records);
+    if spread_known(meta, records) {
+        per_host_json(&mut out, &result_set(meta, p, records));
+    }
     if p.timeseries.is_some() {
         let host_of = |r: u32| meta.host_of(r);
         let w = super::timeseries::Writers {
@@ -611,7 +572,8 @@ fn csv_field(out: &mut String, s: &str) {
 /// The results as CSV: the header row, then one row per (record, phase), each ending in `\n`.
 pub fn to_csv(meta: &RunMeta, p: &Params, records: &[Record]) -> String {
     let (param_names, params) = param_fields(p, records);
-    let hosts = per_host_columns(meta, p, records);
+    let hosts =
+        spread_known(meta, records).then(|| per_host_columns(&result_set(meta, p, records)));
     let mut names = field_names(p, &param_names, meta);
     if hosts.is_some() {
         names.extend(HOST_FIELDS);

@@ -2,19 +2,9 @@
 //! per-rank times): the JSON's `per_host` and `per_iteration` arrays and the CSV's
 //! per-host columns.
 
-use super::value::{text, Value};
-use super::{float_text, json_object, result_set, RunMeta};
-use crate::config::Params;
-use crate::measure::Record;
-use crate::output::results::CellKey;
+use super::value::{float_text, json_object, text, Value};
+use crate::output::results::{CellKey, ResultSet};
 use Value::{Float, Int};
-
-/// Whether the results hold the spread behind each measurement (`per_host`,
-/// `per_iteration`, the CSV's [`HOST_FIELDS`]): with `--conditions` (the nodes known)
-/// and the per-rank times gathered.
-fn spread_known(meta: &RunMeta, records: &[Record]) -> bool {
-    !meta.nodes.is_empty() && records.iter().any(Record::has_samples)
-}
 
 /// The names of a `per_host` object of the JSON results.
 const PER_HOST_NAMES: [&str; 9] = [
@@ -40,18 +30,14 @@ const PER_ITERATION_NAMES: [&str; 7] = [
     "mibps",
 ];
 
-/// With the spread known ([`spread_known`]): the arrays `per_host`, one object per
+/// The arrays `per_host`, one object per
 /// measurement and host ([`crate::output::spread::hosts`]: its ranks, their bytes per
 /// iteration, the mean of its slowest rank's times and its throughput, `null` when
 /// stonewalled), and `per_iteration`, one object per measurement and iteration
 /// ([`crate::output::spread::iterations`]: the slowest rank's time and the throughput, `null`
 /// when stonewalled), so that a page made `--from` the JSON alone has both sections;
 /// nothing otherwise.
-pub(super) fn per_host_json(out: &mut String, meta: &RunMeta, p: &Params, records: &[Record]) {
-    if !spread_known(meta, records) {
-        return;
-    }
-    let set = result_set(meta, p, records);
+pub(super) fn per_host_json(out: &mut String, set: &ResultSet) {
     let head = |c: &crate::output::results::Cell| {
         [
             Int(u64::from(c.key.nprocs)),
@@ -63,7 +49,7 @@ pub(super) fn per_host_json(out: &mut String, meta: &RunMeta, p: &Params, record
     out.push_str(",\n  \"per_host\": [");
     let mut first = true;
     for c in &set.cells {
-        for h in crate::output::spread::hosts(&set, c) {
+        for h in crate::output::spread::hosts(set, c) {
             out.push_str(if first { "\n    " } else { ",\n    " });
             first = false;
             let mut values = head(c).to_vec();
@@ -81,7 +67,7 @@ pub(super) fn per_host_json(out: &mut String, meta: &RunMeta, p: &Params, record
     out.push_str(",\n  \"per_iteration\": [");
     let mut first = true;
     for c in &set.cells {
-        for i in crate::output::spread::iterations(&set, c) {
+        for i in crate::output::spread::iterations(set, c) {
             out.push_str(if first { "\n    " } else { ",\n    " });
             first = false;
             let mut values = head(c).to_vec();
@@ -108,22 +94,13 @@ pub const HOST_FIELDS: [&str; 4] = [
     "per_host_mibps",
 ];
 
-/// The values of [`HOST_FIELDS`] of each measurement, `None` without the spread.
-pub(super) fn per_host_columns(
-    meta: &RunMeta,
-    p: &Params,
-    records: &[Record],
-) -> Option<Vec<(CellKey, [String; 4])>> {
-    if !spread_known(meta, records) {
-        return None;
-    }
-    let set = result_set(meta, p, records);
+/// The values of [`HOST_FIELDS`] of each measurement of `set`.
+pub(super) fn per_host_columns(set: &ResultSet) -> Vec<(CellKey, [String; 4])> {
     let f = |x: f64| float_text(x).unwrap_or_default();
-    let columns = set
-        .cells
+    set.cells
         .iter()
         .map(|c| {
-            let hs = crate::output::spread::hosts(&set, c);
+            let hs = crate::output::spread::hosts(set, c);
             let join = |v: &dyn Fn(&crate::output::spread::HostShare) -> String| {
                 let parts: Vec<String> =
                     hs.iter().map(|h| format!("{}={}", h.host, v(h))).collect();
@@ -137,6 +114,5 @@ pub(super) fn per_host_columns(
             ];
             (c.key, values)
         })
-        .collect();
-    Some(columns)
+        .collect()
 }
