@@ -423,6 +423,21 @@ fn stable_refuses_criteria_on_page_cache_figures_before_any_io() {
         json.contains("\"stable\":\"on\",\"stable_turned_on\":\"drop_caches\""),
         "{json}"
     );
+    // --from its results keeps the profile's promise: the cache figure is refused there
+    // too (the trial's `--from r.json --expect mpiio.raw_write>=…` passed as stable)
+    let o = alone(
+        &["--from", "stable.json", "--expect", "posix.raw_write>=1B/s"],
+        d,
+    );
+    assert_eq!(o.status, Some(1), "{}", o.describe());
+    assert!(
+        o.stderr.contains(
+            "h5perf: --stable refuses --expect 'posix.raw_write>=1B/s' on stable.json, the \
+             results of a --stable run: Raw Data Write is a page-cache figure"
+        ) && !o.stdout.contains("Verdict"),
+        "{}",
+        o.describe()
+    );
     // as an unprivileged user on one node: no bypass for the reads, the refusals stay
     let u = unpriv_user();
     let bin = public_h5perf(d);

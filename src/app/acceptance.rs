@@ -13,7 +13,7 @@ use crate::output::export::RunMeta;
 use crate::output::reproducibility;
 use crate::output::results::{CellKey, ResultSet};
 use crate::output::sink::{write_stdout, Sink};
-use crate::output::verdict::Verdict;
+use crate::output::verdict::{self, Verdict};
 use crate::output::{html, readback};
 
 /// The exit status of a run whose criteria or baseline comparison failed (1 stays "error").
@@ -442,6 +442,17 @@ fn from_files_here(a: &Acceptance) -> Result<i32> {
     let mut problems = unmatched(&a.expect, &what, (&apis, &procs, &sizes, &phases), &keys);
     let iterations = set.cells.iter().map(|c| c.iterations).min().unwrap_or(0);
     problems.extend(spread_needs(a, iterations, &what));
+    // a --stable run's verdict keeps its profile's promise: no criterion on a cache figure
+    if verdict::stable_text(&set).is_some() {
+        let b = verdict::Mode::bypass_of(&set);
+        problems.extend(a.expect.iter().filter_map(|c| {
+            let why = crate::config::acceptance::cache_figure(c.api(), c.phase(), b)?;
+            Some(format!(
+                "--stable refuses --expect '{}' on {what}, the results of a --stable run: {why}",
+                c.text()
+            ))
+        }));
+    }
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }

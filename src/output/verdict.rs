@@ -109,7 +109,8 @@ pub fn stable_text(run: &ResultSet) -> Option<String> {
 pub const STABLE_TITLE: &str = "Stable storage profile";
 
 /// What `--stable` guarantees of a verdict that has it.
-pub const STABLE_RULE: &str = "criteria on page-cache figures were refused before any I/O";
+pub const STABLE_RULE: &str =
+    "a criterion on a page-cache figure is refused (before any I/O, and by --from)";
 
 /// The measurement mode of a run: which cache bypass was in effect, and which criteria
 /// bound a page-cache figure under it (the rule of
@@ -834,8 +835,8 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines[2],
-            "Stable storage profile: --stable turned on --fsync, --drop-caches; criteria on \
-             page-cache figures were refused before any I/O"
+            "Stable storage profile: --stable turned on --fsync, --drop-caches; a criterion on \
+             a page-cache figure is refused (before any I/O, and by --from)"
         );
         let page = super::super::html::page(&r, Some(&v), &cs);
         assert!(page
