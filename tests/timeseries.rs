@@ -216,6 +216,8 @@ fn the_page_draws_the_samples_also_from_the_json() {
         "--timeseries=1ms",
         "--json",
         "r.json",
+        "--csv",
+        "r.csv",
         "--html",
         "run.html",
     ];
@@ -270,6 +272,18 @@ fn the_page_draws_the_samples_also_from_the_json() {
         t[a..a + t[a..].find("</section>").unwrap()].to_string()
     };
     assert_eq!(section("run.html"), section("from.html"));
+    // from the CSV, which holds no samples: the section says where they are, and the
+    // parameters keep the interval (the trial: both were silently lost)
+    let o = run_alone(&["--from", "r.csv", "--html", "csv.html"], d, T);
+    assert!(o.success(), "{}", o.describe());
+    assert!(
+        section("csv.html")
+            .contains("Not shown: the --timeseries samples are in the run's --json file only"),
+        "{}",
+        section("csv.html")
+    );
+    let csv_page = fs::read_to_string(d.join("csv.html")).unwrap();
+    assert!(csv_page.contains("timeseries_interval_s"), "the interval");
     // rank 1 on another host: a line per host
     let host1 = j["timeseries"][0]["ranks"][1]["host"].as_str().unwrap();
     let two = text.replace(

@@ -632,7 +632,8 @@ impl Params {
 
 /// The names of every field [`Params::result_fields`] may write and a comparison reads
 /// back: the storage fields, `payload`, then each shown flag's, then `--stonewall`'s,
-/// the run's validity and `--deflate` (not `seed`, which differs from run to run by
+/// the run's validity, `--deflate`, `--chunk-cache`, `--stable`'s and `--timeseries`'s
+/// interval (not `seed`, which differs from run to run by
 /// design). A results file read back carries these besides the
 /// parameters every file has; absent, a field is `off`.
 pub fn result_keys() -> impl Iterator<Item = &'static str> {
@@ -643,6 +644,7 @@ pub fn result_keys() -> impl Iterator<Item = &'static str> {
         .chain(["stonewall_s", "wear_out", "valid"])
         .chain(["deflate", "chunk_cache"])
         .chain(["stable", "stable_turned_on"])
+        .chain(["timeseries_interval_s"])
 }
 
 /// How the option `d` shows when on, if it is a shown flag.

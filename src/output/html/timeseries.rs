@@ -184,10 +184,13 @@ pub fn chart(
         .map(|v| format!("{v} s"))
         .collect::<Vec<_>>()
         .join(", ");
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut caption = format!(
-        "{} {direction} phases of {} intervals ({iv_text})",
+        "{} {direction} phase{} of {} interval{} ({iv_text})",
         phases.len(),
-        total
+        plural(phases.len()),
+        total,
+        plural(total)
     );
     if merge > 1 {
         let _ = write!(caption, ", each point {merge} intervals merged");
@@ -208,6 +211,9 @@ pub fn chart(
     Some((chart, caption, carried))
 }
 
+/// The run parameter that says a run had `--timeseries` (its interval, seconds).
+pub const INTERVAL_KEY: &str = "timeseries_interval_s";
+
 /// The note under the section's heading.
 pub const NOTE: &str = "Bytes completed per interval of every write and read phase \
 (--timeseries), over the interval: the total of every rank and, when the ranks span more \
@@ -220,6 +226,10 @@ names its phase and seconds.";
 /// per API, the write and the read chart.
 pub fn section(out: &mut String, run: &ResultSet) {
     if run.timeseries.is_empty() {
+        // a --timeseries run's page made --from its CSV: say where the samples are
+        if run.parameters.iter().any(|(k, _)| k == INTERVAL_KEY) {
+            out.push_str("<section id=\"timeseries\"><h2>Throughput over time</h2>\n<p class=\"note\">Not shown: the --timeseries samples are in the run's --json file only (its timeseries array), not in its CSV. Give --from the run's --json file.</p></section>\n");
+        }
         return;
     }
     let _ = writeln!(
