@@ -679,18 +679,18 @@ fn mpiio_limits(counts: &[Count]) -> Vec<String> {
 /// `blk × blk` chunk below 4 GiB.
 fn phdf5_limits(buf_bytes: u64, chunk2d: bool, blk: u64) -> Vec<String> {
     let int_max = i32::MAX as u64;
-    let mut out = Vec::new();
-    if buf_bytes > int_max {
-        out.push(format!(
-            "PHDF5: a transfer of {buf_bytes} bytes exceeds the {int_max} bytes HDF5's MPI-IO driver can move in one call"
-        ));
+    let transfer = (buf_bytes > int_max).then(|| {
+        format!("a transfer of {buf_bytes} bytes exceeds the {int_max} bytes HDF5's MPI-IO driver can move in one call")
+    });
+    let chunk = (chunk2d && blk.checked_mul(blk).is_none_or(|c| c >= 1 << 32))
+        .then(|| format!("a chunk of {blk}x{blk} bytes must be smaller than 4 GiB, HDF5's limit"));
+    // one line for both: in 2D they come from the same -B
+    match (transfer, chunk) {
+        (Some(t), Some(c)) => vec![format!("PHDF5: {t}, and {c} (use a smaller -B)")],
+        (Some(t), None) => vec![format!("PHDF5: {t}")],
+        (None, Some(c)) => vec![format!("PHDF5: {c} (use a smaller -B)")],
+        (None, None) => Vec::new(),
     }
-    if chunk2d && blk.checked_mul(blk).is_none_or(|c| c >= 1 << 32) {
-        out.push(format!(
-            "PHDF5: a chunk of {blk}x{blk} bytes must be smaller than 4 GiB, HDF5's limit (use a smaller -B)"
-        ));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -915,7 +915,7 @@ mod tests {
             m,
             vec!["Transfer buffer size (32768) must be a multiple of the interleaved I/O block size (65536)"]
         );
-        // with the rule kept (-x 64K), the limits are told
+        // with the rule kept (-x 64K), the limits are told, in one line
         let m = resolve(
             |o| {
                 blk64k(o);
@@ -924,9 +924,13 @@ mod tests {
             1,
         )
         .problems(1, MEM);
-        assert!(
-            m.iter().any(|l| l.contains("HDF5's limit")) && m.len() == 2,
-            "{m:?}"
+        assert_eq!(
+            m,
+            vec![
+                "PHDF5: a transfer of 4294967296 bytes exceeds the 2147483647 bytes HDF5's \
+                  MPI-IO driver can move in one call, and a chunk of 65536x65536 bytes must be \
+                  smaller than 4 GiB, HDF5's limit (use a smaller -B)"
+            ]
         );
     }
 
@@ -1083,9 +1087,13 @@ mod tests {
         );
         assert!(phdf5_limits(i32::MAX as u64, true, 65535).is_empty());
         let m = phdf5_limits(1 << 31, true, 1 << 16);
-        assert_eq!(m.len(), 2);
+        assert_eq!(m.len(), 1, "both limits of one -B in one line");
         assert!(m[0].starts_with("PHDF5: a transfer of 2147483648 bytes"));
-        assert!(m[1].starts_with("PHDF5: a chunk of 65536x65536 bytes"));
+        assert!(m[0].contains(", and a chunk of 65536x65536 bytes"));
+        assert_eq!(
+            phdf5_limits(8, true, 1 << 16),
+            vec!["PHDF5: a chunk of 65536x65536 bytes must be smaller than 4 GiB, HDF5's limit (use a smaller -B)"]
+        );
         assert!(phdf5_limits(8, false, 1 << 16).is_empty());
     }
 

@@ -259,7 +259,7 @@ pub fn stable_refusal(
          less than {MEMORY_FACTOR} times the node's memory ({memory} bytes; \
          {MEMORY_FACTOR} x {memory} = {} bytes), and no cache bypass (--drop-caches, \
          --reorder across nodes, --direct for POSIX) is active: its reads would be page-cache figures; make -e \
-         larger or bypass the cache",
+         larger, bypass the cache or measure the writes alone (-w)",
         MEMORY_FACTOR.saturating_mul(memory)
     ))
 }
