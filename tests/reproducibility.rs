@@ -383,7 +383,14 @@ fn stable_refuses_criteria_on_page_cache_figures_before_any_io() {
     );
     // without it: --drop-caches is turned on, the reads and the small file are accepted
     args.drain(6..8);
-    args.extend(["--csv", "stable.csv", "--json", "stable.json"]);
+    args.extend([
+        "--csv",
+        "stable.csv",
+        "--json",
+        "stable.json",
+        "--html",
+        "stable.html",
+    ]);
     let o = mpirun_timeout(1, &args, &memory, d, T);
     assert!(o.success(), "{}", o.describe());
     assert!(
@@ -422,6 +429,13 @@ fn stable_refuses_criteria_on_page_cache_figures_before_any_io() {
     assert!(
         json.contains("\"stable\":\"on\",\"stable_turned_on\":\"drop_caches\""),
         "{json}"
+    );
+    // its page marks the charts of page-cache figures (Raw Data Write under --fsync),
+    // criteria on them or not
+    let page = fs::read_to_string(d.join("stable.html")).unwrap();
+    assert!(
+        page.contains("Caveat: a page-cache figure, not the storage&#39;s: Raw Data Write"),
+        "the Raw Data Write chart is marked"
     );
     // --from its results keeps the profile's promise: the cache figure is refused there
     // too (the trial's `--from r.json --expect mpiio.raw_write>=…` passed as stable)

@@ -327,9 +327,10 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
     Some((chart, text))
 }
 
-/// The caption of the chart of `api` and `phase` when the verdict knows the measurement
-/// mode and a criterion bounds that chart's figures although they are page-cache figures
-/// ([`crate::config::acceptance::cache_figure`]); empty otherwise.
+/// The caption of the chart of `api` and `phase` when its figures are page-cache figures
+/// ([`crate::config::acceptance::cache_figure`]) and either the run had `--stable` (whose
+/// page must not pass a cache figure off as the storage's) or the verdict knows the
+/// measurement mode and a criterion bounds that chart; empty otherwise.
 fn caveat(
     run: &ResultSet,
     verdict: Option<&Verdict>,
@@ -337,11 +338,11 @@ fn caveat(
     api: Api,
     phase: Phase,
 ) -> String {
-    if verdict.and_then(|v| v.mode.as_ref()).is_none()
-        || !criteria
+    let bounded = verdict.and_then(|v| v.mode.as_ref()).is_some()
+        && criteria
             .iter()
-            .any(|c| c.api() == api && c.phase() == phase)
-    {
+            .any(|c| c.api() == api && c.phase() == phase);
+    if !bounded && super::verdict::stable_text(run).is_none() {
         return String::new();
     }
     let b = super::verdict::Mode::bypass_of(run);
