@@ -195,6 +195,12 @@ pub fn chart(
     if merge > 1 {
         let _ = write!(caption, ", each point {merge} intervals merged");
     }
+    // a phase within one or two intervals is drawn as its bytes over whole intervals
+    if total < 3 * phases.len() {
+        caption.push_str(
+            "; the phases last about an interval or less, so each point is well below the              phase's throughput: give --timeseries a shorter interval",
+        );
+    }
     if hosts.len() > MAX_HOSTS {
         let _ = write!(
             caption,
@@ -300,6 +306,22 @@ mod tests {
             }
         }
         set
+    }
+
+    #[test]
+    fn phases_of_an_interval_or_two_say_so() {
+        let set = run(2, &["a", "b"], true);
+        let (_, caption, _) = chart(&set, Api::Posix, "POSIX", true).expect("a chart");
+        assert!(caption.starts_with("2 read phases of 4 intervals (0.5 s); the phases last"));
+        assert!(caption.ends_with("give --timeseries a shorter interval."));
+        let one = run(1, &["a", "b"], true);
+        let mut one_phase = one.clone();
+        one_phase.timeseries.retain(|t| t.nprocs == 1);
+        let (_, caption, _) = chart(&one_phase, Api::Posix, "POSIX", false).expect("a chart");
+        assert!(
+            caption.starts_with("1 write phase of 1 interval (0.5 s); "),
+            "{caption}"
+        );
     }
 
     #[test]
