@@ -165,6 +165,9 @@ fn slowed_run(collective: bool) {
     ];
     if collective {
         args.push("-C");
+    } else {
+        // the per-host figures (--conditions) of a stonewalled run
+        args.push("--conditions");
     }
     let o = mpirun_timeout(2, &args, &slowed(&shim, "200"), d, T);
     assert!(o.success(), "{}", o.describe());
@@ -181,6 +184,15 @@ fn slowed_run(collective: bool) {
     }
     assert_moved_over_time(&j);
     assert_rank_bytes(&j, &fs::read_to_string(d.join("ranks.csv")).unwrap());
+    if !collective {
+        // per host: times, but neither the planned bytes nor a throughput
+        let hosts = j["per_host"].as_array().expect("per_host");
+        assert!(!hosts.is_empty());
+        for h in hosts {
+            assert!(h["bytes"].is_null() && h["mibps"].is_null(), "{h}");
+            assert!(h["avg_time_s"].as_f64().unwrap() > 0.0, "{h}");
+        }
+    }
     // the read phase reads what was written: the same counts per record
     for r in j["records"].as_array().unwrap() {
         let w = j["records"]

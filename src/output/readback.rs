@@ -626,7 +626,10 @@ fn spread_of_json(j: &Json) -> Result<Spread> {
             super::results::HostShare {
                 host: need(&get, "host", &at)?,
                 ranks: num(&get, "ranks", &at)?,
-                bytes: num(&get, "bytes", &at)?,
+                bytes: match o.get("bytes") {
+                    Some(Json::Null) => None,
+                    _ => Some(num(&get, "bytes", &at)?),
+                },
                 avg_time_s: figure(&get, "avg_time_s", &at)?,
                 mibps,
             },

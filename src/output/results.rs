@@ -239,8 +239,9 @@ pub struct HostShare {
     /// Its ranks in the measurement.
     pub ranks: u32,
     /// The bytes its ranks move per iteration: ranks × (the cell's bytes / processes)
-    /// (each rank moves an equal share, spec §8.3).
-    pub bytes: u64,
+    /// (each rank moves an equal share, spec §8.3); `None` for a stonewalled run, whose
+    /// ranks move what the deadline lets them (the planned share would be wrong).
+    pub bytes: Option<u64>,
     /// Its mean time, seconds: over the iterations, the largest time of its ranks.
     pub avg_time_s: f64,
     /// Its throughput, MiB/s: `bytes / avg_time_s`, the aggregate rule of spec §8.3

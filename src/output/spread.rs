@@ -82,13 +82,13 @@ pub fn hosts(set: &ResultSet, cell: &Cell) -> Vec<HostShare> {
         .into_iter()
         .map(|(host, ranks, times)| {
             let avg = times.iter().map(|(_, t)| t).sum::<f64>() / times.len().max(1) as f64;
-            let bytes = per_rank * u64::from(ranks);
+            let bytes = (!wall).then_some(per_rank * u64::from(ranks));
             HostShare {
                 host,
                 ranks,
                 bytes,
                 avg_time_s: avg,
-                mibps: (!wall).then(|| mbps(bytes, avg)),
+                mibps: bytes.map(|b| mbps(b, avg)),
             }
         })
         .collect()
@@ -167,7 +167,7 @@ mod tests {
         assert_eq!(h.len(), 2);
         assert_eq!(
             (h[0].host.as_str(), h[0].ranks, h[0].bytes),
-            ("a", 1, 2 << 20)
+            ("a", 1, Some(2 << 20))
         );
         assert_eq!((h[0].avg_time_s, h[0].mibps), (2.0, Some(1.0)));
         assert_eq!((h[1].avg_time_s, h[1].mibps), (1.25, Some(1.6)));
@@ -180,7 +180,10 @@ mod tests {
         ]);
         let h = hosts(&s, &cell);
         assert_eq!(h.len(), 1);
-        assert_eq!((h[0].ranks, h[0].bytes, h[0].avg_time_s), (2, 4 << 20, 2.5));
+        assert_eq!(
+            (h[0].ranks, h[0].bytes, h[0].avg_time_s),
+            (2, Some(4 << 20), 2.5)
+        );
         assert_eq!(h[0].mibps, Some(1.6));
     }
 
@@ -191,5 +194,7 @@ mod tests {
         assert_eq!(iterations(&s, &cell)[0].mibps, None);
         assert_eq!(iterations(&s, &cell)[0].time_s, 2.0);
         assert_eq!(hosts(&s, &cell)[1].mibps, None);
+        // nor the planned bytes: the ranks moved what the deadline let them
+        assert_eq!(hosts(&s, &cell)[1].bytes, None);
     }
 }

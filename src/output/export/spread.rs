@@ -56,7 +56,7 @@ pub(super) fn per_host_json(out: &mut String, set: &ResultSet) {
             values.extend([
                 Value::Text(std::borrow::Cow::Owned(h.host)),
                 Int(u64::from(h.ranks)),
-                Int(h.bytes),
+                h.bytes.map_or(Value::Null, Int),
                 Float(h.avg_time_s),
                 h.mibps.map_or(Value::Null, Float),
             ]);
@@ -108,7 +108,7 @@ pub(super) fn per_host_columns(set: &ResultSet) -> Vec<(CellKey, [String; 4])> {
             };
             let values = [
                 join(&|h| h.ranks.to_string()),
-                join(&|h| h.bytes.to_string()),
+                join(&|h| h.bytes.map(|b| b.to_string()).unwrap_or_default()),
                 join(&|h| f(h.avg_time_s)),
                 join(&|h| h.mibps.map(f).unwrap_or_default()),
             ];
