@@ -142,6 +142,29 @@ unsafe fn full_record<'a>(
     Some((r, r.full.get(i)?))
 }
 
+/// Record `i` of `res` and phase `phase` (0..6) for the accessor `name`, or the return
+/// code of its failure ([`fail`]: `H5PERF_EINVAL` with the message set).
+/// # Safety
+/// `res` is NULL or from `h5perf_run`.
+unsafe fn record_phase<'a>(
+    res: *const H5perfResults,
+    i: usize,
+    phase: c_int,
+    name: &str,
+) -> Result<(&'a H5perfResults, &'a Record, usize), c_int> {
+    // SAFETY: guaranteed by the caller.
+    let Some((all, r)) = (unsafe { full_record(res, i) }) else {
+        return Err(fail(
+            H5PERF_EINVAL,
+            &format!("{name}: NULL results or record out of range"),
+        ));
+    };
+    match usize::try_from(phase).ok().filter(|p| *p < 6) {
+        Some(ph) => Ok((all, r, ph)),
+        None => Err(fail(H5PERF_EINVAL, &format!("{name}: no phase {phase}"))),
+    }
+}
+
 /// `h5perf_results_spread`: spread and extreme ranks of phase `phase` of record `i`.
 /// # Safety
 /// `res` is NULL or from `h5perf_run`; `out` is NULL or writable.
@@ -154,17 +177,9 @@ pub unsafe extern "C" fn h5perf_results_spread(
 ) -> c_int {
     guard(|| {
         // SAFETY: guaranteed by the caller.
-        let Some((all, r)) = (unsafe { full_record(res, i) }) else {
-            return fail(
-                H5PERF_EINVAL,
-                "h5perf_results_spread: NULL results or record out of range",
-            );
-        };
-        let Some(ph) = usize::try_from(phase).ok().filter(|p| *p < 6) else {
-            return fail(
-                H5PERF_EINVAL,
-                &format!("h5perf_results_spread: no phase {phase}"),
-            );
+        let (all, r, ph) = match unsafe { record_phase(res, i, phase, "h5perf_results_spread") } {
+            Ok(x) => x,
+            Err(rc) => return rc,
         };
         if out.is_null() {
             return fail(H5PERF_EINVAL, "h5perf_results_spread: NULL output");
@@ -212,17 +227,9 @@ pub unsafe extern "C" fn h5perf_results_latency(
 ) -> c_int {
     guard(|| {
         // SAFETY: guaranteed by the caller.
-        let Some((all, r)) = (unsafe { full_record(res, i) }) else {
-            return fail(
-                H5PERF_EINVAL,
-                "h5perf_results_latency: NULL results or record out of range",
-            );
-        };
-        let Some(ph) = usize::try_from(phase).ok().filter(|p| *p < 6) else {
-            return fail(
-                H5PERF_EINVAL,
-                &format!("h5perf_results_latency: no phase {phase}"),
-            );
+        let (all, r, ph) = match unsafe { record_phase(res, i, phase, "h5perf_results_latency") } {
+            Ok(x) => x,
+            Err(rc) => return rc,
         };
         if out.is_null() {
             return fail(H5PERF_EINVAL, "h5perf_results_latency: NULL output");
@@ -280,18 +287,11 @@ pub unsafe extern "C" fn h5perf_results_file_latency(
 ) -> c_int {
     guard(|| {
         // SAFETY: guaranteed by the caller.
-        let Some((all, r)) = (unsafe { full_record(res, i) }) else {
-            return fail(
-                H5PERF_EINVAL,
-                "h5perf_results_file_latency: NULL results or record out of range",
-            );
-        };
-        let Some(ph) = usize::try_from(phase).ok().filter(|p| *p < 6) else {
-            return fail(
-                H5PERF_EINVAL,
-                &format!("h5perf_results_file_latency: no phase {phase}"),
-            );
-        };
+        let (all, r, ph) =
+            match unsafe { record_phase(res, i, phase, "h5perf_results_file_latency") } {
+                Ok(x) => x,
+                Err(rc) => return rc,
+            };
         let Some(c) = usize::try_from(call)
             .ok()
             .filter(|c| *c < FileCall::ALL.len())
