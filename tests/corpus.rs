@@ -86,7 +86,7 @@ fn cases() -> Vec<Case> {
         ("zero block", &["-e", "1", "-p", "2"], &[], Refused(&["Transfer block size (0) must be > 0"])),
         ("2D bpp not dividing into blocks", &["-g", "-e", "3", "-B", "2", "-x", "6", "-X", "6", "-p", "2"], &[], Refused(&["Bytes per process per dataset (3) must be a multiple of the block size (2)"])),
         ("2D side not dividing into buffers", &["-g", "-e", "4K", "-B", "512", "-x", "3K", "-X", "3K", "-p", "2"], &[], Refused(&["Dataset side size (8192) must be a multiple of the trasfer buffer size (3072)"])),
-        ("2D chunk of 4 GiB", &["-g", "-c", "-A", "phdf5", "-e", "64K", "-B", "64K", "-x", "64K", "-X", "64K", "-p", "2"], &[], Refused(&["PHDF5: a chunk of 65536x65536 bytes", "smaller than 4 GiB"])),
+        ("2D chunk of 4 GiB", &["-g", "-c", "-A", "phdf5", "-e", "64K", "-B", "64K", "-x", "64K", "-X", "64K", "-p", "2"], &[], Refused(&["PHDF5: a transfer of 4294967296 bytes", "a chunk of 65536x65536 bytes", "smaller than 4 GiB"])),
         // ---- environment
         ("mpi info empty key", &[], &[("HDF5_MPI_INFO", "=v")], Refused(&["HDF5_MPI_INFO", "'=v'", "empty key"])),
         ("mpi info empty value", &[], &[("HDF5_MPI_INFO", "k=")], Refused(&["HDF5_MPI_INFO", "'k='", "empty value"])),

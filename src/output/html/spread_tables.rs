@@ -105,7 +105,7 @@ fn hosts_view_section(out: &mut String, run: &ResultSet) {
                 "<td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.6}</td><td class=\"n\">{}</td></tr>",
                 esc(&h.host),
                 h.ranks,
-                h.bytes.map_or_else(|| "—".to_string(), |b| b.to_string()),
+                h.bytes.map_or_else(|| "–".to_string(), |b| b.to_string()),
                 h.avg_time_s,
                 mibps_text(h.mibps)
             );

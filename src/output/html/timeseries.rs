@@ -198,7 +198,8 @@ pub fn chart(
     // a phase within one or two intervals is drawn as its bytes over whole intervals
     if total < 3 * phases.len() {
         caption.push_str(
-            "; the phases last about an interval or less, so each point is well below the              phase's throughput: give --timeseries a shorter interval",
+            "; the phases last about an interval or less, so a point is bytes over a whole \
+             interval, not the phase's throughput: give --timeseries a shorter interval",
         );
     }
     if hosts.len() > MAX_HOSTS {
