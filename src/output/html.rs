@@ -328,11 +328,11 @@ fn rank_chart(run: &ResultSet, api: Api, nprocs: u32, xfer: u64) -> Option<(Char
 }
 
 /// The caption of the chart of `api` and `phase` when its figures are page-cache figures
-/// ([`crate::config::acceptance::cache_figure`]) and either the run had `--stable` (whose
-/// page must not pass a cache figure off as the storage's) or the verdict knows the
-/// measurement mode and a criterion bounds that chart; empty otherwise.
+/// ([`crate::config::acceptance::cache_figure`]) and either the run had `--stable`
+/// (`stable`: its page must not pass a cache figure off as the storage's) or the verdict
+/// knows the measurement mode and a criterion bounds that chart; empty otherwise.
 fn caveat(
-    run: &ResultSet,
+    (run, stable): (&ResultSet, bool),
     verdict: Option<&Verdict>,
     criteria: &[Criterion],
     api: Api,
@@ -342,7 +342,7 @@ fn caveat(
         && criteria
             .iter()
             .any(|c| c.api() == api && c.phase() == phase);
-    if !bounded && super::verdict::stable_text(run).is_none() {
+    if !bounded && !stable {
         return String::new();
     }
     let b = super::verdict::Mode::bypass_of(run);
@@ -654,7 +654,7 @@ pub fn page(run: &ResultSet, verdict: Option<&Verdict>, criteria: &[Criterion]) 
             svg::figure_of(
                 &mut out,
                 &chart,
-                &caveat(run, verdict, criteria, api, *phase),
+                &caveat((run, stable.is_some()), verdict, criteria, api, *phase),
             );
         }
         out.push_str("</div>\n");
